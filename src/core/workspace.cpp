@@ -1,0 +1,332 @@
+/// src/core/workspace.cpp -- workspace policies, statistics and the chunk address registry.
+#include "workspace.h"
+
+#include <algorithm>
+#include <map>
+#include <new>
+
+namespace wsa {
+
+/// Every chunk of every workspace by base address, so that a pointer NumPy frees (on any thread)
+/// finds its chunk. `g_mu` guards the registry and all workspace state.
+struct Registry {
+    std::mutex mu;
+    std::map<std::uintptr_t, Chunk *> chunks;
+    std::atomic<std::uintptr_t> lo{UINTPTR_MAX}, hi{0};  ///< quick reject for foreign pointers
+    std::size_t zombie_bytes = 0;
+
+    Chunk *find(const void *p) {
+        auto a = (std::uintptr_t) p;
+        if (a < lo.load(std::memory_order_relaxed) || a >= hi.load(std::memory_order_relaxed))
+            return nullptr;
+        auto it = chunks.upper_bound(a);
+        if (it == chunks.begin()) return nullptr;
+        --it;
+        return it->second->contains(p) ? it->second : nullptr;
+    }
+    void add(Chunk *c) {
+        chunks.emplace((std::uintptr_t) c->base(), c);
+        auto a = (std::uintptr_t) c->base();
+        if (a < lo) lo = a;
+        if (a + c->capacity() > hi) hi = a + c->capacity();
+    }
+    void remove(Chunk *c) {
+        chunks.erase((std::uintptr_t) c->base());
+        if (chunks.empty()) { lo = UINTPTR_MAX; hi = 0; }
+    }
+};
+
+static Registry &registry() {
+    static Registry *r = new Registry();  // never destroyed: frees may arrive during shutdown
+    return *r;
+}
+
+Workspace::Workspace(std::string name, Config config)
+    : name_(std::move(name)), config_(std::move(config)), owner_(std::this_thread::get_id()) {
+    std::lock_guard<std::mutex> lock(registry().mu);
+    if (config_.initial_size > 0) map_chunk_locked(config_.initial_size, false);
+    stats_.initialized = config_.learning == LearningPolicy::None;
+}
+
+Workspace::~Workspace() { destroy(); }
+
+Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill) {
+    std::size_t rounded = round_up(std::max<std::size_t>(size, kAlign), spill ? page_size()
+                                   : (size >= kHugePage ? kHugePage : page_size()));
+    auto c = new Chunk();
+    try {
+        if (config_.location == LocationPolicy::Mmap)
+            c->mapping = map_file(rounded, config_.temp_file_path, !spill);
+        else
+            c->mapping = map_host(rounded, !spill);
+    } catch (...) {
+        delete c;
+        throw;
+    }
+    c->spill = spill;
+    c->owner = this;
+    registry().add(c);
+    ++stats_.os_maps;
+    if (!spill) {
+        chunks_.push_back(c);
+        stats_.capacity += c->capacity();
+        stats_.chunks = chunks_.size();
+    }
+    return c;
+}
+
+void Workspace::release_chunk_locked(Chunk *c) {
+    registry().remove(c);
+    unmap(c->mapping);
+    delete c;
+}
+
+std::string Workspace::describe_sizes_locked(std::size_t request) const {
+    return "request of " + std::to_string(request) + " bytes; capacity " +
+           std::to_string(stats_.capacity) + " bytes, in use " + std::to_string(stats_.used) +
+           " bytes" + (config_.max_size ? ", max_size " + std::to_string(config_.max_size) + " bytes"
+                                        : std::string());
+}
+
+void Workspace::note_allocation_locked(std::size_t total, bool reused) {
+    ++stats_.allocations;
+    stats_.allocated_bytes += total;
+    if (reused) stats_.reused_bytes += total;
+    stats_.used += total;
+    stats_.live_arrays += 1;
+    stats_.peak_current_cycle = std::max(stats_.peak_current_cycle, stats_.used);
+}
+
+void *Workspace::allocate(std::size_t n) {
+    std::lock_guard<std::mutex> lock(registry().mu);
+    return allocate_locked(n);
+}
+
+void *Workspace::allocate_locked(std::size_t n) {
+    if (!alive())
+        throw WorkspaceMisuse("workspace '" + name_ + "' was destroyed; it cannot allocate");
+    if (n > (std::size_t(1) << 62))
+        throw WorkspaceOutOfMemory("workspace '" + name_ + "': " + describe_sizes_locked(n));
+    std::size_t total = block_size_for(n);
+    bool circ = circular();
+    for (Chunk *c : chunks_) {
+        bool reused = false;
+        std::size_t fresh_before = c->capacity() - c->top;
+        if (BlockHeader *b = c->allocate(total, circ, reused)) {
+            if (circ && fresh_before < total) ++stats_.wraps;
+            b->requested = n;
+            note_allocation_locked(total, reused);
+            return (char *) b + kHeader;
+        }
+    }
+    return spill_locked(total, n);
+}
+
+void *Workspace::spill_locked(std::size_t total, std::size_t n) {
+    std::size_t committed = stats_.capacity + live_spill_bytes_;
+    if (config_.max_size && committed + total > config_.max_size)
+        throw WorkspaceOutOfMemory("workspace '" + name_ + "' would exceed its max_size: " +
+                                   describe_sizes_locked(n));
+    bool learning = !stats_.initialized;
+    if (!learning && config_.spill == SpillPolicy::Fail)
+        throw WorkspaceOutOfMemory("workspace '" + name_ + "' is full and its spill policy is "
+                                   "'fail': " + describe_sizes_locked(n) +
+                                   ". Raise initial_size or choose spill='external'/'reallocate'");
+    bool reused = false;
+    if (!learning && config_.spill == SpillPolicy::Reallocate) {
+        std::size_t grow = std::max(total, stats_.capacity);
+        if (config_.max_size) grow = std::min(grow, config_.max_size - committed);
+        Chunk *c;
+        try {
+            c = map_chunk_locked(grow, false);
+        } catch (const std::bad_alloc &) {
+            throw WorkspaceOutOfMemory("workspace '" + name_ + "': the operating system refused " +
+                                       std::to_string(grow) + " more bytes (" +
+                                       describe_sizes_locked(n) + ")");
+        }
+        BlockHeader *b = c->allocate(total, false, reused);
+        b->requested = n;
+        note_allocation_locked(total, reused);
+        return (char *) b + kHeader;
+    }
+    Chunk *c;
+    try {
+        c = map_chunk_locked(total, true);
+    } catch (const std::bad_alloc &) {
+        throw WorkspaceOutOfMemory("workspace '" + name_ + "': the operating system refused " +
+                                   std::to_string(total) + " bytes (" + describe_sizes_locked(n) + ")");
+    }
+    BlockHeader *b = c->allocate(total, false, reused);
+    b->requested = n;
+    live_spill_bytes_ += total;
+    stats_.spilled_bytes += total;
+    stats_.spilled_cycle_bytes += total;
+    ++stats_.spills;
+    note_allocation_locked(total, false);
+    return (char *) b + kHeader;
+}
+
+bool Workspace::free_if_owned(void *p) {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    Chunk *c = r.find(p);
+    if (!c) return false;
+    auto *b = (BlockHeader *) ((char *) p - kHeader);
+    Workspace *ws = c->owner;
+    std::size_t size = b->size;
+    c->release(b);
+    if (c->spill) {
+        if (ws) {
+            ws->live_spill_bytes_ -= size;
+            ws->release_chunk_locked(c);
+        } else {
+            r.zombie_bytes -= c->capacity();
+            r.remove(c);
+            unmap(c->mapping);
+            delete c;
+        }
+    } else if (!ws) {
+        if (c->live_blocks == 0) {
+            r.zombie_bytes -= c->capacity();
+            r.remove(c);
+            unmap(c->mapping);
+            delete c;
+        }
+    }
+    if (ws) {
+        ++ws->stats_.frees;
+        ws->stats_.used -= size;
+        ws->stats_.live_arrays -= 1;
+    }
+    return true;
+}
+
+std::shared_ptr<Workspace> Workspace::owner_of(const void *p) {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    Chunk *c = r.find(p);
+    if (!c || !c->owner) return nullptr;
+    return c->owner->weak_from_this().lock();
+}
+
+std::size_t Workspace::owned_size(const void *p) {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    if (!r.find(p)) return kNotOwned;
+    return ((const BlockHeader *) ((const char *) p - kHeader))->requested;
+}
+
+std::size_t Workspace::zombie_bytes() {
+    std::lock_guard<std::mutex> lock(registry().mu);
+    return registry().zombie_bytes;
+}
+
+void Workspace::begin_cycle() {
+    std::lock_guard<std::mutex> lock(registry().mu);
+    if (!alive()) throw WorkspaceMisuse("workspace '" + name_ + "' was destroyed; create it again "
+                                        "with wsarray.workspace('" + name_ + "')");
+    cycle_open_ = true;
+    stats_.peak_current_cycle = stats_.used;
+    stats_.spilled_cycle_bytes = 0;
+}
+
+void Workspace::learn_locked(std::size_t needed) {
+    std::size_t target = std::max(needed, config_.min_size);
+    if (config_.allocation == AllocationPolicy::Overallocate)
+        target = (std::size_t) ((double) target * (1.0 + config_.overallocation_limit));
+    if (config_.max_size) target = std::min(target, config_.max_size);
+    stats_.learned_size = target;
+    if (target <= stats_.capacity || target == 0) return;
+    bool all_empty = std::all_of(chunks_.begin(), chunks_.end(),
+                                 [](Chunk *c) { return c->live_blocks == 0; });
+    if (all_empty) {  // replace every chunk with one of the learned size
+        for (Chunk *c : chunks_) release_chunk_locked(c);
+        chunks_.clear();
+        stats_.capacity = 0;
+        map_chunk_locked(target, false);
+    } else {
+        map_chunk_locked(target - stats_.capacity, false);
+    }
+}
+
+void Workspace::end_cycle() {
+    std::lock_guard<std::mutex> lock(registry().mu);
+    cycle_open_ = false;
+    if (!alive()) return;
+    ++stats_.cycles;
+    stats_.peak_cycle_bytes = stats_.peak_current_cycle;
+    if (!circular()) generation_.fetch_add(1, std::memory_order_acq_rel);
+    // Arrays still alive now (a loop's result variable, say) stay pinned through the next cycle,
+    // so the next cycle needs room for them on top of its own peak.
+    std::size_t needed = stats_.peak_cycle_bytes + stats_.used;
+    if (stats_.initialized && config_.learning != LearningPolicy::None &&
+        stats_.spilled_cycle_bytes > 0) {
+        // The workload outgrew what was learned: learn again rather than spill every cycle.
+        try {
+            learn_locked(needed);
+        } catch (const std::bad_alloc &) {
+        }
+        return;
+    }
+    if (!stats_.initialized) {
+        bool done = config_.learning == LearningPolicy::FirstLoop;
+        learning_max_ = std::max(learning_max_, needed);
+        if (config_.learning == LearningPolicy::OverTime)
+            done = (int) stats_.cycles >= std::max(1, config_.cycles_before_initialization);
+        if (done) {
+            try {
+                learn_locked(learning_max_);
+            } catch (const std::bad_alloc &) {
+                // Keep working with spills; learning retries at the end of the next cycle.
+                return;
+            }
+            stats_.initialized = true;
+        }
+    } else if (chunks_.size() > 1 && config_.spill == SpillPolicy::Reallocate) {
+        // Chunks added mid-cycle by 'reallocate' become one chunk once they are all empty.
+        if (std::all_of(chunks_.begin(), chunks_.end(), [](Chunk *c) { return c->live_blocks == 0; })) {
+            std::size_t total = stats_.capacity;
+            for (Chunk *c : chunks_) release_chunk_locked(c);
+            chunks_.clear();
+            stats_.capacity = 0;
+            try {
+                map_chunk_locked(total, false);
+            } catch (const std::bad_alloc &) {
+            }
+        }
+    }
+}
+
+void Workspace::destroy() {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    if (!alive()) return;
+    alive_.store(false, std::memory_order_release);
+    generation_.fetch_add(1, std::memory_order_acq_rel);
+    cycle_open_ = false;
+    // Spill chunks are only in the registry; collect every chunk this workspace owns.
+    std::vector<Chunk *> owned;
+    for (auto &kv : r.chunks)
+        if (kv.second->owner == this) owned.push_back(kv.second);
+    for (Chunk *c : owned) {
+        if (c->live_blocks == 0) {
+            release_chunk_locked(c);
+        } else {  // an array still points here: release when its last block is freed
+            c->owner = nullptr;
+            r.zombie_bytes += c->capacity();
+        }
+    }
+    chunks_.clear();
+    live_spill_bytes_ = 0;
+    stats_.capacity = 0;
+    stats_.chunks = 0;
+    stats_.used = 0;
+    stats_.live_arrays = 0;
+}
+
+Stats Workspace::stats() const {
+    std::lock_guard<std::mutex> lock(registry().mu);
+    return stats_;
+}
+
+} // namespace wsa

@@ -1,0 +1,113 @@
+/// src/core/workspace.h -- a named, thread-owned arena with ND4J's policies and statistics.
+///
+/// A workspace owns chunks (see chunk.h). Every allocation made while it is the current target
+/// comes from its chunks, or spills outside them as its policy says. Each `begin_cycle` /
+/// `end_cycle` pair is one cycle; ending a cycle advances the generation, which invalidates every
+/// array made during the cycle (circular workspaces excepted: their arrays stay valid until the
+/// workspace is destroyed). All methods are thread-safe: one process-wide mutex guards every
+/// workspace and the address registry, because NumPy may free an array on any thread.
+#pragma once
+#include "chunk.h"
+#include "config.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace wsa {
+
+/// Raised (as a C++ exception) for misuse; the bindings turn it into wsarray.WorkspaceError.
+struct WorkspaceMisuse : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// Raised when a workspace cannot satisfy an allocation under its policy; becomes a MemoryError.
+struct WorkspaceOutOfMemory : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Stats {
+    std::size_t capacity = 0;          ///< bytes mapped in the workspace's own chunks
+    std::size_t used = 0;              ///< bytes held by live blocks now (spills included)
+    std::size_t peak_cycle_bytes = 0;  ///< peak of `used` in the last completed cycle
+    std::size_t peak_current_cycle = 0;
+    std::size_t spilled_bytes = 0;     ///< bytes ever served outside the chunks
+    std::size_t spilled_cycle_bytes = 0;  ///< same, in the last completed cycle
+    std::size_t spills = 0;            ///< allocations ever served outside the chunks
+    std::size_t cycles = 0;            ///< completed cycles
+    std::size_t allocations = 0;       ///< allocations ever served
+    std::size_t allocated_bytes = 0;   ///< bytes ever served (block sizes)
+    std::size_t reused_bytes = 0;      ///< bytes served from memory used before (no fresh pages)
+    std::size_t frees = 0;
+    std::size_t os_maps = 0;           ///< chunk mappings asked of the OS (spills included)
+    std::size_t learned_size = 0;      ///< size chosen by the learning policy (0: not yet)
+    std::size_t live_arrays = 0;       ///< live blocks now
+    std::size_t wraps = 0;             ///< circular: times fresh space ran out and freed space was taken
+    std::size_t chunks = 0;
+    bool initialized = false;          ///< learning finished (or no learning)
+};
+
+class Workspace : public std::enable_shared_from_this<Workspace> {
+public:
+    Workspace(std::string name, Config config);
+    ~Workspace();
+    Workspace(const Workspace &) = delete;
+    Workspace &operator=(const Workspace &) = delete;
+
+    const std::string &name() const { return name_; }
+    const Config &config() const { return config_; }
+    std::thread::id owner_thread() const { return owner_; }
+    bool alive() const { return alive_.load(std::memory_order_acquire); }
+    bool circular() const { return config_.reset == ResetPolicy::EndOfBuffer; }
+    std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+    bool cycle_open() const { return cycle_open_; }
+
+    /// Allocate `n` bytes of 64-byte aligned memory. Throws WorkspaceOutOfMemory (policy or
+    /// max_size) or WorkspaceMisuse (destroyed workspace).
+    void *allocate(std::size_t n);
+
+    void begin_cycle();
+    void end_cycle();
+    /// Give every chunk back to the OS (chunks still holding live arrays are released as soon as
+    /// their last array is freed). The workspace object stays, marked dead, so arrays can tell.
+    void destroy();
+    Stats stats() const;
+
+    /// Free `p` if it lies in any workspace's memory. Returns false for foreign pointers.
+    static bool free_if_owned(void *p);
+    /// The workspace whose memory holds `p` (null if none, or if it was destroyed).
+    static std::shared_ptr<Workspace> owner_of(const void *p);
+    /// Bytes requested for the block at `p` in any workspace (destroyed ones too), or kNotOwned.
+    static constexpr std::size_t kNotOwned = ~std::size_t(0);
+    static std::size_t owned_size(const void *p);
+    /// Bytes held by chunks of destroyed workspaces whose arrays are still alive.
+    static std::size_t zombie_bytes();
+
+private:
+    void *allocate_locked(std::size_t n);
+    void *spill_locked(std::size_t total, std::size_t n);
+    Chunk *map_chunk_locked(std::size_t size, bool spill);
+    void release_chunk_locked(Chunk *c);
+    void learn_locked(std::size_t needed);
+    std::string describe_sizes_locked(std::size_t request) const;
+    void note_allocation_locked(std::size_t total, bool reused);
+
+    friend struct Registry;
+
+    std::string name_;
+    Config config_;
+    std::thread::id owner_;
+    std::atomic<bool> alive_{true};
+    std::atomic<std::uint64_t> generation_{1};
+    bool cycle_open_ = false;
+    std::vector<Chunk *> chunks_;   ///< regular chunks
+    std::size_t live_spill_bytes_ = 0;
+    std::size_t learning_max_ = 0;  ///< over_time: largest cycle peak seen while learning
+    Stats stats_;
+};
+
+} // namespace wsa

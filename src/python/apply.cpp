@@ -1,0 +1,206 @@
+/// src/python/apply.cpp -- the engine: unwrap arguments, route NumPy's allocations, wrap results.
+#include "common.h"
+#include "numpy_alloc.h"
+
+#include <vector>
+
+namespace wsa_py {
+
+PyObject *WorkspaceError = nullptr;
+PyObject *WorkspaceMemoryError = nullptr;
+PyTypeObject *ArrayType = nullptr;
+
+void raise(PyObject *type, const std::string &msg) {
+    PyErr_SetString(type, msg.c_str());
+    throw nb::python_error();
+}
+
+void check_valid(const Array &a, const char *fn) {
+    if (token_valid(a.token)) return;
+    const wsa::Workspace &ws = *a.token.ws;
+    std::string where = "wsarray." + std::string(fn) + "(): ";
+    if (!ws.alive())
+        raise(WorkspaceError, where + "this array belonged to workspace '" + ws.name() +
+                                  "', which was destroyed. Call .detach() on arrays you need before "
+                                  "destroying their workspace.");
+    std::string now = ws.cycle_open() ? "it is now in cycle " + std::to_string(ws.generation())
+                                      : "it has no open cycle now";
+    raise(WorkspaceError,
+          where + "this array was made in cycle " + std::to_string(a.token.generation) +
+              " of workspace '" + ws.name() + "', and that cycle has ended (" + now +
+              "). Its memory is reused, so the array is no longer valid. To keep a result, call "
+              ".detach() (or .leverage_to('<outer workspace>')) on it inside the 'with "
+              "wsarray.workspace(\"" + ws.name() + "\")' block.");
+}
+
+Token token_for(PyObject *o) {
+    Token t;
+    void *p = ndarray_data(o);
+    if (!p) return t;
+    t.ws = wsa::Workspace::owner_of(p);
+    if (t.ws) t.generation = t.ws->generation();
+    return t;
+}
+
+static PyObject *new_array(PyObject *nd) {
+    Array a{nb::borrow(nd), token_for(nd)};
+    return nb::cast(std::move(a), nb::rv_policy::move).release().ptr();
+}
+
+namespace {
+
+/// Arrays replaced during unwrapping, so that a result that *is* an argument's ndarray comes back
+/// as the original wsarray.Array (np.asarray(x) is x; out= returns the out array).
+struct Seen {
+    std::vector<std::pair<PyObject *, PyObject *>> pairs;  // (ndarray, Array), borrowed
+    PyObject *original_of(PyObject *nd) const {
+        for (auto &p : pairs)
+            if (p.first == nd) return p.second;
+        return nullptr;
+    }
+};
+
+bool needs_unwrap(PyObject *o) {
+    if (is_array(o)) return true;
+    if (PyTuple_CheckExact(o)) {
+        for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(o); i < n; ++i)
+            if (needs_unwrap(PyTuple_GET_ITEM(o, i))) return true;
+    } else if (PyList_CheckExact(o)) {
+        for (Py_ssize_t i = 0, n = PyList_GET_SIZE(o); i < n; ++i)
+            if (needs_unwrap(PyList_GET_ITEM(o, i))) return true;
+    }
+    return false;
+}
+
+/// New reference to `o` with Arrays replaced by their ndarrays.
+PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
+    if (is_array(o)) {
+        Array &a = array_of(o);
+        check_valid(a, name);
+        seen.pairs.emplace_back(a.data.ptr(), o);
+        return nb::handle(a.data).inc_ref().ptr();
+    }
+    bool tuple = PyTuple_CheckExact(o);
+    if ((tuple || PyList_CheckExact(o)) && needs_unwrap(o)) {
+        Py_ssize_t n = tuple ? PyTuple_GET_SIZE(o) : PyList_GET_SIZE(o);
+        nb::object out = nb::steal(tuple ? PyTuple_New(n) : PyList_New(n));
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            PyObject *item = unwrap(tuple ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i), name, seen);
+            if (tuple) PyTuple_SET_ITEM(out.ptr(), i, item);
+            else PyList_SET_ITEM(out.ptr(), i, item);
+        }
+        return out.release().ptr();
+    }
+    Py_INCREF(o);
+    return o;
+}
+
+/// New reference to `r` with ndarrays (and NumPy scalars) wrapped as wsarray.Array.
+PyObject *wrap(PyObject *r, const Seen &seen) {
+    if (is_ndarray_exact(r)) {
+        if (PyObject *orig = seen.original_of(r)) {
+            Py_INCREF(orig);
+            return orig;
+        }
+        return new_array(r);
+    }
+    if (is_numpy_scalar(r)) {
+        nb::object nd = nb::steal(scalar_to_ndarray(r));
+        if (!nd) throw nb::python_error();
+        return new_array(nd.ptr());
+    }
+    if (PyTuple_Check(r)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(r);
+        nb::object out = nb::steal(PyTuple_New(n));
+        for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(out.ptr(), i, wrap(PyTuple_GET_ITEM(r, i), seen));
+        if (PyTuple_CheckExact(r)) return out.release().ptr();
+        // A named tuple (eigh, svd, unique_all, ...): rebuild the same type.
+        nb::handle type((PyObject *) Py_TYPE(r));
+        if (nb::hasattr(type, "_make")) return type.attr("_make")(out).release().ptr();
+        return out.release().ptr();
+    }
+    if (PyList_CheckExact(r)) {
+        Py_ssize_t n = PyList_GET_SIZE(r);
+        nb::object out = nb::steal(PyList_New(n));
+        for (Py_ssize_t i = 0; i < n; ++i) PyList_SET_ITEM(out.ptr(), i, wrap(PyList_GET_ITEM(r, i), seen));
+        return out.release().ptr();
+    }
+    Py_INCREF(r);
+    return r;
+}
+
+} // namespace
+
+void prefix_error_for(const char *name) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (value && PyObject_TypeCheck(value, (PyTypeObject *) PyExc_Exception)) {
+        PyObject *args = ((PyBaseExceptionObject *) value)->args;
+        PyTypeObject *t = Py_TYPE(value);
+        bool plain_str = t->tp_str == ((PyTypeObject *) PyExc_Exception)->tp_str;
+        if (plain_str && args && PyTuple_GET_SIZE(args) == 1 && PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
+            PyObject *msg = PyTuple_GET_ITEM(args, 0);
+            nb::str mark("wsarray.");
+            if (PyUnicode_Tailmatch(msg, mark.ptr(), 0, 8, -1) == 0) {
+                nb::str fixed(("wsarray." + std::string(name) + "(): ").c_str());
+                nb::object full = nb::steal(PyUnicode_Concat(fixed.ptr(), msg));
+                if (full) {
+                    nb::object new_args = nb::make_tuple(full);
+                    PyObject_SetAttrString(value, "args", new_args.ptr());
+                }
+                PyErr_Clear();
+            }
+        }
+    }
+    PyErr_Restore(type, value, tb);
+}
+
+nb::object wrap_ndarray(nb::handle nd) {
+    Seen none;
+    return nb::steal(wrap(nd.ptr(), none));
+}
+
+nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs) {
+    Seen seen;
+    nb::object uargs = nb::steal(unwrap(args, name, seen));
+    nb::object ukwargs;
+    if (kwargs && PyDict_GET_SIZE(kwargs)) {
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        bool any = false;
+        while (PyDict_Next(kwargs, &pos, &key, &value)) any |= needs_unwrap(value);
+        if (any) {
+            ukwargs = nb::steal(PyDict_New());
+            pos = 0;
+            while (PyDict_Next(kwargs, &pos, &key, &value)) {
+                nb::object v = nb::steal(unwrap(value, name, seen));
+                PyDict_SetItem(ukwargs.ptr(), key, v.ptr());
+            }
+        } else {
+            ukwargs = nb::borrow(kwargs);
+        }
+    }
+    take_allocation_error();
+    nb::object result;
+    {
+        RouteGuard route(current_target());
+        PyObject *r = PyObject_Call(func, uargs.ptr(), ukwargs ? ukwargs.ptr() : nullptr);
+        if (r) {
+            nb::object raw = nb::steal(r);
+            result = nb::steal(wrap(r, seen));
+        }
+    }
+    if (!result) {
+        std::string err = take_allocation_error();
+        if (!err.empty() && PyErr_ExceptionMatches(PyExc_MemoryError)) {
+            PyErr_Clear();
+            raise(WorkspaceMemoryError, "wsarray." + std::string(name) + "(): " + err);
+        }
+        prefix_error_for(name);
+        throw nb::python_error();
+    }
+    return result;
+}
+
+} // namespace wsa_py

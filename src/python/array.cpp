@@ -1,0 +1,350 @@
+/// src/python/array.cpp -- the wsarray.Array type: a validity-checked NumPy array over workspace
+/// memory. Every method checks the array's workspace cycle first, then lets NumPy compute with
+/// its allocations routed into the current workspace.
+#include "common.h"
+#include "numpy_alloc.h"
+
+namespace wsa_py {
+
+namespace {
+
+/// NumPy callables the operators use, looked up once (never released: they live as long as NumPy).
+struct NumpyOps {
+    PyObject *add, *subtract, *multiply, *true_divide, *floor_divide, *remainder, *power, *matmul,
+        *bitwise_and, *bitwise_or, *bitwise_xor, *left_shift, *right_shift, *negative, *positive,
+        *absolute, *invert, *less, *less_equal, *equal, *not_equal, *greater, *greater_equal,
+        *divmod, *getitem, *setitem, *array, *copy, *numpy;
+};
+NumpyOps ops;
+
+PyObject *lookup(nb::handle module, const char *name) { return module.attr(name).inc_ref().ptr(); }
+
+void load_ops() {
+    nb::module_ np = nb::module_::import_("numpy");
+    nb::module_ op = nb::module_::import_("operator");
+    ops = {lookup(np, "add"), lookup(np, "subtract"), lookup(np, "multiply"), lookup(np, "true_divide"),
+           lookup(np, "floor_divide"), lookup(np, "remainder"), lookup(np, "power"), lookup(np, "matmul"),
+           lookup(np, "bitwise_and"), lookup(np, "bitwise_or"), lookup(np, "bitwise_xor"),
+           lookup(np, "left_shift"), lookup(np, "right_shift"), lookup(np, "negative"),
+           lookup(np, "positive"), lookup(np, "absolute"), lookup(np, "invert"), lookup(np, "less"),
+           lookup(np, "less_equal"), lookup(np, "equal"), lookup(np, "not_equal"), lookup(np, "greater"),
+           lookup(np, "greater_equal"), lookup(np, "divmod"), lookup(op, "getitem"),
+           lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"), np.inc_ref().ptr()};
+}
+
+Array &self_of(nb::handle self, const char *fn) {
+    Array &a = array_of(self.ptr());
+    check_valid(a, fn);
+    return a;
+}
+
+nb::object call1(const char *name, PyObject *f, nb::handle x) {
+    nb::object args = nb::make_tuple(x);
+    return apply(name, f, args.ptr(), nullptr);
+}
+
+nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
+    nb::object args = nb::make_tuple(x, y);
+    return apply(name, f, args.ptr(), nullptr);
+}
+
+/// In-place operator: NumPy writes into the array's own memory, so no allocation is made.
+nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle other) {
+    Array &a = self_of(self, name);
+    nb::object args = nb::make_tuple(self, other);
+    nb::dict kw;
+    kw["out"] = nb::make_tuple(a.data);
+    apply(name, f, args.ptr(), kw.ptr());
+    return nb::borrow(self);
+}
+
+/// Copy the array into `target` (null: outside every workspace).
+nb::object copy_into(nb::handle self, wsa::Workspace *target, const char *fn) {
+    Array &a = self_of(self, fn);
+    RouteGuard route(target);
+    nb::object copy = nb::steal(PyObject_CallMethod(a.data.ptr(), "copy", nullptr));
+    if (!copy) {
+        std::string err = take_allocation_error();
+        if (!err.empty()) {
+            PyErr_Clear();
+            raise(WorkspaceMemoryError, "wsarray." + std::string(fn) + "(): " + err);
+        }
+        throw nb::python_error();
+    }
+    return wrap_ndarray(copy);
+}
+
+/// A bound NumPy method of an Array, called through the engine when invoked.
+struct BoundMethod {
+    nb::object self;
+    std::string name;
+};
+
+int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    Array &a = array_of(self);
+    if (!token_valid(a.token)) {
+        try {
+            check_valid(a, "Array.__buffer__");
+        } catch (nb::python_error &e) {
+            e.restore();
+        }
+        view->obj = nullptr;
+        return -1;
+    }
+    return PyObject_GetBuffer(a.data.ptr(), view, flags);
+}
+
+PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer}, {0, nullptr}};
+
+} // namespace
+
+void export_array(nb::module_ &m) {
+    load_ops();
+
+    nb::class_<BoundMethod>(m, "_BoundMethod")
+        .def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
+            std::string fn = "Array." + b.name;
+            Array &a = self_of(b.self, fn.c_str());
+            nb::object f = a.data.attr(b.name.c_str());
+            return apply(fn.c_str(), f.ptr(), args.ptr(), kwargs.ptr());
+        })
+        .def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
+
+    auto cls = nb::class_<Array>(m, "Array", nb::type_slots(array_slots),
+                                 "An n-dimensional array whose memory comes from the current "
+                                 "thread's workspace (made by wsarray functions, never directly).");
+    ArrayType = (PyTypeObject *) cls.ptr();
+
+#define WSA_BINARY(py, rpy, ipy, f)                                                                \
+    cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); });    \
+    cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); });  \
+    cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); });
+    WSA_BINARY("__add__", "__radd__", "__iadd__", add)
+    WSA_BINARY("__sub__", "__rsub__", "__isub__", subtract)
+    WSA_BINARY("__mul__", "__rmul__", "__imul__", multiply)
+    WSA_BINARY("__truediv__", "__rtruediv__", "__itruediv__", true_divide)
+    WSA_BINARY("__floordiv__", "__rfloordiv__", "__ifloordiv__", floor_divide)
+    WSA_BINARY("__mod__", "__rmod__", "__imod__", remainder)
+    WSA_BINARY("__pow__", "__rpow__", "__ipow__", power)
+    WSA_BINARY("__matmul__", "__rmatmul__", "__imatmul__", matmul)
+    WSA_BINARY("__and__", "__rand__", "__iand__", bitwise_and)
+    WSA_BINARY("__or__", "__ror__", "__ior__", bitwise_or)
+    WSA_BINARY("__xor__", "__rxor__", "__ixor__", bitwise_xor)
+    WSA_BINARY("__lshift__", "__rlshift__", "__ilshift__", left_shift)
+    WSA_BINARY("__rshift__", "__rrshift__", "__irshift__", right_shift)
+#undef WSA_BINARY
+#define WSA_COMPARE(py, f) \
+    cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); });
+    WSA_COMPARE("__lt__", less)
+    WSA_COMPARE("__le__", less_equal)
+    WSA_COMPARE("__eq__", equal)
+    WSA_COMPARE("__ne__", not_equal)
+    WSA_COMPARE("__gt__", greater)
+    WSA_COMPARE("__ge__", greater_equal)
+    WSA_COMPARE("__divmod__", divmod)
+#undef WSA_COMPARE
+    cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); });
+#define WSA_UNARY(py, f) cls.def(py, [](nb::handle s) { return call1("Array." py, ops.f, s); });
+    WSA_UNARY("__neg__", negative)
+    WSA_UNARY("__pos__", positive)
+    WSA_UNARY("__abs__", absolute)
+    WSA_UNARY("__invert__", invert)
+#undef WSA_UNARY
+
+    cls.def("__getitem__", [](nb::handle s, nb::handle key) {
+        return call2("Array.__getitem__", ops.getitem, s, key);
+    });
+    cls.def("__setitem__", [](nb::handle s, nb::handle key, nb::handle value) {
+        self_of(s, "Array.__setitem__");
+        nb::object args = nb::make_tuple(s, key, value);
+        apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
+    });
+    cls.def("__len__", [](nb::handle s) {
+        Array &a = self_of(s, "Array.__len__");
+        Py_ssize_t n = PyObject_Length(a.data.ptr());
+        if (n < 0) throw nb::python_error();
+        return n;
+    });
+    cls.def("__iter__", [](nb::handle s) {
+        Array &a = self_of(s, "Array.__iter__");
+        Py_ssize_t n = PyObject_Length(a.data.ptr());
+        if (n < 0) throw nb::python_error();
+        nb::list items;
+        for (Py_ssize_t i = 0; i < n; ++i)
+            items.append(call2("Array.__iter__", ops.getitem, s, nb::int_(i)));
+        return nb::iter(items);
+    });
+    cls.def("__contains__", [](nb::handle s, nb::handle v) {
+        Array &a = self_of(s, "Array.__contains__");
+        nb::object uv = is_array(v.ptr()) ? self_of(v, "Array.__contains__").data : nb::borrow(v);
+        int r = PySequence_Contains(a.data.ptr(), uv.ptr());
+        if (r < 0) throw nb::python_error();
+        return r == 1;
+    });
+
+    // Conversions to Python scalars follow NumPy (errors for arrays of more than one element).
+    cls.def("__bool__", [](nb::handle s) {
+        int r = PyObject_IsTrue(self_of(s, "Array.__bool__").data.ptr());
+        if (r < 0) throw nb::python_error();
+        return r == 1;
+    });
+#define WSA_CONVERT(py, expr)                                                                      \
+    cls.def(py, [](nb::handle s) {                                                               \
+        PyObject *d = self_of(s, "Array." py).data.ptr();                                        \
+        nb::object r = nb::steal(expr);                                                          \
+        if (!r) throw nb::python_error();                                                        \
+        return r;                                                                                \
+    });
+    WSA_CONVERT("__int__", PyNumber_Long(d))
+    WSA_CONVERT("__float__", PyNumber_Float(d))
+    WSA_CONVERT("__index__", PyNumber_Index(d))
+    WSA_CONVERT("__complex__", PyObject_CallMethod(d, "__complex__", nullptr))
+    WSA_CONVERT("__repr__", PyObject_Repr(d))
+    WSA_CONVERT("__str__", PyObject_Str(d))
+#undef WSA_CONVERT
+    cls.def("__format__", [](nb::handle s, nb::handle spec) {
+        nb::object r = nb::steal(PyObject_Format(self_of(s, "Array.__format__").data.ptr(), spec.ptr()));
+        if (!r) throw nb::python_error();
+        return r;
+    });
+    cls.def("__hash__", [](nb::handle s) -> Py_hash_t {
+        // 0-d arrays hash like their value so that results of reductions work as dict keys.
+        Array &a = self_of(s, "Array.__hash__");
+        if (nb::cast<int>(a.data.attr("ndim")) != 0)
+            raise(PyExc_TypeError, "unhashable type: 'wsarray.Array' (only 0-d arrays are hashable)");
+        Py_hash_t h = PyObject_Hash(a.data.attr("item")().ptr());
+        if (h == -1 && PyErr_Occurred()) throw nb::python_error();
+        return h;
+    });
+
+    cls.def_prop_ro("shape", [](nb::handle s) { return self_of(s, "Array.shape").data.attr("shape"); });
+    cls.def_prop_ro("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); });
+    cls.def_prop_ro("ndim", [](nb::handle s) { return self_of(s, "Array.ndim").data.attr("ndim"); });
+    cls.def_prop_ro("size", [](nb::handle s) { return self_of(s, "Array.size").data.attr("size"); });
+    cls.def_prop_ro("device", [](nb::handle s) { self_of(s, "Array.device"); return nb::str("cpu"); });
+    cls.def_prop_ro("T", [](nb::handle s) {
+        Array &a = self_of(s, "Array.T");
+        if (nb::cast<int>(a.data.attr("ndim")) != 2)
+            raise(PyExc_ValueError, "wsarray.Array.T: only defined for 2-D arrays; use .mT or "
+                                    "wsarray.permute_dims() for other ranks");
+        return wrap_ndarray(a.data.attr("T"));
+    });
+    cls.def_prop_ro("mT", [](nb::handle s) {
+        Array &a = self_of(s, "Array.mT");
+        if (nb::cast<int>(a.data.attr("ndim")) < 2)
+            raise(PyExc_ValueError, "wsarray.Array.mT: the array must have at least 2 dimensions");
+        return wrap_ndarray(a.data.attr("mT"));
+    });
+
+    cls.def("__array__", [](nb::handle s, nb::handle dtype, nb::handle copy) {
+        Array &a = self_of(s, "Array.__array__");
+        nb::dict kw;
+        if (!dtype.is_none()) kw["dtype"] = dtype;
+        kw["copy"] = copy.is_none() ? nb::object(nb::bool_(false)) : nb::borrow(copy);
+        if (copy.is_none()) {
+            nb::object r = nb::steal(PyObject_Call(ops.array, nb::make_tuple(a.data).ptr(), kw.ptr()));
+            if (r) return r;
+            PyErr_Clear();  // dtype conversion needs a copy, which copy=None allows
+            kw["copy"] = nb::bool_(true);
+        }
+        nb::object r = nb::steal(PyObject_Call(ops.array, nb::make_tuple(a.data).ptr(), kw.ptr()));
+        if (!r) throw nb::python_error();
+        return r;
+    }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none());
+    cls.def("__array_ufunc__", [](nb::handle s, nb::handle ufunc, nb::str method, nb::args inputs, nb::kwargs kwargs) {
+        nb::object f = ufunc.attr(method);
+        std::string name = nb::cast<std::string>(ufunc.attr("__name__"));
+        if (nb::cast<std::string>(method) != "__call__") name += "." + nb::cast<std::string>(method);
+        return apply(name.c_str(), f.ptr(), inputs.ptr(), kwargs.ptr());
+    });
+    cls.def("__array_function__", [](nb::handle s, nb::handle func, nb::handle types, nb::tuple args, nb::dict kwargs) {
+        std::string name = nb::cast<std::string>(func.attr("__name__"));
+        return apply(name.c_str(), func.ptr(), args.ptr(), kwargs.ptr());
+    });
+    cls.def("__array_namespace__", [](nb::handle s, nb::handle api_version) {
+        self_of(s, "Array.__array_namespace__");
+        nb::module_ ws = nb::module_::import_("wsarray");
+        if (!api_version.is_none()) {
+            nb::object supported = ws.attr("_SUPPORTED_API_VERSIONS");
+            if (!PySequence_Contains(supported.ptr(), api_version.ptr()))
+                raise(PyExc_ValueError, "wsarray.Array.__array_namespace__(): unsupported api_version " +
+                                            nb::cast<std::string>(nb::repr(api_version)));
+        }
+        return nb::object(ws);
+    }, nb::kw_only(), nb::arg("api_version") = nb::none());
+    cls.def("__dlpack__", [](nb::handle s, nb::kwargs kwargs) {
+        Array &a = self_of(s, "Array.__dlpack__");
+        nb::object f = a.data.attr("__dlpack__");
+        nb::object r = nb::steal(PyObject_Call(f.ptr(), nb::tuple().ptr(), kwargs.ptr()));
+        if (!r) { prefix_error_for("Array.__dlpack__"); throw nb::python_error(); }
+        return r;
+    });
+    cls.def("__dlpack_device__", [](nb::handle s) {
+        return self_of(s, "Array.__dlpack_device__").data.attr("__dlpack_device__")();
+    });
+    cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle stream) {
+        self_of(s, "Array.to_device");
+        if (!(nb::isinstance<nb::str>(device) && nb::cast<std::string>(device) == "cpu"))
+            raise(PyExc_ValueError, "wsarray.Array.to_device(): unknown device " +
+                                        nb::cast<std::string>(nb::repr(device)) + "; this build has 'cpu'");
+        return nb::borrow(s);
+    }, nb::arg("device"), nb::kw_only(), nb::arg("stream") = nb::none());
+
+    // Workspace membership (ND4J names, snake_case).
+    cls.def("detach", [](nb::handle s) { return copy_into(s, nullptr, "Array.detach"); },
+            "An independent copy outside every workspace (valid forever).");
+    cls.def("leverage", [](nb::handle s) {
+        Array &a = self_of(s, "Array.leverage");
+        if (!a.token.ws) return nb::borrow(s);
+        auto parent = wsa::ThreadWorkspaces::current().parent_of(a.token.ws.get());
+        return copy_into(s, parent.get(), "Array.leverage");
+    }, "A copy in the workspace open just outside this array's workspace (detached if none).");
+    cls.def("leverage_to", [](nb::handle s, const std::string &name) {
+        Array &a = self_of(s, "Array.leverage_to");
+        auto &tw = wsa::ThreadWorkspaces::current();
+        auto ws = tw.find(name);
+        if (!ws || !tw.is_open(ws.get()))
+            raise(WorkspaceError, "wsarray.Array.leverage_to(): workspace '" + name + "' has no open "
+                                  "cycle on this thread; leverage_to() copies into a workspace whose "
+                                  "'with' block encloses the current code");
+        if (a.token.ws == ws) return nb::borrow(s);
+        return copy_into(s, ws.get(), "Array.leverage_to");
+    }, nb::arg("name"), "A copy in the named open workspace (the array itself if it is there already).");
+    cls.def("is_attached", [](nb::handle s) { return (bool) array_of(s.ptr()).token.ws; },
+            "True if the array's memory belongs to a workspace.");
+    cls.def("is_in_scope", [](nb::handle s) {
+        const Token &t = array_of(s.ptr()).token;
+        return t.ws && token_valid(t) && (t.ws->circular() || t.ws->cycle_open());
+    }, "True if the array belongs to a workspace whose cycle is still open (usable now).");
+    cls.def_prop_ro("workspace", [](nb::handle s) -> nb::object {
+        const Token &t = array_of(s.ptr()).token;
+        if (!t.ws) return nb::none();
+        return nb::str(t.ws->name().c_str());
+    }, "Name of the workspace the memory belongs to (None for detached arrays).");
+
+    cls.def("__copy__", [](nb::handle s) { return call1("Array.__copy__", ops.copy, s); });
+    cls.def("__deepcopy__", [](nb::handle s, nb::handle) { return call1("Array.__deepcopy__", ops.copy, s); });
+    cls.def("__reduce__", [](nb::handle s) {
+        Array &a = self_of(s, "Array.__reduce__");
+        nb::module_ ws = nb::module_::import_("wsarray");
+        return nb::make_tuple(ws.attr("asarray"), nb::make_tuple(a.data.attr("copy")()));
+    });
+    cls.def("__getattr__", [](nb::handle s, const std::string &name) -> nb::object {
+        // Everything else an ndarray has (sum, reshape, astype, tolist, strides, ...), through the
+        // engine. Dunder names are not forwarded: NumPy must not find __array_interface__ & co.
+        if (name.size() > 1 && name[0] == '_')
+            raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '" + name + "'");
+        std::string fn = "Array." + name;
+        Array &a = self_of(s, fn.c_str());
+        nb::object attr = nb::steal(PyObject_GetAttrString(a.data.ptr(), name.c_str()));
+        if (!attr) {
+            PyErr_Clear();
+            raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '" + name + "'");
+        }
+        if (PyCallable_Check(attr.ptr())) return nb::cast(BoundMethod{nb::borrow(s), name});
+        return wrap_ndarray(attr);
+    });
+    cls.attr("__array_priority__") = 100;
+}
+
+} // namespace wsa_py

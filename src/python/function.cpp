@@ -1,0 +1,44 @@
+/// src/python/function.cpp -- wsarray.<name> callables that run a NumPy function through the
+/// engine (unwrap, route into the current workspace, wrap).
+#include "common.h"
+
+namespace wsa_py {
+
+namespace {
+
+struct Routed {
+    nb::object func;
+    std::string name;
+};
+
+} // namespace
+
+void export_function(nb::module_ &m) {
+    nb::class_<Routed>(m, "Function", "A NumPy function run with its allocations in the current workspace.")
+        .def(nb::init<nb::object, std::string>(), nb::arg("func"), nb::arg("name"))
+        .def("__call__", [](Routed &r, nb::args args, nb::kwargs kwargs) {
+            return apply(r.name.c_str(), r.func.ptr(), args.ptr(), kwargs.ptr());
+        })
+        .def("__getattr__", [](Routed &r, const std::string &attr) -> nb::object {
+            // ufunc methods (add.reduce, multiply.outer, ...) are routed too; data attributes pass.
+            if (attr == "__name__") {
+                auto dot = r.name.rfind('.');
+                return nb::str((dot == std::string::npos ? r.name : r.name.substr(dot + 1)).c_str());
+            }
+            if (attr == "__qualname__") return nb::str(r.name.c_str());
+            if (attr == "__wrapped__") return r.func;
+            if (attr.size() > 1 && attr[0] == '_')
+                raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+            nb::object v = nb::steal(PyObject_GetAttrString(r.func.ptr(), attr.c_str()));
+            if (!v) {
+                PyErr_Clear();
+                raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+            }
+            if (PyCallable_Check(v.ptr()) && !PyType_Check(v.ptr()))
+                return nb::cast(Routed{v, r.name + "." + attr});
+            return v;
+        })
+        .def("__repr__", [](Routed &r) { return "<wsarray function " + r.name + ">"; });
+}
+
+} // namespace wsa_py

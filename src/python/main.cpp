@@ -1,0 +1,22 @@
+/// src/python/main.cpp -- the wsarray._core extension module.
+#include "common.h"
+#include "numpy_alloc.h"
+
+NB_MODULE(_core, m) {
+    using namespace wsa_py;
+    init_numpy_alloc();
+    WorkspaceError = PyErr_NewExceptionWithDoc(
+        "wsarray.WorkspaceError",
+        "Misuse of a workspace, or use of an array whose workspace cycle has ended.",
+        PyExc_RuntimeError, nullptr);
+    nb::object bases = nb::make_tuple(nb::handle(WorkspaceError), nb::handle(PyExc_MemoryError));
+    WorkspaceMemoryError = PyErr_NewExceptionWithDoc(
+        "wsarray.WorkspaceMemoryError",
+        "A workspace could not satisfy an allocation under its policy (spill='fail' or max_size).",
+        bases.ptr(), nullptr);
+    m.attr("WorkspaceError") = nb::handle(WorkspaceError);
+    m.attr("WorkspaceMemoryError") = nb::handle(WorkspaceMemoryError);
+    export_workspace(m);
+    export_array(m);
+    export_function(m);
+}

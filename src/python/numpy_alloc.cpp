@@ -1,0 +1,114 @@
+/// src/python/numpy_alloc.cpp -- the NEP 49 handler (see numpy_alloc.h).
+#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+#include "numpy_alloc.h"
+
+#include "../core/workspace.h"
+
+#include <cstring>
+#include <numpy/arrayobject.h>
+#include <numpy/arrayscalars.h>
+#include <stdexcept>
+
+namespace wsa_py {
+
+static thread_local wsa::Workspace *tl_route = nullptr;
+static thread_local std::string tl_error;
+static PyDataMem_Handler *g_default = nullptr;  // NumPy's own handler, for everything not routed
+static PyObject *g_capsule = nullptr;            // our handler, as NumPy wants it
+
+static void *route_alloc(std::size_t n) {
+    try {
+        return tl_route->allocate(n ? n : 1);
+    } catch (const std::exception &e) {
+        if (tl_error.empty()) tl_error = e.what();
+        return nullptr;
+    }
+}
+
+static void *ws_malloc(void *, std::size_t n) {
+    if (tl_route) return route_alloc(n);
+    return g_default->allocator.malloc(g_default->allocator.ctx, n);
+}
+
+static void *ws_calloc(void *, std::size_t nelem, std::size_t elsize) {
+    if (tl_route) {
+        if (elsize && nelem > SIZE_MAX / elsize) return nullptr;
+        void *p = route_alloc(nelem * elsize);
+        if (p) std::memset(p, 0, nelem * elsize);  // reused memory is not zero
+        return p;
+    }
+    return g_default->allocator.calloc(g_default->allocator.ctx, nelem, elsize);
+}
+
+static void ws_free(void *, void *p, std::size_t size) {
+    if (!p) return;
+    if (wsa::Workspace::free_if_owned(p)) return;
+    g_default->allocator.free(g_default->allocator.ctx, p, size);
+}
+
+static void *ws_realloc(void *, void *p, std::size_t n) {
+    if (!p) return ws_malloc(nullptr, n);
+    std::size_t old = wsa::Workspace::owned_size(p);
+    if (old == wsa::Workspace::kNotOwned)  // NumPy's own block: let NumPy grow it where it lives
+        return g_default->allocator.realloc(g_default->allocator.ctx, p, n);
+    void *q = tl_route ? route_alloc(n) : g_default->allocator.malloc(g_default->allocator.ctx, n);
+    if (!q) return nullptr;
+    std::memcpy(q, p, old < n ? old : n);
+    wsa::Workspace::free_if_owned(p);
+    return q;
+}
+
+static PyDataMem_Handler g_handler = {
+    "wsarray_workspace_allocator",
+    1,
+    {nullptr, ws_malloc, ws_calloc, ws_realloc, ws_free},
+};
+
+static int do_import_array() {
+    import_array1(-1);
+    return 0;
+}
+
+void init_numpy_alloc() {
+    if (do_import_array() < 0) throw std::runtime_error("wsarray: cannot import NumPy's C API");
+    PyObject *current = PyDataMem_GetHandler();
+    if (!current) throw std::runtime_error("wsarray: NumPy has no data memory handler");
+    g_default = (PyDataMem_Handler *) PyCapsule_GetPointer(current, "mem_handler");
+    if (!g_default) throw std::runtime_error("wsarray: cannot read NumPy's default memory handler");
+    // `current` stays referenced forever: g_default points into it.
+    g_capsule = PyCapsule_New(&g_handler, "mem_handler", nullptr);
+    if (!g_capsule) throw std::runtime_error("wsarray: cannot create the memory handler capsule");
+}
+
+void ensure_handler_installed() {
+    PyObject *current = PyDataMem_GetHandler();
+    if (current == g_capsule) {
+        Py_DECREF(current);
+        return;
+    }
+    Py_XDECREF(current);
+    PyObject *old = PyDataMem_SetHandler(g_capsule);
+    if (!old) throw std::runtime_error("wsarray: cannot install the workspace memory handler");
+    Py_DECREF(old);
+}
+
+RouteGuard::RouteGuard(wsa::Workspace *target) : prev_(tl_route) {
+    if (target) ensure_handler_installed();
+    tl_route = target;
+}
+
+RouteGuard::~RouteGuard() { tl_route = prev_; }
+
+std::string take_allocation_error() {
+    std::string e;
+    e.swap(tl_error);
+    return e;
+}
+
+void *ndarray_data(PyObject *o) { return PyArray_Check(o) ? PyArray_DATA((PyArrayObject *) o) : nullptr; }
+bool is_ndarray(PyObject *o) { return PyArray_Check(o); }
+bool is_ndarray_exact(PyObject *o) { return PyArray_CheckExact(o); }
+bool is_numpy_scalar(PyObject *o) { return PyArray_IsScalar(o, Generic); }
+PyObject *scalar_to_ndarray(PyObject *scalar) { return PyArray_FromScalar(scalar, nullptr); }
+
+} // namespace wsa_py

@@ -1,0 +1,47 @@
+/// src/python/numpy_alloc.h -- routes NumPy's own data allocations into the current workspace.
+///
+/// A NEP 49 data memory handler is installed in each thread's context the first time that thread
+/// runs a routed wsarray operation. While a `RouteGuard` with a workspace is alive on a thread,
+/// every array buffer NumPy allocates on that thread comes from that workspace; otherwise the
+/// handler passes everything to NumPy's default handler, so plain NumPy code is never routed.
+#pragma once
+#include <Python.h>
+#include <string>
+
+namespace wsa {
+class Workspace;
+}
+
+namespace wsa_py {
+
+/// Import NumPy's C API and create the handler capsule. Call once from module init.
+void init_numpy_alloc();
+
+/// Make sure this context's NumPy allocations pass through our handler.
+void ensure_handler_installed();
+
+/// Route NumPy allocations on this thread into `target` (null: NumPy's default) for a scope.
+class RouteGuard {
+public:
+    explicit RouteGuard(wsa::Workspace *target);
+    ~RouteGuard();
+    RouteGuard(const RouteGuard &) = delete;
+    RouteGuard &operator=(const RouteGuard &) = delete;
+
+private:
+    wsa::Workspace *prev_;
+};
+
+/// If a routed allocation failed since the last call, the workspace's message (else empty), and
+/// clear it.
+std::string take_allocation_error();
+
+/// Data pointer of a NumPy ndarray (null if `o` is not an ndarray).
+void *ndarray_data(PyObject *o);
+bool is_ndarray(PyObject *o);
+bool is_ndarray_exact(PyObject *o);
+bool is_numpy_scalar(PyObject *o);
+/// A 0-d ndarray holding a NumPy scalar (allocated under the current route).
+PyObject *scalar_to_ndarray(PyObject *scalar);
+
+} // namespace wsa_py

@@ -1,0 +1,44 @@
+"""wsarray: NumPy-compatible arrays whose memory comes from ND4J-style scoped workspaces.
+
+``import wsarray as np``; wrap a loop body in ``with np.workspace("LOOP"):`` and every array made
+inside is allocated from a reused per-thread arena. See README.md for the tour.
+"""
+
+from numpy import e, inf, nan, newaxis, pi
+
+from . import fft, linalg, memory
+from ._core import Array
+from ._creation_functions import *  # noqa: F401,F403
+from ._creation_functions import __all__ as _creation_all
+from ._dtypes import *  # noqa: F401,F403
+from ._dtypes import __all__ as _dtypes_all
+from ._elementwise_functions import *  # noqa: F401,F403
+from ._elementwise_functions import __all__ as _elementwise_all
+from ._linear_algebra_functions import *  # noqa: F401,F403
+from ._linear_algebra_functions import __all__ as _linalg_all
+from ._manipulation_functions import *  # noqa: F401,F403
+from ._manipulation_functions import __all__ as _manipulation_all
+from ._searching_sorting_functions import *  # noqa: F401,F403
+from ._searching_sorting_functions import __all__ as _searching_all
+from ._statistical_functions import *  # noqa: F401,F403
+from ._statistical_functions import __all__ as _statistical_all
+from ._workspaces import *  # noqa: F401,F403
+from ._workspaces import __all__ as _workspaces_all
+
+__version__ = "0.1.0"
+__array_api_version__ = "2025.12"
+_SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
+ndarray = Array
+
+__all__ = (
+    ["Array", "ndarray", "e", "inf", "nan", "newaxis", "pi", "fft", "linalg", "memory"]
+    + _creation_all
+    + _dtypes_all
+    + _elementwise_all
+    + _linalg_all
+    + _manipulation_all
+    + _searching_all
+    + _statistical_all
+    + _workspaces_all
+)

@@ -1,0 +1,41 @@
+"""``wsarray.linalg``: NumPy's linear algebra with results in the current workspace."""
+
+import numpy.linalg as _la
+
+from ._core import Function as _F
+
+__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
+           "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
+           "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+           "tensordot", "trace", "vecdot", "vector_norm", "LinAlgError"]
+
+LinAlgError = _la.LinAlgError
+cholesky = _F(_la.cholesky, "linalg.cholesky")
+cond = _F(_la.cond, "linalg.cond")
+cross = _F(_la.cross, "linalg.cross")
+det = _F(_la.det, "linalg.det")
+diagonal = _F(_la.diagonal, "linalg.diagonal")
+eig = _F(_la.eig, "linalg.eig")
+eigh = _F(_la.eigh, "linalg.eigh")
+eigvals = _F(_la.eigvals, "linalg.eigvals")
+eigvalsh = _F(_la.eigvalsh, "linalg.eigvalsh")
+inv = _F(_la.inv, "linalg.inv")
+lstsq = _F(_la.lstsq, "linalg.lstsq")
+matmul = _F(_la.matmul, "linalg.matmul")
+matrix_norm = _F(_la.matrix_norm, "linalg.matrix_norm")
+matrix_power = _F(_la.matrix_power, "linalg.matrix_power")
+matrix_rank = _F(_la.matrix_rank, "linalg.matrix_rank")
+matrix_transpose = _F(_la.matrix_transpose, "linalg.matrix_transpose")
+multi_dot = _F(_la.multi_dot, "linalg.multi_dot")
+norm = _F(_la.norm, "linalg.norm")
+outer = _F(_la.outer, "linalg.outer")
+pinv = _F(_la.pinv, "linalg.pinv")
+qr = _F(_la.qr, "linalg.qr")
+slogdet = _F(_la.slogdet, "linalg.slogdet")
+solve = _F(_la.solve, "linalg.solve")
+svd = _F(_la.svd, "linalg.svd")
+svdvals = _F(_la.svdvals, "linalg.svdvals")
+tensordot = _F(_la.tensordot, "linalg.tensordot")
+trace = _F(_la.trace, "linalg.trace")
+vecdot = _F(_la.vecdot, "linalg.vecdot")
+vector_norm = _F(_la.vector_norm, "linalg.vector_norm")

@@ -1,0 +1,129 @@
+"""The memory manager: workspaces of the current thread and garbage-collection knobs.
+
+Garbage collection, in Python terms (ND4J's MemoryManager names):
+
+* ``toggle_periodic_gc(enabled)`` turns Python's automatic cyclic garbage collector on or off
+  (``gc.enable()`` / ``gc.disable()``); ``is_periodic_gc_active()`` reports ``gc.isenabled()``.
+  Reference counting frees arrays at once either way; the cyclic collector only finds reference
+  cycles, and in a long loop its automatic runs (triggered by allocation counts) cost time.
+* ``set_auto_gc_window(ms)``: when ``ms > 0``, wsarray runs a full ``gc.collect()`` at the end of a
+  workspace cycle if at least ``ms`` milliseconds have passed since the last collection that
+  wsarray ran. ``0`` (the default) never collects. Use it together with
+  ``toggle_periodic_gc(False)`` to move collections to cycle boundaries at a bounded rate.
+* ``invoke_gc()`` runs ``gc.collect()`` now and returns the number of unreachable objects found.
+"""
+
+import gc as _gc
+
+from . import _core
+
+__all__ = [
+    "allocation_statistics",
+    "current_workspace",
+    "destroy_all_workspaces_for_current_thread",
+    "destroy_workspace",
+    "gc_collections",
+    "get_auto_gc_window",
+    "invoke_gc",
+    "is_periodic_gc_active",
+    "print_allocation_statistics",
+    "set_auto_gc_window",
+    "toggle_periodic_gc",
+    "workspace_active",
+    "workspace_exists",
+    "workspace_stack",
+]
+
+
+def _name(fn, name):
+    if not isinstance(name, str):
+        raise TypeError(f"wsarray.memory.{fn}(): name must be a str, not {type(name).__name__}")
+    return name
+
+
+def set_auto_gc_window(ms):
+    """Collect garbage at workspace cycle ends, at most once per ``ms`` milliseconds (0: never)."""
+    if isinstance(ms, bool) or not isinstance(ms, int):
+        raise TypeError("wsarray.memory.set_auto_gc_window(): ms must be an int number of milliseconds")
+    _core._set_gc_window(ms)
+
+
+def get_auto_gc_window():
+    """The auto GC window in milliseconds (0: off)."""
+    return _core._get_gc_window()
+
+
+def toggle_periodic_gc(enabled):
+    """Turn Python's automatic cyclic garbage collector on (True) or off (False)."""
+    if not isinstance(enabled, bool):
+        raise TypeError("wsarray.memory.toggle_periodic_gc(): enabled must be a bool")
+    (_gc.enable if enabled else _gc.disable)()
+
+
+def is_periodic_gc_active():
+    """True while Python's automatic cyclic garbage collector runs."""
+    return _gc.isenabled()
+
+
+def invoke_gc():
+    """Run a full garbage collection now; returns the number of unreachable objects found."""
+    return _core._collect()
+
+
+def gc_collections():
+    """How many collections wsarray has run (auto GC window and invoke_gc)."""
+    return _core._gc_collections()
+
+
+def destroy_all_workspaces_for_current_thread():
+    """Destroy every workspace of this thread, returning their memory to the operating system.
+
+    Raises WorkspaceError (destroying nothing) while any of them is open or borrowed.
+    """
+    _core._destroy_all()
+
+
+def destroy_workspace(name):
+    """Destroy the workspace ``name`` of this thread; its memory goes back to the OS."""
+    _core._destroy(_name("destroy_workspace", name))
+
+
+def workspace_exists(name):
+    """True if this thread has a workspace called ``name``."""
+    return _core._exists(_name("workspace_exists", name))
+
+
+def workspace_active(name):
+    """True if the workspace ``name`` has an open cycle on this thread."""
+    return _core._active(_name("workspace_active", name))
+
+
+def current_workspace():
+    """Name of the workspace allocations go to now (None outside workspaces or in scope_out())."""
+    return _core._current()
+
+
+def workspace_stack():
+    """This thread's scopes, outermost first, as (kind, workspace name) pairs."""
+    return _core._stack()
+
+
+def allocation_statistics():
+    """Statistics of every workspace of this thread: {name: {capacity, used, ...}}."""
+    return _core._statistics()
+
+
+def print_allocation_statistics(file=None):
+    """Print a table of this thread's workspaces and their statistics."""
+    stats = allocation_statistics()
+    cols = ["capacity", "used", "peak_cycle_bytes", "spilled_bytes", "reused_bytes", "cycles",
+            "allocations", "live_arrays"]
+    rows = [["workspace"] + cols]
+    for name, s in sorted(stats.items()):
+        rows.append([name] + [str(s[c]) for c in cols])
+    if len(rows) == 1:
+        print("wsarray: no workspaces on this thread", file=file)
+        return
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths)), file=file)
