@@ -28,7 +28,8 @@ void check_valid(const Array &a, const char *fn) {
     raise(WorkspaceError,
           where + "this array was made in cycle " + std::to_string(a.token.generation) +
               " of workspace '" + ws.name() + "', and that cycle has ended (" + now +
-              "). Its memory is reused, so the array is no longer valid. To keep a result, call "
+              "). Arrays of a workspace are valid only during the cycle that made them. To keep a "
+              "result, call "
               ".detach() (or .leverage_to('<outer workspace>')) on it inside the 'with "
               "wsarray.workspace(\"" + ws.name() + "\")' block.");
 }

@@ -1,0 +1,135 @@
+"""Memory returned to the OS, routing boundaries, and the GC knobs."""
+import gc
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import wsarray as wnp
+from wsarray import memory
+
+
+def rss_bytes():
+    with open(f"/proc/{os.getpid()}/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_destroy_returns_memory_to_the_os():
+    base = rss_bytes()
+    ws = wnp.workspace("BIG", wnp.WorkspaceConfig(learning="none", initial_size="256MiB"))
+    assert rss_bytes() - base > 200 * 2**20  # pages are touched up front
+    with ws:
+        assert float(wnp.ones(1000).sum()) == 1000.0
+    memory.destroy_workspace("BIG")
+    assert rss_bytes() - base < 32 * 2**20
+
+
+def test_destroy_with_a_live_array_keeps_its_chunk_until_the_array_dies():
+    ws = wnp.workspace("Z", wnp.WorkspaceConfig(learning="none", initial_size="64MiB"))
+    with ws:
+        a = wnp.ones(10)
+        kept = a.detach()
+    memory.destroy_workspace("Z")
+    assert wnp._core._zombie_bytes() >= 64 * 2**20  # a's block still holds the chunk
+    with pytest.raises(wnp.WorkspaceError, match="destroyed"):
+        a.sum()
+    del a
+    gc.collect()
+    assert wnp._core._zombie_bytes() == 0
+    assert float(kept.sum()) == 10.0
+
+
+def test_plain_numpy_is_never_routed():
+    with wnp.workspace("W") as ws:
+        before = ws.stats()["allocations"]
+        plain = np.ones(1000) * 2  # NumPy code, not a wsarray call
+        assert ws.stats()["allocations"] == before
+        w = wnp.ones(1000)
+        assert ws.stats()["allocations"] > before and w.workspace == "W"
+    assert plain.sum() == 2000.0  # and it stays valid after the cycle
+
+
+def test_numpy_allocations_inside_wsarray_calls_are_routed():
+    a = np.random.default_rng(0).random((50, 50))
+    with wnp.workspace("W") as ws:
+        for f in (lambda x: wnp.linalg.inv(x), lambda x: wnp.sort(x), lambda x: wnp.concatenate([x, x]),
+                  lambda x: x * 2 + 1, lambda x: wnp.linalg.svd(x)[1]):
+            r = f(wnp.asarray(a))
+            assert r.workspace == "W"
+        assert ws.stats()["allocations"] >= 5
+
+
+def test_scope_out_and_new_threads_are_not_routed():
+    seen = {}
+    with wnp.workspace("W") as ws:
+        with wnp.scope_out():
+            seen["scoped"] = wnp.ones(10).workspace
+
+        def other():
+            seen["thread"] = wnp.ones(10).workspace
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        assert ws.stats()["allocations"] == 0
+    assert seen == {"scoped": None, "thread": None}
+
+
+def test_periodic_gc_toggle_controls_pythons_collector():
+    was = gc.isenabled()
+    try:
+        memory.toggle_periodic_gc(False)
+        assert not memory.is_periodic_gc_active() and not gc.isenabled()
+        memory.toggle_periodic_gc(True)
+        assert memory.is_periodic_gc_active() and gc.isenabled()
+        with pytest.raises(TypeError, match="toggle_periodic_gc"):
+            memory.toggle_periodic_gc("yes")
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+class Cycle:
+    def __init__(self):
+        self.me = self
+
+
+def test_auto_gc_window_collects_at_cycle_ends():
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        memory.set_auto_gc_window(0)
+        assert memory.get_auto_gc_window() == 0
+        n0 = memory.gc_collections()
+        for _ in range(20):
+            with wnp.workspace("GC"):
+                Cycle()
+        assert memory.gc_collections() == n0  # window 0: wsarray never collects
+        garbage = sum(isinstance(o, Cycle) for o in gc.get_objects())
+        assert garbage >= 20
+
+        memory.set_auto_gc_window(1)
+        import time
+        time.sleep(0.002)
+        with wnp.workspace("GC"):
+            pass
+        assert memory.gc_collections() == n0 + 1
+        assert sum(isinstance(o, Cycle) for o in gc.get_objects()) == 0
+
+        memory.set_auto_gc_window(60_000)  # at most once a minute: no collection in this loop
+        n1 = memory.gc_collections()
+        for _ in range(50):
+            with wnp.workspace("GC"):
+                Cycle()
+        assert memory.gc_collections() == n1
+        assert memory.invoke_gc() >= 50 and memory.gc_collections() == n1 + 1
+    finally:
+        memory.set_auto_gc_window(0)
+        (gc.enable if was else gc.disable)()
+
+
+def test_gc_window_rejects_bad_values():
+    with pytest.raises(ValueError, match="set_auto_gc_window"):
+        memory.set_auto_gc_window(-1)
+    with pytest.raises(TypeError, match="set_auto_gc_window"):
+        memory.set_auto_gc_window(1.5)
