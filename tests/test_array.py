@@ -87,8 +87,7 @@ def test_attributes(scope):
     assert a.mT.shape == (2, 4, 3) and isinstance(a.mT, wnp.Array)
     m = wnp.ones((2, 3))
     assert m.T.shape == (3, 2)
-    with pytest.raises(ValueError, match="only defined for 2-D"):
-        a.T
+    assert a.T.shape == (4, 3, 2) and wnp.ones(3).T.shape == (3,)  # NumPy's .T for any rank
 
 
 def test_indexing_and_setitem_match_numpy(scope):

@@ -43,8 +43,8 @@ Token token_for(PyObject *o) {
     return t;
 }
 
-static PyObject *new_array(PyObject *nd) {
-    Array a{nb::borrow(nd), token_for(nd)};
+static PyObject *new_array(PyObject *nd, bool from_scalar = false) {
+    Array a{nb::borrow(nd), token_for(nd), from_scalar};
     return nb::cast(std::move(a), nb::rv_policy::move).release().ptr();
 }
 
@@ -105,10 +105,11 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
         }
         return new_array(r);
     }
-    if (is_numpy_scalar(r)) {
+    // np.str_ / np.bytes_ stay as they are: they are Python str / bytes (no array memory).
+    if (is_numpy_scalar(r) && !PyUnicode_Check(r) && !PyBytes_Check(r)) {
         nb::object nd = nb::steal(scalar_to_ndarray(r));
         if (!nd) throw nb::python_error();
-        return new_array(nd.ptr());
+        return new_array(nd.ptr(), true);
     }
     if (PyTuple_Check(r)) {
         Py_ssize_t n = PyTuple_GET_SIZE(r);

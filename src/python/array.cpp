@@ -38,6 +38,15 @@ Array &self_of(nb::handle self, const char *fn) {
     return a;
 }
 
+/// What forwarded attributes are looked up on: the NumPy scalar for an array that stands for one
+/// (so s.astype(), s.is_integer(), s.round() behave as on np.float64), else the ndarray.
+nb::object attribute_owner(Array &a) {
+    if (!a.from_scalar || nb::cast<int>(a.data.attr("ndim")) != 0) return a.data;
+    nb::object scalar = nb::steal(PyObject_GetItem(a.data.ptr(), nb::tuple().ptr()));
+    if (!scalar) throw nb::python_error();
+    return scalar;
+}
+
 nb::object call1(const char *name, PyObject *f, nb::handle x) {
     nb::object args = nb::make_tuple(x);
     return apply(name, f, args.ptr(), nullptr);
@@ -105,7 +114,7 @@ void export_array(nb::module_ &m) {
         .def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
             std::string fn = "Array." + b.name;
             Array &a = self_of(b.self, fn.c_str());
-            nb::object f = a.data.attr(b.name.c_str());
+            nb::object f = attribute_owner(a).attr(b.name.c_str());
             return apply(fn.c_str(), f.ptr(), args.ptr(), kwargs.ptr());
         })
         .def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
@@ -153,12 +162,12 @@ void export_array(nb::module_ &m) {
 
     cls.def("__getitem__", [](nb::handle s, nb::handle key) {
         return call2("Array.__getitem__", ops.getitem, s, key);
-    });
+    }, nb::arg("key").none());  // x[None] adds an axis
     cls.def("__setitem__", [](nb::handle s, nb::handle key, nb::handle value) {
         self_of(s, "Array.__setitem__");
         nb::object args = nb::make_tuple(s, key, value);
         apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
-    });
+    }, nb::arg("key").none(), nb::arg("value").none());
     cls.def("__len__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__len__");
         Py_ssize_t n = PyObject_Length(a.data.ptr());
@@ -199,9 +208,31 @@ void export_array(nb::module_ &m) {
     WSA_CONVERT("__float__", PyNumber_Float(d))
     WSA_CONVERT("__index__", PyNumber_Index(d))
     WSA_CONVERT("__complex__", PyObject_CallMethod(d, "__complex__", nullptr))
-    WSA_CONVERT("__repr__", PyObject_Repr(d))
     WSA_CONVERT("__str__", PyObject_Str(d))
 #undef WSA_CONVERT
+    cls.def("__repr__", [](nb::handle s) {
+        // A scalar NumPy returned (a.sum(), a[0], ...) prints as NumPy prints it: np.float64(3.0).
+        Array &a = self_of(s, "Array.__repr__");
+        nb::object shown = a.data;
+        if (a.from_scalar && nb::cast<int>(a.data.attr("ndim")) == 0)
+            shown = nb::steal(PyObject_GetItem(a.data.ptr(), nb::tuple().ptr()));
+        if (!shown.is_valid()) throw nb::python_error();
+        nb::object r = nb::steal(PyObject_Repr(shown.ptr()));
+        if (!r) throw nb::python_error();
+        return r;
+    });
+    cls.def("__round__", [](nb::handle s, nb::handle ndigits) {
+        // round(x, n) as for NumPy scalars; ndarray itself has no __round__ (TypeError as NumPy).
+        Array &a = self_of(s, "Array.__round__");
+        if (nb::cast<int>(a.data.attr("ndim")) != 0)
+            raise(PyExc_TypeError, "type wsarray.Array doesn't define __round__ method "
+                                   "(as numpy.ndarray); use wsarray.round(x, decimals)");
+        nb::object scalar = nb::steal(PyObject_GetItem(a.data.ptr(), nb::tuple().ptr()));
+        if (!scalar) throw nb::python_error();
+        nb::object f = scalar.attr("__round__");
+        nb::object args = ndigits.is_none() ? nb::tuple() : nb::make_tuple(ndigits);
+        return apply("Array.__round__", f.ptr(), args.ptr(), nullptr);
+    }, nb::arg("ndigits") = nb::none());
     cls.def("__format__", [](nb::handle s, nb::handle spec) {
         nb::object r = nb::steal(PyObject_Format(self_of(s, "Array.__format__").data.ptr(), spec.ptr()));
         if (!r) throw nb::python_error();
@@ -217,16 +248,23 @@ void export_array(nb::module_ &m) {
         return h;
     });
 
-    cls.def_prop_ro("shape", [](nb::handle s) { return self_of(s, "Array.shape").data.attr("shape"); });
+    cls.def_prop_rw("shape", [](nb::handle s) { return self_of(s, "Array.shape").data.attr("shape"); },
+                    [](nb::handle s, nb::handle shape) {
+                        // a.shape = (3, 2): NumPy reshapes in place (no copy, else AttributeError).
+                        Array &a = self_of(s, "Array.shape");
+                        if (PyObject_SetAttrString(a.data.ptr(), "shape", shape.ptr()) < 0) {
+                            prefix_error_for("Array.shape");
+                            throw nb::python_error();
+                        }
+                    });
     cls.def_prop_ro("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); });
     cls.def_prop_ro("ndim", [](nb::handle s) { return self_of(s, "Array.ndim").data.attr("ndim"); });
     cls.def_prop_ro("size", [](nb::handle s) { return self_of(s, "Array.size").data.attr("size"); });
     cls.def_prop_ro("device", [](nb::handle s) { self_of(s, "Array.device"); return nb::str("cpu"); });
     cls.def_prop_ro("T", [](nb::handle s) {
+        // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";
+        // NumPy programs use v.T on vectors).
         Array &a = self_of(s, "Array.T");
-        if (nb::cast<int>(a.data.attr("ndim")) != 2)
-            raise(PyExc_ValueError, "wsarray.Array.T: only defined for 2-D arrays; use .mT or "
-                                    "wsarray.permute_dims() for other ranks");
         return wrap_ndarray(a.data.attr("T"));
     });
     cls.def_prop_ro("mT", [](nb::handle s) {
@@ -336,7 +374,7 @@ void export_array(nb::module_ &m) {
             raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '" + name + "'");
         std::string fn = "Array." + name;
         Array &a = self_of(s, fn.c_str());
-        nb::object attr = nb::steal(PyObject_GetAttrString(a.data.ptr(), name.c_str()));
+        nb::object attr = nb::steal(PyObject_GetAttrString(attribute_owner(a).ptr(), name.c_str()));
         if (!attr) {
             PyErr_Clear();
             raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '" + name + "'");

@@ -29,6 +29,9 @@ struct Token {
 struct Array {
     nb::object data;
     Token token;
+    /// NumPy returned a scalar here (np.float64, ...), wrapped as 0-d: repr() shows the scalar's
+    /// repr so printed output matches NumPy.
+    bool from_scalar = false;
 };
 
 /// The Python type object of wsarray.Array (set by export_array).

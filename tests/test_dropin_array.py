@@ -1,0 +1,102 @@
+"""Array behaviour NumPy programs rely on: printing of scalar results, round(), a.shape = ...,
+.T for any rank, x[None], scalar methods on scalar results, NumPy string scalars."""
+
+import numpy as np
+import pytest
+
+import wsarray as wnp
+
+
+@pytest.fixture(params=["outside", "workspace"])
+def scope(request):
+    """Run a test outside any workspace and inside one."""
+    if request.param == "outside":
+        yield None
+    else:
+        with wnp.workspace("DROPIN_ARRAY") as ws:
+            yield ws
+
+
+def test_repr_of_scalar_results_matches_numpy(scope):
+    n = np.array([[1.5, 2.0], [3.0, 4.25]])
+    w = wnp.asarray(n)
+    pairs = [(w.sum(), n.sum()), (w.mean(), n.mean()), (w[0, 1], n[0, 1]), (w.max() - w.min(), n.max() - n.min()),
+             (w.astype(np.float32)[0, 0], n.astype(np.float32)[0, 0]), ((w > 2).any(), (n > 2).any()),
+             (w.argmax(), n.argmax()), (wnp.linalg.norm(w), np.linalg.norm(n)), (w.sum() * 2, n.sum() * 2)]
+    for got, want in pairs:
+        assert isinstance(got, wnp.Array) and got.ndim == 0
+        assert repr(got) == repr(want) and str(got) == str(want)
+    assert repr([w.sum(), w[1, 1]]) == repr([n.sum(), n[1, 1]])
+    assert repr({w[0, 0]: 1}) == repr({n[0, 0]: 1})
+
+
+def test_repr_of_real_zero_d_arrays_stays_array_repr(scope):
+    for value in (5, 2.5, True):
+        assert repr(wnp.asarray(value)) == repr(np.asarray(value))
+    assert repr(wnp.zeros(())) == repr(np.zeros(()))
+
+
+def test_scalar_results_have_scalar_methods(scope):
+    w = wnp.asarray([1.5, 2.5])
+    n = np.array([1.5, 2.5])
+    assert w.sum().is_integer() is n.sum().is_integer()
+    assert repr(w.sum().astype(np.float32)) == repr(n.sum().astype(np.float32))
+    assert repr(w[0].round()) == repr(n[0].round())
+    assert w.mean().item() == n.mean().item() and w.mean().tolist() == n.mean().tolist()
+    # An explicit 0-d array keeps ndarray methods: astype gives a 0-d array, as in NumPy.
+    assert repr(wnp.asarray(1.5).astype(np.float32)) == repr(np.asarray(1.5).astype(np.float32))
+
+
+def test_round_follows_numpy_scalars(scope):
+    w = wnp.asarray([2.567, 2.5])
+    n = np.array([2.567, 2.5])
+    assert repr(round(w[0], 2)) == repr(round(n[0], 2))
+    r = round(w[1])
+    assert r == round(n[1]) and type(r) is int
+    with pytest.raises(TypeError, match="__round__"):
+        round(w)
+    with pytest.raises(TypeError):
+        round(n)
+
+
+def test_shape_assignment_reshapes_in_place(scope):
+    w = wnp.arange(6)
+    w.shape = (2, 3)
+    assert w.shape == (2, 3) and w.tolist() == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(ValueError, match="wsarray.Array.shape"):
+        w.shape = (4, 2)
+    t = wnp.arange(6).reshape(2, 3).T
+    with pytest.raises(AttributeError):  # NumPy: a copy would be needed
+        t.shape = (6,)
+
+
+def test_transpose_any_rank(scope):
+    n = np.arange(24).reshape(2, 3, 4)
+    w = wnp.asarray(n)
+    assert np.array_equal(np.asarray(w.T), n.T) and w.T.shape == (4, 3, 2)
+    assert wnp.arange(3).T.shape == (3,)
+
+
+def test_none_index(scope):
+    n = np.arange(3)
+    w = wnp.asarray(n)
+    assert w[None].shape == n[None].shape == (1, 3)
+    f = wnp.zeros(2)
+    f[None] = 4.0
+    assert f.tolist() == [4.0, 4.0]
+    o = wnp.asarray(np.array([1, 2], dtype=object))
+    o[0] = None
+    assert o.tolist() == [None, 2]
+
+
+def test_string_scalars_are_numpy_strings(scope):
+    names = wnp.asarray(np.array(["alice", "bob"]))
+    first = names[0]
+    assert type(first) is np.str_ and first.upper() == "ALICE" and len(names[1]) == 3
+    assert type(wnp.asarray(np.array([b"ab"]))[0]) is np.bytes_
+
+
+def test_scalar_results_come_from_the_workspace():
+    with wnp.workspace("DROPIN_ARRAY"):
+        s = wnp.arange(4.0).sum()
+        assert s.workspace == "DROPIN_ARRAY" and repr(s) == "np.float64(6.0)"
