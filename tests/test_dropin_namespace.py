@@ -1,0 +1,211 @@
+"""NumPy's namespace beyond the array API: random numbers (same numbers as NumPy for a seed),
+index builders, file I/O, the routed long tail, NumPy's settings and types, and the clear error
+for NumPy names wsarray does not provide. Results are wsarray arrays in the current workspace."""
+
+import gc
+import os
+import weakref
+
+import numpy as np
+import pytest
+
+import wsarray as wnp
+import wsarray._numpy_extras as extras
+
+
+@pytest.fixture(params=["outside", "workspace"])
+def scope(request):
+    """Run a test outside any workspace and inside one (then results must come from it)."""
+    if request.param == "outside":
+        yield None
+    else:
+        with wnp.workspace("DROPIN_NS") as ws:
+            yield ws
+
+
+def same(got, want, scope=None):
+    """``got`` is a wsarray array equal to ``want`` in dtype, shape and bytes (and in the scope)."""
+    assert isinstance(got, wnp.Array), type(got)
+    g = np.asarray(got)
+    assert g.dtype == want.dtype and g.shape == want.shape
+    assert g.tobytes() == np.asarray(want).tobytes()
+    if scope is not None and g.size:
+        assert got.workspace == "DROPIN_NS"
+
+
+def test_legacy_random_matches_numpy(scope):
+    calls = [("rand", (2, 3), {}), ("randn", (4,), {}), ("randint", (0, 10), {"size": 5}),
+             ("normal", (1.0, 2.0, (2, 2)), {}), ("uniform", (-1, 1, 3), {}),
+             ("choice", ([10, 20, 30], 2), {"replace": False}), ("permutation", (6,), {}),
+             ("random", (3,), {}), ("binomial", (10, 0.5, 4), {}), ("poisson", (3.0, 4), {})]
+    for name, args, kwargs in calls:
+        np.random.seed(7)
+        want = getattr(np.random, name)(*args, **kwargs)
+        wnp.random.seed(7)
+        same(getattr(wnp.random, name)(*args, **kwargs), want, scope)
+    wnp.random.seed(3)
+    assert type(wnp.random.rand()) is float and type(wnp.random.randint(5)) is int
+
+
+def test_legacy_shuffle_in_place(scope):
+    np.random.seed(1)
+    n = np.arange(10)
+    np.random.shuffle(n)
+    wnp.random.seed(1)
+    w = wnp.arange(10)
+    assert wnp.random.shuffle(w) is None
+    same(w, n, scope)
+    # A list holding wsarray arrays is shuffled itself, not an unwrapped copy.
+    items = [wnp.asarray([i]) for i in range(8)]
+    ids = sorted(map(id, items))
+    np.random.seed(2)
+    order = list(range(8))
+    np.random.shuffle(order)
+    wnp.random.seed(2)
+    wnp.random.shuffle(items)
+    assert [int(x[0]) for x in items] == order and sorted(map(id, items)) == ids
+
+
+def test_generator_matches_numpy(scope):
+    g, h = wnp.random.default_rng(12345), np.random.default_rng(12345)
+    same(g.normal(0, 1, 5), h.normal(0, 1, 5), scope)
+    same(g.integers(0, 10, size=(2, 3)), h.integers(0, 10, size=(2, 3)), scope)
+    same(g.random(4), h.random(4), scope)
+    same(g.choice(10, 3, replace=False), h.choice(10, 3, replace=False), scope)
+    w, n = wnp.arange(8), np.arange(8)
+    g.shuffle(w)
+    h.shuffle(n)
+    same(w, n, scope)
+    assert isinstance(g, wnp.random.Generator) and "PCG64" in repr(g)
+    gg = wnp.random.Generator(wnp.random.PCG64(5))
+    same(gg.standard_normal(3), np.random.Generator(np.random.PCG64(5)).standard_normal(3), scope)
+    kids, numpy_kids = g.spawn(2), h.spawn(2)
+    same(kids[1].random(2), numpy_kids[1].random(2), scope)
+    rs, nrs = wnp.random.RandomState(42), np.random.RandomState(42)
+    same(rs.rand(3), nrs.rand(3), scope)
+    same(rs.randint(0, 100, 4), nrs.randint(0, 100, 4), scope)
+
+
+def test_index_builders(scope):
+    a = wnp.asarray([7, 8])
+    same(wnp.r_[1:4, 0, a], np.r_[1:4, 0, np.array([7, 8])], scope)
+    same(wnp.r_["0,2", [1, 2], [3, 4]], np.r_["0,2", [1, 2], [3, 4]], scope)
+    same(wnp.c_[a, a], np.c_[np.array([7, 8]), np.array([7, 8])], scope)
+    same(wnp.mgrid[0:3, 0:2], np.mgrid[0:3, 0:2], scope)
+    same(wnp.mgrid[0:1:5j], np.mgrid[0:1:5j], scope)
+    for got, want in zip(wnp.ogrid[0:3, 0:4], np.ogrid[0:3, 0:4]):
+        same(got, want, scope)
+    for got, want in zip(wnp.ix_([0, 2], [1]), np.ix_([0, 2], [1])):
+        same(got, want, scope)
+    assert wnp.s_[1:3] == np.s_[1:3]
+
+
+def test_file_io_round_trip(tmp_path, scope):
+    n = np.arange(12.0).reshape(4, 3) / 7
+    w = wnp.asarray(n)
+    wnp.savetxt(tmp_path / "a.txt", w, fmt="%.6f")
+    np.savetxt(tmp_path / "b.txt", n, fmt="%.6f")
+    assert (tmp_path / "a.txt").read_bytes() == (tmp_path / "b.txt").read_bytes()
+    same(wnp.loadtxt(tmp_path / "a.txt"), np.loadtxt(tmp_path / "b.txt"), scope)
+    wnp.save(tmp_path / "a.npy", w)
+    same(wnp.load(tmp_path / "a.npy"), n, scope)
+    wnp.savez(tmp_path / "z.npz", first=w, second=wnp.arange(3))
+    with wnp.load(tmp_path / "z.npz") as z:
+        assert sorted(z.files) == ["first", "second"] and "first" in z and len(z) == 2
+        same(z["first"], n, scope)
+        same(z["second"], np.arange(3), scope)
+        assert sorted(z.keys()) == ["first", "second"]
+    with pytest.raises(NotImplementedError, match="mmap_mode"):
+        wnp.load(tmp_path / "a.npy", mmap_mode="r")
+    with pytest.raises(FileNotFoundError):
+        wnp.load(tmp_path / "missing.npy")
+
+
+def test_long_tail_functions_route(scope):
+    n = np.array([3, 1, 2, 3, 1, 3])
+    w = wnp.asarray(n)
+    same(wnp.bincount(w), np.bincount(n), scope)
+    for got, want in zip(wnp.histogram(w, bins=3), np.histogram(n, bins=3)):
+        same(got, want, scope)
+    same(wnp.convolve(w, [1, 1]), np.convolve(n, [1, 1]), scope)
+    same(wnp.interp([1.5], [1, 2], [10, 20]), np.interp([1.5], [1, 2], [10, 20]), scope)
+    same(wnp.polyfit([0, 1, 2], [1, 3, 5], 1), np.polyfit([0, 1, 2], [1, 3, 5], 1), scope)
+    same(wnp.isin(w, [1, 2]), np.isin(n, [1, 2]), scope)
+    same(wnp.argwhere(w > 2), np.argwhere(n > 2), scope)
+    same(wnp.add.reduce(w), np.add.reduce(n), scope)
+    same(wnp.multiply.outer(w, w), np.multiply.outer(n, n), scope)
+    counts = wnp.zeros(4, dtype=int)
+    wnp.add.at(counts, [0, 1, 1], 1)
+    assert counts.tolist() == [1, 2, 0, 0]
+    m = wnp.zeros((2, 2))
+    wnp.fill_diagonal(m, 5)
+    assert m.tolist() == [[5, 0], [0, 5]]
+    same(wnp.vectorize(lambda x: x * 2)(w), np.vectorize(lambda x: x * 2)(n), scope)
+    uf = wnp.frompyfunc(lambda x, y: x + y, 2, 1)
+    same(uf(w, 1), np.frompyfunc(lambda x, y: x + y, 2, 1)(n, 1), scope)
+    assert uf.reduce(w) == 13 and uf.nin == 2
+    assert wnp.ndim(w) == 1 and wnp.shape(w) == (6,) and wnp.result_type(w, 1.0) == np.float64
+
+
+def test_frompyfunc_cycle_is_collected():
+    """The routed ufunc of frompyfunc must not keep an uncollectable cycle (user code often stores
+    it in the globals its function refers to)."""
+    namespace = {"wnp": wnp}
+    exec("uf = wnp.frompyfunc(lambda x: uf, 1, 1)", namespace)
+    ref = weakref.ref(namespace["uf"])
+    del namespace
+    gc.collect()
+    assert ref() is None
+
+
+def test_scalar_stand_ins():
+    s = wnp.asarray([1.5, 2.0]).sum()
+    assert wnp.isscalar(s) and not wnp.isscalar(wnp.arange(2)) and wnp.isscalar(3.0)
+    assert wnp.format_float_positional(s, precision=2) == np.format_float_positional(np.float64(3.5), precision=2)
+    assert wnp.format_float_scientific(wnp.asarray([1.0], dtype=np.float32)[0]) == \
+        np.format_float_scientific(np.float32(1.0))
+
+
+def test_numpy_settings_types_and_constants_are_numpys():
+    assert wnp.errstate is np.errstate and wnp.finfo is np.finfo and wnp.iinfo is np.iinfo
+    assert wnp.set_printoptions is np.set_printoptions and wnp.printoptions is np.printoptions
+    assert wnp.int_ is np.int_ and wnp.intp is np.intp and wnp.floating is np.floating
+    assert wnp.euler_gamma == np.euler_gamma and wnp.testing is np.testing
+    with wnp.printoptions(precision=2):
+        assert repr(wnp.asarray([1.23456])) == "array([1.23])"
+    with wnp.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        wnp.asarray([1.0]) / 0
+
+
+def test_missing_names_explain_themselves():
+    with pytest.raises(AttributeError, match=r"wsarray does not provide numpy.matrix \(it returns a numpy.ndarray subclass"):
+        wnp.matrix
+    with pytest.raises(AttributeError, match="wsarray does not provide numpy.ma"):
+        wnp.ma
+    with pytest.raises(AttributeError, match=r"np.float_. was removed in the NumPy 2.0 release. Use .np.float64"):
+        wnp.float_
+    with pytest.raises(AttributeError, match="module 'wsarray' has no attribute 'no_such_name'"):
+        wnp.no_such_name
+    assert not hasattr(wnp, "__wrapped__")
+
+
+def test_extras_names_are_all_bound():
+    for name in extras.__all__:
+        assert getattr(wnp, name) is getattr(extras, name)
+        assert name in wnp.__all__
+    assert len(set(extras.__all__)) == len(extras.__all__)
+
+
+def test_routed_names_are_numpy_functions():
+    """Each routed name wraps NumPy's function of the same name."""
+    for name in extras.__all__:
+        value = getattr(extras, name)
+        if isinstance(value, wnp._core.Function):
+            assert value.__wrapped__ is getattr(np, name), name
+
+
+def test_savetxt_stale_array_raises(tmp_path):
+    with wnp.workspace("DROPIN_NS"):
+        w = wnp.ones(3)
+    with pytest.raises(wnp.WorkspaceError, match="savetxt"):
+        wnp.savetxt(os.fspath(tmp_path / "x.txt"), w)

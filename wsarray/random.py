@@ -1,0 +1,167 @@
+"""``wsarray.random``: NumPy's random numbers, with results allocated in the current workspace.
+
+Both APIs draw from NumPy's own generators, so a seed gives exactly NumPy's numbers:
+
+* the legacy functions (``seed``, ``rand``, ``randn``, ``randint``, ``normal``, ``choice``,
+  ``shuffle``, ...) use NumPy's global ``RandomState``, shared with ``numpy.random``;
+* ``default_rng(seed)`` / ``Generator(bit_generator)`` and ``RandomState(seed)`` return wrappers
+  around NumPy's objects whose methods run through the wsarray engine (arguments unwrapped,
+  allocations routed into the current workspace, arrays returned as ``wsarray.Array``).
+
+Bit generators and ``SeedSequence`` hold no arrays and are NumPy's own classes.
+"""
+
+import numpy.random as _nr
+
+from ._core import Function as _F
+
+__all__ = [
+    "BitGenerator", "Generator", "MT19937", "PCG64", "PCG64DXSM", "Philox", "RandomState", "SFC64",
+    "SeedSequence", "beta", "binomial", "bytes", "chisquare", "choice", "default_rng", "dirichlet",
+    "exponential", "f", "gamma", "geometric", "get_state", "gumbel", "hypergeometric", "laplace",
+    "logistic", "lognormal", "logseries", "multinomial", "multivariate_normal", "negative_binomial",
+    "noncentral_chisquare", "noncentral_f", "normal", "pareto", "permutation", "poisson", "power",
+    "rand", "randint", "randn", "random", "random_integers", "random_sample", "ranf", "rayleigh",
+    "sample", "seed", "set_state", "shuffle", "standard_cauchy", "standard_exponential",
+    "standard_gamma", "standard_normal", "standard_t", "triangular", "uniform", "vonmises", "wald",
+    "weibull", "zipf",
+]
+
+BitGenerator = _nr.BitGenerator
+MT19937 = _nr.MT19937
+PCG64 = _nr.PCG64
+PCG64DXSM = _nr.PCG64DXSM
+Philox = _nr.Philox
+SFC64 = _nr.SFC64
+SeedSequence = _nr.SeedSequence
+
+
+class _Routed:
+    """Common part of Generator and RandomState: NumPy's object behind, methods routed."""
+
+    __slots__ = ("_impl",)
+    _kind = ""
+
+    def __getattr__(self, name):
+        # Every public method of NumPy's Generator / RandomState returns numbers or arrays (or
+        # shuffles its argument in place), so routing them all through the engine is exact.
+        if name.startswith("_"):
+            raise AttributeError(f"'wsarray.random.{self._kind}' object has no attribute '{name}'")
+        value = getattr(self._impl, name)
+        if callable(value):
+            return _F(value, f"random.{self._kind}.{name}")
+        return value
+
+    def __getstate__(self):
+        return self._impl
+
+    def __setstate__(self, impl):
+        self._impl = impl
+
+    def __repr__(self):
+        return repr(self._impl)
+
+
+class Generator(_Routed):
+    """``numpy.random.Generator`` whose results are wsarray arrays (same numbers as NumPy)."""
+
+    __slots__ = ()
+    _kind = "Generator"
+
+    def __init__(self, bit_generator):
+        impl = bit_generator if isinstance(bit_generator, _nr.Generator) else _nr.Generator(bit_generator)
+        self._impl = impl
+
+    def shuffle(self, x, axis=0):
+        """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
+        if isinstance(x, list):
+            return self._impl.shuffle(x, axis=axis)
+        return _F(self._impl.shuffle, "random.Generator.shuffle")(x, axis=axis)
+
+    def spawn(self, n_children):
+        return [Generator(g) for g in self._impl.spawn(n_children)]
+
+
+class RandomState(_Routed):
+    """``numpy.random.RandomState`` whose results are wsarray arrays (same numbers as NumPy)."""
+
+    __slots__ = ()
+    _kind = "RandomState"
+
+    def __init__(self, seed=None):
+        self._impl = seed if isinstance(seed, _nr.RandomState) else _nr.RandomState(seed)
+
+    def shuffle(self, x):
+        """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
+        if isinstance(x, list):
+            return self._impl.shuffle(x)
+        return _F(self._impl.shuffle, "random.RandomState.shuffle")(x)
+
+
+def default_rng(seed=None):
+    """Like ``numpy.random.default_rng``; the Generator's results are wsarray arrays."""
+    if isinstance(seed, Generator):
+        return seed
+    return Generator(_nr.default_rng(seed._impl if isinstance(seed, _Routed) else seed))
+
+
+beta = _F(_nr.beta, "random.beta")
+binomial = _F(_nr.binomial, "random.binomial")
+bytes = _F(_nr.bytes, "random.bytes")  # noqa: A001
+chisquare = _F(_nr.chisquare, "random.chisquare")
+choice = _F(_nr.choice, "random.choice")
+dirichlet = _F(_nr.dirichlet, "random.dirichlet")
+exponential = _F(_nr.exponential, "random.exponential")
+f = _F(_nr.f, "random.f")
+gamma = _F(_nr.gamma, "random.gamma")
+geometric = _F(_nr.geometric, "random.geometric")
+get_state = _F(_nr.get_state, "random.get_state")
+gumbel = _F(_nr.gumbel, "random.gumbel")
+hypergeometric = _F(_nr.hypergeometric, "random.hypergeometric")
+laplace = _F(_nr.laplace, "random.laplace")
+logistic = _F(_nr.logistic, "random.logistic")
+lognormal = _F(_nr.lognormal, "random.lognormal")
+logseries = _F(_nr.logseries, "random.logseries")
+multinomial = _F(_nr.multinomial, "random.multinomial")
+multivariate_normal = _F(_nr.multivariate_normal, "random.multivariate_normal")
+negative_binomial = _F(_nr.negative_binomial, "random.negative_binomial")
+noncentral_chisquare = _F(_nr.noncentral_chisquare, "random.noncentral_chisquare")
+noncentral_f = _F(_nr.noncentral_f, "random.noncentral_f")
+normal = _F(_nr.normal, "random.normal")
+pareto = _F(_nr.pareto, "random.pareto")
+permutation = _F(_nr.permutation, "random.permutation")
+poisson = _F(_nr.poisson, "random.poisson")
+power = _F(_nr.power, "random.power")
+rand = _F(_nr.rand, "random.rand")
+randint = _F(_nr.randint, "random.randint")
+randn = _F(_nr.randn, "random.randn")
+random = _F(_nr.random, "random.random")
+random_integers = _F(_nr.random_integers, "random.random_integers")
+random_sample = _F(_nr.random_sample, "random.random_sample")
+ranf = _F(_nr.ranf, "random.ranf")
+rayleigh = _F(_nr.rayleigh, "random.rayleigh")
+sample = _F(_nr.sample, "random.sample")
+seed = _F(_nr.seed, "random.seed")
+set_state = _F(_nr.set_state, "random.set_state")
+_shuffle = _F(_nr.shuffle, "random.shuffle")
+
+
+def shuffle(x):
+    """Shuffle ``x`` in place (NumPy's global state). A Python list is shuffled as it is: the engine
+    would otherwise shuffle an unwrapped copy of a list that holds wsarray arrays."""
+    if isinstance(x, list):
+        return _nr.shuffle(x)
+    return _shuffle(x)
+
+
+standard_cauchy = _F(_nr.standard_cauchy, "random.standard_cauchy")
+standard_exponential = _F(_nr.standard_exponential, "random.standard_exponential")
+standard_gamma = _F(_nr.standard_gamma, "random.standard_gamma")
+standard_normal = _F(_nr.standard_normal, "random.standard_normal")
+standard_t = _F(_nr.standard_t, "random.standard_t")
+triangular = _F(_nr.triangular, "random.triangular")
+uniform = _F(_nr.uniform, "random.uniform")
+vonmises = _F(_nr.vonmises, "random.vonmises")
+wald = _F(_nr.wald, "random.wald")
+weibull = _F(_nr.weibull, "random.weibull")
+zipf = _F(_nr.zipf, "random.zipf")
