@@ -1,0 +1,18 @@
+import numpy as np
+
+A = np.arange(6).reshape(2, 3)
+B = np.arange(12).reshape(3, 4)
+print(np.einsum("ij,jk->ik", A, B))
+print(np.einsum("ii", np.eye(3) * 2), np.einsum("i,i->", [1, 2, 3], [4, 5, 6]))
+print(np.einsum("ij->ji", A), np.einsum("bij,bjk->bik", np.ones((2, 2, 3)), np.ones((2, 3, 1))).shape)
+print(np.dot(A, B), np.matmul(A, B), A @ B)
+print(np.dot([1, 2, 3], [4, 5, 6]), np.inner([1, 2], [3, 4]), np.outer([1, 2], [3, 4]))
+print(np.vdot([1, 2], [3, 4]), np.cross([1, 0, 0], [0, 1, 0]), np.kron([1, 2], [1, 10]))
+print(np.tensordot(A, B, axes=([1], [0])))
+print(A.dot(B).sum(), np.trace(np.eye(4)), np.linalg.multi_dot([A, B, np.ones(4)]))
+v = np.array([3.0, 4.0])
+print(np.sqrt(v @ v), np.linalg.norm(v), v / np.linalg.norm(v))
+x = np.arange(5)
+print(x[:, None] * x[None, :])
+dist = np.sqrt(((x[:, None] - x[None, :]) ** 2))
+print(dist)

@@ -1,0 +1,21 @@
+import numpy as np
+
+a = np.array([1, 2, 3])
+b = np.array([4, 5, 6])
+print(np.concatenate([a, b]), np.vstack([a, b]), np.hstack([a, b]), np.stack([a, b], axis=1))
+print(np.column_stack([a, b]), np.dstack([a, b]).shape, np.append(a, [7, 8]), np.insert(a, 1, 99))
+print(np.delete(a, 0), np.tile(a, 2), np.repeat(a, 2), np.tile(a, (2, 1)))
+m = np.arange(12).reshape(3, 4)
+print(np.split(m, 2, axis=1), np.array_split(np.arange(7), 3), np.hsplit(m, 4)[0].T, np.vsplit(m, 3)[1])
+print(m.reshape(4, -1), m.reshape(-1), m.reshape((2, 6)).shape, np.resize(a, 5))
+print(np.expand_dims(a, 0).shape, np.squeeze(np.ones((1, 3, 1))).shape, np.atleast_2d(a).shape)
+print(np.swapaxes(np.ones((2, 3, 4)), 0, 2).shape, np.moveaxis(np.ones((2, 3, 4)), 0, -1).shape)
+print(np.roll(a, 1), np.roll(m, -1, axis=0), np.block([[np.eye(2), np.zeros((2, 1))]]))
+c = m.copy()
+c.shape = (6, 2)
+print(c)
+print(np.pad(a, (2, 1), constant_values=0), np.trim_zeros(np.array([0, 0, 1, 2, 0])))
+print(np.broadcast_to(a, (2, 3)), np.diag([1, 2]), np.diag(m), np.tril(np.ones((3, 3))), np.triu(m, 1))
+parts = [np.full(2, i) for i in range(3)]
+print(np.concatenate(parts), np.array(parts), np.array(parts).T.shape)
+print(np.ravel(m, order="F"), m.flatten("F"), m.T.copy().flags["C_CONTIGUOUS"])

@@ -1,0 +1,23 @@
+import numpy as np
+
+a = np.array([1.7, -2.3, 3.9])
+print(a.astype(int), a.astype(np.int32), a.astype(np.float32), a.astype(bool), a.astype("U4"))
+print(np.array([1, 2, 3]).dtype, np.array([1.0]).dtype, np.array([True]).dtype, np.array(["x"]).dtype)
+print(np.float64(3), np.int32(5), np.float32("1.5"), np.int64(7) // 2, np.uint8(300 % 256))
+print(np.dtype("float32"), np.dtype(np.int16).itemsize, np.dtype(float).name, np.dtype("i4") == np.int32)
+print(a.dtype == np.float64, a.dtype == "float64", a.dtype.kind, a.dtype.itemsize, a.itemsize, a.nbytes, a.strides)
+print(isinstance(a, np.ndarray), type(a.tolist()[0]).__name__, type(a.item(0)).__name__)
+print(np.issubdtype(a.dtype, np.floating), np.issubdtype(np.int8, np.integer), np.issubdtype(a.dtype, np.number))
+print(np.result_type(np.int8, np.float32), np.promote_types("i4", "f4"), np.can_cast(np.int32, np.float64))
+b = np.array([1, 2, 3], dtype=np.uint8)
+print(b - 2, (b * 100).dtype, b.astype(np.int16) * 100, b.view(np.int8))
+c = np.arange(4, dtype=np.float32)
+print(c / 3, (c / 3).dtype, c.sum().dtype if hasattr(c.sum(), "dtype") else None)
+print(np.array([1, 2]) / 2, np.array([1, 2]) // 2, (np.array([1, 2]) / 2).dtype)
+print(np.zeros(2, dtype=complex), np.array([1 + 1j]).real, np.abs(np.array([3 + 4j])))
+print(a.round(1), np.round(a, 0), np.around(a), np.floor(a), np.ceil(a), np.trunc(a), np.rint(a))
+print(np.float64(0.1) + np.float64(0.2) == 0.3, np.isclose(0.1 + 0.2, 0.3))
+x = np.int64(2) ** 10
+print(x, np.sqrt(np.float32(2)), np.array(5).ndim, np.array(5).shape, np.asarray([[1]]).shape)
+print(np.iinfo(a.astype(int).dtype).max > 0, np.array([300]).astype(np.uint8))
+print(np.bool_(True), np.array([0, 1, 2]).astype(bool).sum(), np.datetime64("2024-01-15") + np.timedelta64(3, "D"))
