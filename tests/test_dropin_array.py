@@ -100,3 +100,29 @@ def test_scalar_results_come_from_the_workspace():
     with wnp.workspace("DROPIN_ARRAY"):
         s = wnp.arange(4.0).sum()
         assert s.workspace == "DROPIN_ARRAY" and repr(s) == "np.float64(6.0)"
+
+
+def test_errors_keep_numpys_message_and_name_the_function(scope):
+    cases = [(lambda m: m.arange(3).reshape(2, 2), ValueError, "Array.reshape"),
+             (lambda m: m.ones(2) + m.ones(3), ValueError, "Array.__add__"),
+             (lambda m: m.arange(3)[5], IndexError, "Array.__getitem__"),
+             (lambda m: m.linalg.inv(m.zeros((2, 2))), np.linalg.LinAlgError, "linalg.inv")]
+    for make, kind, name in cases:
+        with pytest.raises(kind) as want:
+            make(np)
+        with pytest.raises(kind) as got:
+            make(wnp)
+        assert str(got.value) == str(want.value)
+        assert got.value.__notes__ == [f"wsarray.{name}(): NumPy raised this error"]
+
+
+def test_sequence_repetition_with_scalar_results(scope):
+    w = wnp.arange(5)
+    n = np.arange(5)
+    assert [0] * w.argmax() == [0] * n.argmax() == [0, 0, 0, 0]
+    assert w[2] * "ab" == "abab" and (1,) * w[1] == (1,)
+    with pytest.raises(TypeError):
+        [0] * wnp.asarray([1.5]).sum()
+    # A real 0-d array multiplies elementwise, as in NumPy.
+    same = wnp.asarray(3) * [1, 2]
+    assert isinstance(same, wnp.Array) and same.tolist() == (np.asarray(3) * [1, 2]).tolist()

@@ -145,11 +145,27 @@ void prefix_error_for(const char *name) {
             PyObject *msg = PyTuple_GET_ITEM(args, 0);
             nb::str mark("wsarray.");
             if (PyUnicode_Tailmatch(msg, mark.ptr(), 0, 8, -1) == 0) {
-                nb::str fixed(("wsarray." + std::string(name) + "(): ").c_str());
-                nb::object full = nb::steal(PyUnicode_Concat(fixed.ptr(), msg));
-                if (full) {
-                    nb::object new_args = nb::make_tuple(full);
-                    PyObject_SetAttrString(value, "args", new_args.ptr());
+                // NumPy's own message stays as it is (programs print it; drop-in means the same
+                // text); the traceback names the wsarray function in a PEP 678 note. Python 3.10
+                // has no notes: there the message gets the prefix instead.
+                std::string where = "wsarray." + std::string(name) + "(): ";
+                nb::object notes = nb::steal(PyObject_GetAttrString(value, "__notes__"));
+                bool noted = false;
+                if (notes && PyList_Check(notes.ptr()))
+                    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(notes.ptr()); ++i)
+                        noted |= PyUnicode_Tailmatch(PyList_GET_ITEM(notes.ptr(), i), mark.ptr(), 0, 8, -1) == 1;
+                PyErr_Clear();
+                if (!noted) {
+                    nb::str note((where + "NumPy raised this error").c_str());
+                    nb::object r = nb::steal(PyObject_CallMethod(value, "add_note", "O", note.ptr()));
+                    if (!r) {
+                        PyErr_Clear();
+                        nb::object full = nb::steal(PyUnicode_Concat(nb::str(where.c_str()).ptr(), msg));
+                        if (full) {
+                            nb::object new_args = nb::make_tuple(full);
+                            PyObject_SetAttrString(value, "args", new_args.ptr());
+                        }
+                    }
                 }
                 PyErr_Clear();
             }

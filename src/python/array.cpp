@@ -52,7 +52,17 @@ nb::object call1(const char *name, PyObject *f, nb::handle x) {
     return apply(name, f, args.ptr(), nullptr);
 }
 
+/// `seq * s` / `s * seq` with `s` a scalar result and `seq` a list, tuple, str or bytes: NumPy's
+/// scalars defer to Python (repetition for integers, TypeError otherwise), so these do too.
+bool defers_to_sequence(nb::handle s, nb::handle seq) {
+    PyObject *q = seq.ptr();
+    return is_array(s.ptr()) && array_of(s.ptr()).from_scalar &&
+           (PyList_CheckExact(q) || PyTuple_CheckExact(q) || PyUnicode_CheckExact(q) || PyBytes_CheckExact(q));
+}
+
 nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
+    if (f == ops.multiply && (defers_to_sequence(x, y) || defers_to_sequence(y, x)))
+        return nb::borrow(Py_NotImplemented);
     nb::object args = nb::make_tuple(x, y);
     return apply(name, f, args.ptr(), nullptr);
 }
