@@ -209,3 +209,18 @@ def test_savetxt_stale_array_raises(tmp_path):
         w = wnp.ones(3)
     with pytest.raises(wnp.WorkspaceError, match="savetxt"):
         wnp.savetxt(os.fspath(tmp_path / "x.txt"), w)
+
+
+def test_string_and_emath_modules(scope):
+    n = np.array(["ab", "Cd"])
+    w = wnp.asarray(n)
+    same(wnp.char.upper(w), np.char.upper(n), scope)
+    same(wnp.strings.str_len(w), np.strings.str_len(n), scope)
+    same(wnp.char.add(w, "x"), np.char.add(n, "x"), scope)
+    same(wnp.emath.sqrt(wnp.asarray([-4.0, 4.0])), np.emath.sqrt(np.array([-4.0, 4.0])), scope)
+    assert wnp.char.upper.__wrapped__ is np.char.upper
+    for module in (wnp.char, wnp.strings, wnp.emath):
+        for name in module.__all__:
+            assert getattr(module, name).__wrapped__ is getattr(getattr(np, module.__name__.split(".")[1]), name)
+    with pytest.raises(AttributeError):
+        wnp.char.chararray

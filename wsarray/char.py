@@ -1,0 +1,66 @@
+"""``wsarray.char``: NumPy's legacy string operations (``numpy.char``) with results in the current
+workspace. ``char.array``/``char.asarray``/``chararray`` make ``numpy.char.chararray`` (an ndarray
+subclass) and are not provided."""
+
+from numpy import char as _char
+
+from ._core import Function as _F
+
+__all__ = ["add", "capitalize", "center", "compare_chararrays", "count", "decode", "encode",
+           "endswith", "equal", "expandtabs", "find", "greater", "greater_equal", "index",
+           "isalnum", "isalpha", "isdecimal", "isdigit", "islower", "isnumeric", "isspace",
+           "istitle", "isupper", "join", "less", "less_equal", "ljust", "lower", "lstrip", "mod",
+           "multiply", "not_equal", "partition", "replace", "rfind", "rindex", "rjust",
+           "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith", "str_len",
+           "strip", "swapcase", "title", "translate", "upper", "zfill"]
+
+add = _F(_char.add, "char.add")
+capitalize = _F(_char.capitalize, "char.capitalize")
+center = _F(_char.center, "char.center")
+compare_chararrays = _F(_char.compare_chararrays, "char.compare_chararrays")
+count = _F(_char.count, "char.count")
+decode = _F(_char.decode, "char.decode")
+encode = _F(_char.encode, "char.encode")
+endswith = _F(_char.endswith, "char.endswith")
+equal = _F(_char.equal, "char.equal")
+expandtabs = _F(_char.expandtabs, "char.expandtabs")
+find = _F(_char.find, "char.find")
+greater = _F(_char.greater, "char.greater")
+greater_equal = _F(_char.greater_equal, "char.greater_equal")
+index = _F(_char.index, "char.index")
+isalnum = _F(_char.isalnum, "char.isalnum")
+isalpha = _F(_char.isalpha, "char.isalpha")
+isdecimal = _F(_char.isdecimal, "char.isdecimal")
+isdigit = _F(_char.isdigit, "char.isdigit")
+islower = _F(_char.islower, "char.islower")
+isnumeric = _F(_char.isnumeric, "char.isnumeric")
+isspace = _F(_char.isspace, "char.isspace")
+istitle = _F(_char.istitle, "char.istitle")
+isupper = _F(_char.isupper, "char.isupper")
+join = _F(_char.join, "char.join")
+less = _F(_char.less, "char.less")
+less_equal = _F(_char.less_equal, "char.less_equal")
+ljust = _F(_char.ljust, "char.ljust")
+lower = _F(_char.lower, "char.lower")
+lstrip = _F(_char.lstrip, "char.lstrip")
+mod = _F(_char.mod, "char.mod")
+multiply = _F(_char.multiply, "char.multiply")
+not_equal = _F(_char.not_equal, "char.not_equal")
+partition = _F(_char.partition, "char.partition")
+replace = _F(_char.replace, "char.replace")
+rfind = _F(_char.rfind, "char.rfind")
+rindex = _F(_char.rindex, "char.rindex")
+rjust = _F(_char.rjust, "char.rjust")
+rpartition = _F(_char.rpartition, "char.rpartition")
+rsplit = _F(_char.rsplit, "char.rsplit")
+rstrip = _F(_char.rstrip, "char.rstrip")
+split = _F(_char.split, "char.split")
+splitlines = _F(_char.splitlines, "char.splitlines")
+startswith = _F(_char.startswith, "char.startswith")
+str_len = _F(_char.str_len, "char.str_len")
+strip = _F(_char.strip, "char.strip")
+swapcase = _F(_char.swapcase, "char.swapcase")
+title = _F(_char.title, "char.title")
+translate = _F(_char.translate, "char.translate")
+upper = _F(_char.upper, "char.upper")
+zfill = _F(_char.zfill, "char.zfill")
