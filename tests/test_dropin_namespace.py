@@ -170,7 +170,14 @@ def test_numpy_settings_types_and_constants_are_numpys():
     assert wnp.errstate is np.errstate and wnp.finfo is np.finfo and wnp.iinfo is np.iinfo
     assert wnp.set_printoptions is np.set_printoptions and wnp.printoptions is np.printoptions
     assert wnp.int_ is np.int_ and wnp.intp is np.intp and wnp.floating is np.floating
-    assert wnp.euler_gamma == np.euler_gamma and wnp.testing is np.testing
+    assert wnp.euler_gamma == np.euler_gamma
+    import wsarray.testing as wt
+    from wsarray.exceptions import AxisError
+    from wsarray.typing import NDArray
+    assert wt.assert_allclose is np.testing.assert_allclose and wnp.testing is wt
+    assert AxisError is np.exceptions.AxisError and NDArray is np.typing.NDArray
+    assert wnp.dtypes.Float64DType is np.dtypes.Float64DType
+    wt.assert_array_equal(wnp.arange(3), np.arange(3))
     with wnp.printoptions(precision=2):
         assert repr(wnp.asarray([1.23456])) == "array([1.23])"
     with wnp.errstate(divide="raise"), pytest.raises(FloatingPointError):

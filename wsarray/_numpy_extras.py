@@ -22,7 +22,7 @@ from ._core import Array as _Array
 from ._core import Function as _F
 
 __all__ = [
-    "dtypes", "einsum_path", "exceptions", "frompyfunc", "ix_", "testing", "typing",
+    "einsum_path", "frompyfunc", "ix_",
     "append", "apply_along_axis", "apply_over_axes", "argpartition", "argwhere", "around", "array2string",
     "array_equiv", "array_repr", "array_split", "array_str", "asanyarray", "asarray_chkfinite",
     "ascontiguousarray", "asfortranarray", "astype", "bartlett", "base_repr", "binary_repr", "bincount",
@@ -298,13 +298,6 @@ ScalarType = _np.ScalarType
 sctypeDict = _np.sctypeDict
 True_ = _np.True_
 typecodes = _np.typecodes
-
-# Modules of NumPy that hold no array memory of their own: assertion helpers (they read wsarray
-# arrays through __array__), type annotations, exception and dtype classes.
-testing = _np.testing
-typing = _np.typing
-exceptions = _np.exceptions
-dtypes = _np.dtypes
 
 _format_float_positional = _np.format_float_positional
 _format_float_scientific = _np.format_float_scientific

@@ -1,0 +1,6 @@
+"""``wsarray.exceptions``: NumPy's exception classes (``AxisError``, ...): wsarray raises NumPy's errors unchanged.
+
+The same objects as ``numpy.exceptions``, importable as ``wsarray.exceptions`` (``import wsarray.exceptions``)."""
+
+from numpy.exceptions import *  # noqa: F401,F403
+from numpy.exceptions import __all__  # noqa: F401
