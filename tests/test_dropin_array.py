@@ -126,3 +126,22 @@ def test_sequence_repetition_with_scalar_results(scope):
     # A real 0-d array multiplies elementwise, as in NumPy.
     same = wnp.asarray(3) * [1, 2]
     assert isinstance(same, wnp.Array) and same.tolist() == (np.asarray(3) * [1, 2]).tolist()
+
+
+def test_scalar_results_report_numpys_scalar_class(scope):
+    f, i = wnp.asarray([1.5, 2.5]), wnp.asarray([1, 2])
+    assert isinstance(f.sum(), float) and isinstance(f[0], np.floating) and isinstance(f.mean(), np.float64)
+    assert isinstance(i[0], np.integer) and not isinstance(i.sum(), int)  # as np.int64
+    assert f.sum().__class__ is np.float64 and type(f.sum()) is wnp.Array
+    assert isinstance(f.sum(), wnp.Array) and f.__class__ is wnp.Array
+    assert wnp.asarray(1.5).__class__ is wnp.Array  # a real 0-d array is an array
+    assert (f > 2).any().__class__ is np.bool_
+
+
+def test_copies_and_pickles_of_scalar_results_stay_scalars(scope):
+    import copy
+    import pickle
+    s = wnp.asarray([1.5, 2.5]).sum()
+    for c in (copy.copy(s), copy.deepcopy(s), pickle.loads(pickle.dumps(s))):
+        assert isinstance(c, wnp.Array) and repr(c) == "np.float64(4.0)"
+    assert repr(copy.copy(wnp.asarray(4.0))) == "array(4.)"

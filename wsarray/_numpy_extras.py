@@ -310,6 +310,11 @@ def _numpy_scalar(x):
     return x
 
 
+def _rebuild_scalar(value):
+    """Unpickle a scalar result (a 0-d array standing for a NumPy scalar) as a scalar result."""
+    return _F(_np.asarray, "asarray")(value)[()]
+
+
 def isscalar(element):
     """``numpy.isscalar``; a 0-d wsarray array (what wsarray returns where NumPy returns a scalar,
     e.g. ``a.sum()`` or ``a[0]``) counts as a scalar."""

@@ -231,6 +231,21 @@ void export_array(nb::module_ &m) {
         if (!r) throw nb::python_error();
         return r;
     });
+    {
+        // A scalar result reports NumPy's scalar type as its __class__, which isinstance() also
+        // consults: isinstance(a.sum(), float / np.floating / np.integer) hold as in NumPy, while
+        // type(x) and isinstance(x, wsarray.Array) still see the Array. Never raises (no check).
+        // Put into the type's dict directly: setattr(type, "__class__") would set the metaclass.
+        nb::object getter = nb::cpp_function([](nb::handle s) -> nb::object {
+            Array &a = array_of(s.ptr());
+            if (a.from_scalar && nb::cast<int>(a.data.attr("ndim")) == 0)
+                return a.data.attr("dtype").attr("type");
+            return nb::borrow((PyObject *) Py_TYPE(s.ptr()));
+        });
+        nb::object prop = nb::module_::import_("builtins").attr("property")(getter);
+        if (PyDict_SetItemString(ArrayType->tp_dict, "__class__", prop.ptr()) < 0) throw nb::python_error();
+        PyType_Modified(ArrayType);
+    }
     cls.def("__round__", [](nb::handle s, nb::handle ndigits) {
         // round(x, n) as for NumPy scalars; ndarray itself has no __round__ (TypeError as NumPy).
         Array &a = self_of(s, "Array.__round__");
@@ -370,11 +385,21 @@ void export_array(nb::module_ &m) {
         return nb::str(t.ws->name().c_str());
     }, "Name of the workspace the memory belongs to (None for detached arrays).");
 
-    cls.def("__copy__", [](nb::handle s) { return call1("Array.__copy__", ops.copy, s); });
-    cls.def("__deepcopy__", [](nb::handle s, nb::handle) { return call1("Array.__deepcopy__", ops.copy, s); });
+    // Copies of a scalar result are scalar results (x[()] of the 0-d array gives NumPy's scalar).
+    cls.def("__copy__", [](nb::handle s) {
+        if (array_of(s.ptr()).from_scalar) return call2("Array.__copy__", ops.getitem, s, nb::tuple());
+        return call1("Array.__copy__", ops.copy, s);
+    });
+    cls.def("__deepcopy__", [](nb::handle s, nb::handle) {
+        if (array_of(s.ptr()).from_scalar) return call2("Array.__deepcopy__", ops.getitem, s, nb::tuple());
+        return call1("Array.__deepcopy__", ops.copy, s);
+    });
     cls.def("__reduce__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__reduce__");
         nb::module_ ws = nb::module_::import_("wsarray");
+        if (a.from_scalar && nb::cast<int>(a.data.attr("ndim")) == 0)
+            return nb::make_tuple(ws.attr("_numpy_extras").attr("_rebuild_scalar"),
+                                  nb::make_tuple(attribute_owner(a)));
         return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(a.data.attr("copy")()));
     });
     cls.def("__getattr__", [](nb::handle s, const std::string &name) -> nb::object {

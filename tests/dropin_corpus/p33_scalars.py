@@ -21,3 +21,8 @@ for v in a:
     x = x + v
 print(x, repr(x), x == 29, x > 20)
 print(np.array([a.sum(), a.prod()]), np.array([m, 1.0]).dtype, np.stack([a.max(), a.min()]))
+def kind(v):
+    if isinstance(v, (int, float, np.number)):
+        return "scalar"
+    return "array"
+print(kind(a.sum()), kind(a), kind(m), isinstance(m, float), isinstance(a[0], np.integer), m.__class__.__name__)
