@@ -231,3 +231,29 @@ def test_string_and_emath_modules(scope):
             assert getattr(module, name).__wrapped__ is getattr(getattr(np, module.__name__.split(".")[1]), name)
     with pytest.raises(AttributeError):
         wnp.char.chararray
+
+
+def test_ndarray_isinstance_subclass_and_constructor(scope):
+    a = wnp.arange(3)
+    assert isinstance(a, wnp.ndarray) and isinstance(np.arange(2), wnp.ndarray)
+    assert isinstance(wnp.asarray(3.0), wnp.ndarray) and not isinstance(a.sum(), wnp.ndarray)
+    assert not isinstance([1, 2], wnp.ndarray) and issubclass(wnp.Array, wnp.ndarray)
+    assert isinstance(a.sum(), np.generic) == isinstance(np.arange(3).sum(), np.generic)
+    b = wnp.ndarray((2, 3), dtype=np.int32)
+    assert type(b) is wnp.Array and b.shape == (2, 3) and b.dtype == np.int32
+    if scope is not None:
+        assert b.workspace == "DROPIN_NS"
+
+    class Named(wnp.ndarray):
+        def __new__(cls, array, name="none"):
+            obj = wnp.asarray(array).view(cls)
+            obj.name = name
+            return obj
+
+        def __array_finalize__(self, obj):
+            self.name = getattr(obj, "name", "none")
+
+    z = Named(wnp.arange(4), "four")
+    assert isinstance(z, Named) and isinstance(z, np.ndarray) and z.name == "four"
+    assert repr(z) == "Named([0, 1, 2, 3])" and z[1:].name == "four"
+    assert not isinstance(wnp.arange(2), Named)

@@ -62,3 +62,4 @@ from ._numpy_extras import __getattr__  # noqa: E402,F401
 
 __all__ = __all__ + ["char", "dtypes", "emath", "exceptions", "random", "strings", "testing",
                      "typing"] + _index_tricks_all + _io_all + _numpy_extras_all
+from ._ndarray import ndarray  # noqa: E402,F401,F811  (isinstance/subclass/constructor like NumPy's)
