@@ -257,3 +257,17 @@ def test_ndarray_isinstance_subclass_and_constructor(scope):
     assert isinstance(z, Named) and isinstance(z, np.ndarray) and z.name == "four"
     assert repr(z) == "Named([0, 1, 2, 3])" and z[1:].name == "four"
     assert not isinstance(wnp.arange(2), Named)
+
+
+def test_stride_tricks_views():
+    from wsarray.lib.stride_tricks import sliding_window_view
+    n = np.arange(6.0)
+    with wnp.workspace("DROPIN_NS"):
+        w = wnp.arange(6.0)
+        v = sliding_window_view(w, 3)
+        same(v, sliding_window_view(n, 3))
+        assert v.workspace == "DROPIN_NS"
+        s = wnp.lib.stride_tricks.as_strided(w, shape=(2, 2), strides=(16, 8))
+        same(s, np.lib.stride_tricks.as_strided(n, shape=(2, 2), strides=(16, 8)))
+    with pytest.raises(wnp.WorkspaceError):
+        v.sum()

@@ -376,7 +376,7 @@ _MODULE = ("wsarray does not wrap this NumPy module; call numpy's functions on n
 _NOT_PROVIDED = {
     "asmatrix": _SUBCLASS, "bmat": _SUBCLASS, "matrix": _SUBCLASS, "memmap": _SUBCLASS,
     "recarray": _SUBCLASS, "record": _SUBCLASS,
-    "core": _MODULE, "ctypeslib": _MODULE, "f2py": _MODULE, "lib": _MODULE,
+    "core": _MODULE, "ctypeslib": _MODULE, "f2py": _MODULE,
     "ma": _MODULE + "; masked arrays are an ndarray subclass", "polynomial": _MODULE, "rec": _MODULE,
     "test": "run numpy.test() for NumPy's own test suite",
 }

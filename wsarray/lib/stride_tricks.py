@@ -1,0 +1,11 @@
+"""``wsarray.lib.stride_tricks``: strided views (``sliding_window_view``, ``as_strided``) of wsarray
+arrays; the views share the array's memory and are checked against its workspace cycle."""
+
+from numpy.lib import stride_tricks as _st
+
+from .._core import Function as _F
+
+__all__ = ["as_strided", "sliding_window_view"]
+
+as_strided = _F(_st.as_strided, "lib.stride_tricks.as_strided")
+sliding_window_view = _F(_st.sliding_window_view, "lib.stride_tricks.sliding_window_view")
