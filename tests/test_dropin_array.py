@@ -145,3 +145,15 @@ def test_copies_and_pickles_of_scalar_results_stay_scalars(scope):
     for c in (copy.copy(s), copy.deepcopy(s), pickle.loads(pickle.dumps(s))):
         assert isinstance(c, wnp.Array) and repr(c) == "np.float64(4.0)"
     assert repr(copy.copy(wnp.asarray(4.0))) == "array(4.)"
+
+
+def test_records_index_like_numpy(scope):
+    n = np.zeros(2, dtype=[("name", "U10"), ("age", "i4")])
+    n["name"] = ["Ann", "Doug"]
+    n["age"] = [25, 19]
+    w = wnp.asarray(n.copy())
+    assert repr(w[-1]) == repr(n[-1]) and type(w[-1]) is np.void
+    assert repr(w[-1]["name"]) == repr(n[-1]["name"]) and w[1]["age"] == 19
+    assert [r["name"] for r in w] == ["Ann", "Doug"]
+    same = w["age"]
+    assert isinstance(same, wnp.Array) and same.tolist() == [25, 19]

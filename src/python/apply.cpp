@@ -105,8 +105,7 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
         }
         return new_array(r);
     }
-    // np.str_ / np.bytes_ stay as they are: they are Python str / bytes (no array memory).
-    if (is_numpy_scalar(r) && !PyUnicode_Check(r) && !PyBytes_Check(r)) {
+    if (is_numpy_scalar(r)) {
         nb::object nd = nb::steal(scalar_to_ndarray(r));
         if (!nd) throw nb::python_error();
         return new_array(nd.ptr(), true);

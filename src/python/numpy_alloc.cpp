@@ -108,7 +108,9 @@ std::string take_allocation_error() {
 void *ndarray_data(PyObject *o) { return PyArray_Check(o) ? PyArray_DATA((PyArrayObject *) o) : nullptr; }
 bool is_ndarray(PyObject *o) { return PyArray_Check(o); }
 bool is_ndarray_exact(PyObject *o) { return PyArray_CheckExact(o); }
-bool is_numpy_scalar(PyObject *o) { return PyArray_IsScalar(o, Generic); }
+// Flexible scalars (np.str_, np.bytes_ and np.void records) stay as they are: str_/bytes_ are
+// Python str/bytes, and record["field"] must give the field's scalar as in NumPy.
+bool is_numpy_scalar(PyObject *o) { return PyArray_IsScalar(o, Generic) && !PyArray_IsScalar(o, Flexible); }
 PyObject *scalar_to_ndarray(PyObject *scalar) { return PyArray_FromScalar(scalar, nullptr); }
 
 } // namespace wsa_py

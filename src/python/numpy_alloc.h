@@ -40,6 +40,7 @@ std::string take_allocation_error();
 void *ndarray_data(PyObject *o);
 bool is_ndarray(PyObject *o);
 bool is_ndarray_exact(PyObject *o);
+/// A NumPy scalar that wsarray wraps as a 0-d Array (numbers, bools, datetimes; not str/bytes/void).
 bool is_numpy_scalar(PyObject *o);
 /// A 0-d ndarray holding a NumPy scalar (allocated under the current route).
 PyObject *scalar_to_ndarray(PyObject *scalar);
