@@ -157,3 +157,15 @@ def test_records_index_like_numpy(scope):
     assert [r["name"] for r in w] == ["Ann", "Doug"]
     same = w["age"]
     assert isinstance(same, wnp.Array) and same.tolist() == [25, 19]
+
+
+def test_equality_with_none_and_other_types_is_numpys(scope):
+    n = np.arange(3)
+    w = wnp.arange(3)
+    for other in (None, "", "a", object()):
+        got_eq, got_ne = w == other, w != other
+        assert isinstance(got_eq, wnp.Array)
+        assert got_eq.tolist() == (n == other).tolist() and got_ne.tolist() == (n != other).tolist()
+    assert repr(w.sum() == "") == repr(n.sum() == "") and (w.sum() == None) == (n.sum() == None)  # noqa: E711
+    assert (w == wnp.asarray([0, 5, 2])).tolist() == [True, False, True]
+    assert (w == [0, 1, 5]).tolist() == [True, True, False] and (w != 1).tolist() == [True, False, True]

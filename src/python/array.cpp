@@ -13,7 +13,7 @@ struct NumpyOps {
     PyObject *add, *subtract, *multiply, *true_divide, *floor_divide, *remainder, *power, *matmul,
         *bitwise_and, *bitwise_or, *bitwise_xor, *left_shift, *right_shift, *negative, *positive,
         *absolute, *invert, *less, *less_equal, *equal, *not_equal, *greater, *greater_equal,
-        *divmod, *getitem, *setitem, *array, *copy, *numpy;
+        *divmod, *getitem, *setitem, *array, *copy, *numpy, *eq, *ne;
 };
 NumpyOps ops;
 
@@ -29,7 +29,8 @@ void load_ops() {
            lookup(np, "positive"), lookup(np, "absolute"), lookup(np, "invert"), lookup(np, "less"),
            lookup(np, "less_equal"), lookup(np, "equal"), lookup(np, "not_equal"), lookup(np, "greater"),
            lookup(np, "greater_equal"), lookup(np, "divmod"), lookup(op, "getitem"),
-           lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"), np.inc_ref().ptr()};
+           lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"), np.inc_ref().ptr(),
+           lookup(op, "eq"), lookup(op, "ne")};
 }
 
 Array &self_of(nb::handle self, const char *fn) {
@@ -156,12 +157,16 @@ void export_array(nb::module_ &m) {
     cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); });
     WSA_COMPARE("__lt__", less)
     WSA_COMPARE("__le__", less_equal)
-    WSA_COMPARE("__eq__", equal)
-    WSA_COMPARE("__ne__", not_equal)
     WSA_COMPARE("__gt__", greater)
     WSA_COMPARE("__ge__", greater_equal)
     WSA_COMPARE("__divmod__", divmod)
 #undef WSA_COMPARE
+    // == and != are ndarray's (operator.eq on the unwrapped arrays), not np.equal: NumPy compares
+    // with None or an unrelated type elementwise (all False / all True) instead of raising.
+    cls.def("__eq__", [](nb::handle s, nb::handle o) { return call2("Array.__eq__", ops.eq, s, o); },
+            nb::arg("other").none());
+    cls.def("__ne__", [](nb::handle s, nb::handle o) { return call2("Array.__ne__", ops.ne, s, o); },
+            nb::arg("other").none());
     cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); });
 #define WSA_UNARY(py, f) cls.def(py, [](nb::handle s) { return call1("Array." py, ops.f, s); });
     WSA_UNARY("__neg__", negative)
