@@ -271,3 +271,18 @@ def test_stride_tricks_views():
         same(s, np.lib.stride_tricks.as_strided(n, shape=(2, 2), strides=(16, 8)))
     with pytest.raises(wnp.WorkspaceError):
         v.sum()
+
+
+def test_functions_carry_numpys_documentation():
+    import contextlib
+    import io
+    import inspect
+    assert wnp.sum.__doc__ == np.sum.__doc__ and wnp.add.reduce.__doc__ == np.add.reduce.__doc__
+    assert wnp.random.normal.__doc__ == np.random.normal.__doc__
+    assert inspect.signature(wnp.linspace) == inspect.signature(np.linspace)
+    got, want = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(got):
+        wnp.info(wnp.dot)
+    with contextlib.redirect_stdout(want):
+        np.info(np.dot)
+    assert got.getvalue() == want.getvalue() and "Dot product" in got.getvalue()

@@ -38,7 +38,9 @@ void export_function(nb::module_ &m) {
                 return nb::cast(Routed{v, r.name + "." + attr});
             return v;
         })
-        .def("__repr__", [](Routed &r) { return "<wsarray function " + r.name + ">"; });
+        .def("__repr__", [](Routed &r) { return "<wsarray function " + r.name + ">"; })
+        // help(np.sum), np.info(np.dot), f.__doc__: NumPy's documentation of the wrapped function.
+        .def_prop_ro("__doc__", [](Routed &r) { return nb::getattr(r.func, "__doc__", nb::none()); });
 }
 
 } // namespace wsa_py
