@@ -167,7 +167,8 @@ def test_scalar_stand_ins():
 
 
 def test_numpy_settings_types_and_constants_are_numpys():
-    assert wnp.errstate is np.errstate and wnp.finfo is np.finfo and wnp.iinfo is np.iinfo
+    assert wnp.errstate is np.errstate
+    assert wnp.finfo(np.float64).eps == np.finfo(np.float64).eps and wnp.iinfo(np.int8).max == 127
     assert wnp.set_printoptions is np.set_printoptions and wnp.printoptions is np.printoptions
     assert wnp.int_ is np.int_ and wnp.intp is np.intp and wnp.floating is np.floating
     assert wnp.euler_gamma == np.euler_gamma
@@ -203,9 +204,19 @@ def test_extras_names_are_all_bound():
     assert len(set(extras.__all__)) == len(extras.__all__)
 
 
+def test_array_api_names_are_not_replaced():
+    """Names the array API also defines are NumPy's only where no array-API module defines them."""
+    for name, fallback in extras._ARRAY_API_FALLBACKS.items():
+        assert name not in extras.__all__
+        value = getattr(wnp, name)
+        assert value is fallback or name in vars(wnp), name
+    assert wnp.finfo(np.float32).eps == np.finfo(np.float32).eps
+    assert wnp.take(wnp.arange(5), [1, 3]).tolist() == [1, 3]
+
+
 def test_routed_names_are_numpy_functions():
     """Each routed name wraps NumPy's function of the same name."""
-    for name in extras.__all__:
+    for name in list(extras.__all__) + list(extras._ARRAY_API_FALLBACKS):
         value = getattr(extras, name)
         if isinstance(value, wnp._core.Function):
             assert value.__wrapped__ is getattr(np, name), name

@@ -22,38 +22,36 @@ from ._core import Array as _Array
 from ._core import Function as _F
 
 __all__ = [
-    "einsum_path", "frompyfunc", "ix_",
-    "append", "apply_along_axis", "apply_over_axes", "argpartition", "argwhere", "around", "array2string",
-    "array_equiv", "array_repr", "array_split", "array_str", "asanyarray", "asarray_chkfinite",
-    "ascontiguousarray", "asfortranarray", "astype", "bartlett", "base_repr", "binary_repr", "bincount",
-    "bitwise_count", "bitwise_not", "blackman", "block", "broadcast", "broadcast_shapes", "busday_count",
-    "busday_offset", "busdaycalendar", "byte", "bytes_", "can_cast", "cdouble", "character", "choose",
-    "clongdouble", "common_type", "complexfloating", "compress", "convolve", "copyto", "corrcoef",
-    "correlate", "cov", "cross", "csingle", "datetime64", "datetime_as_string", "datetime_data", "delete",
-    "diag_indices", "diag_indices_from", "diagflat", "digitize", "divmod", "double", "dsplit", "ediff1d",
-    "errstate", "euler_gamma", "extract", "False_", "fill_diagonal", "finfo", "fix", "flatiter",
+    "einsum_path", "frompyfunc", "ix_", "append", "apply_along_axis", "apply_over_axes", "argpartition",
+    "argwhere", "around", "array2string", "array_equiv", "array_repr", "array_split", "array_str",
+    "asanyarray", "asarray_chkfinite", "ascontiguousarray", "asfortranarray", "bartlett", "base_repr",
+    "binary_repr", "bincount", "bitwise_count", "bitwise_not", "blackman", "block", "broadcast",
+    "busday_count", "busday_offset", "busdaycalendar", "byte", "bytes_", "cdouble", "character",
+    "choose", "clongdouble", "common_type", "complexfloating", "compress", "convolve", "copyto",
+    "corrcoef", "correlate", "cov", "csingle", "datetime64", "datetime_as_string", "datetime_data",
+    "delete", "diag_indices", "diag_indices_from", "diagflat", "digitize", "divmod", "double", "dsplit",
+    "ediff1d", "errstate", "euler_gamma", "extract", "False_", "fill_diagonal", "fix", "flatiter",
     "flatnonzero", "flexible", "fliplr", "flipud", "floating", "format_float_positional",
     "format_float_scientific", "frombuffer", "fromfile", "fromfunction", "fromiter", "fromregex",
     "fromstring", "generic", "genfromtxt", "geomspace", "get_include", "get_printoptions", "getbufsize",
     "geterr", "geterrcall", "gradient", "half", "hamming", "hanning", "histogram", "histogram2d",
-    "histogram_bin_edges", "histogramdd", "hsplit", "iinfo", "index_exp", "indices", "inexact", "info",
-    "insert", "int_", "intc", "integer", "interp", "intersect1d", "intp", "is_busday", "iscomplex",
-    "iscomplexobj", "isdtype", "isfortran", "isin", "isnat", "isneginf", "isposinf", "isreal", "isrealobj",
-    "isscalar", "issubdtype", "iterable", "kaiser", "lexsort", "little_endian", "loadtxt", "logspace",
-    "long", "longdouble", "longlong", "mask_indices", "matvec", "may_share_memory", "min_scalar_type",
-    "mintypecode", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmedian", "nanpercentile",
-    "nanprod", "nanquantile", "ndenumerate", "ndim", "ndindex", "nditer", "number", "object_", "packbits",
+    "histogram_bin_edges", "histogramdd", "hsplit", "index_exp", "indices", "inexact", "info", "insert",
+    "int_", "intc", "integer", "interp", "intersect1d", "intp", "is_busday", "iscomplex", "iscomplexobj",
+    "isfortran", "isnat", "isneginf", "isposinf", "isreal", "isrealobj", "isscalar", "issubdtype",
+    "iterable", "kaiser", "lexsort", "little_endian", "loadtxt", "logspace", "long", "longdouble",
+    "longlong", "mask_indices", "matvec", "may_share_memory", "min_scalar_type", "mintypecode",
+    "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmedian", "nanpercentile", "nanprod",
+    "nanquantile", "ndenumerate", "ndim", "ndindex", "nditer", "number", "object_", "packbits",
     "partition", "piecewise", "place", "poly", "poly1d", "polyadd", "polyder", "polydiv", "polyfit",
     "polyint", "polymul", "polysub", "polyval", "printoptions", "promote_types", "put", "put_along_axis",
-    "putmask", "ravel_multi_index", "real_if_close", "require", "resize", "result_type", "rollaxis", "roots",
-    "row_stack", "s_", "save", "savetxt", "savez", "savez_compressed", "ScalarType", "sctypeDict", "select",
-    "set_printoptions", "setbufsize", "setdiff1d", "seterr", "seterrcall", "setxor1d", "shape",
+    "putmask", "ravel_multi_index", "real_if_close", "require", "resize", "rollaxis", "roots",
+    "row_stack", "s_", "save", "savetxt", "savez", "savez_compressed", "ScalarType", "sctypeDict",
+    "select", "set_printoptions", "setbufsize", "setdiff1d", "seterr", "seterrcall", "setxor1d", "shape",
     "shares_memory", "short", "show_config", "show_runtime", "signedinteger", "single", "size",
-    "sort_complex", "str_", "take", "take_along_axis", "timedelta64", "trapezoid", "tri", "tril_indices",
-    "tril_indices_from", "trim_zeros", "triu_indices", "triu_indices_from", "True_", "typecodes", "typename",
-    "ubyte", "ufunc", "uint", "uintc", "uintp", "ulong", "ulonglong", "union1d", "unpackbits",
-    "unravel_index", "unsignedinteger", "unwrap", "ushort", "vander", "vecmat", "vectorize", "void",
-    "vsplit",
+    "sort_complex", "str_", "timedelta64", "trapezoid", "tri", "tril_indices", "tril_indices_from",
+    "trim_zeros", "triu_indices", "triu_indices_from", "True_", "typecodes", "typename", "ubyte",
+    "ufunc", "uint", "uintc", "uintp", "ulong", "ulonglong", "union1d", "unpackbits", "unravel_index",
+    "unsignedinteger", "unwrap", "ushort", "vander", "vecmat", "vectorize", "void", "vsplit",
 ]
 
 # Routed functions: results are wsarray arrays allocated in the current workspace.
@@ -382,10 +380,22 @@ _NOT_PROVIDED = {
 }
 
 
-def __getattr__(name):
-    """Module ``__getattr__`` of wsarray: a clear error for NumPy names wsarray does not provide.
+# Names the array API standard also defines: the array-API modules of wsarray (imported before this
+# one) own them. These NumPy versions are served by __getattr__ only where those modules do not
+# define the name, so they never replace a standard-conforming function.
+_ARRAY_API_FALLBACKS = {
+    "astype": astype, "broadcast_shapes": broadcast_shapes, "can_cast": can_cast, "cross": cross,
+    "finfo": finfo, "iinfo": iinfo, "isdtype": isdtype, "isin": isin, "result_type": result_type,
+    "take": take, "take_along_axis": take_along_axis,
+}
 
-    Names NumPy itself lacks get NumPy's own message (e.g. for ``float_``, removed in NumPy 2)."""
+
+def __getattr__(name):
+    """Module ``__getattr__`` of wsarray: NumPy's version of an array API name no other module
+    defines (see ``_ARRAY_API_FALLBACKS``), else a clear error for NumPy names wsarray does not
+    provide. Names NumPy itself lacks get NumPy's own message (e.g. ``float_``, removed in NumPy 2)."""
+    if name in _ARRAY_API_FALLBACKS:
+        return _ARRAY_API_FALLBACKS[name]
     if name.startswith("_"):
         raise AttributeError(f"module 'wsarray' has no attribute '{name}'")
     try:
