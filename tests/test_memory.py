@@ -133,3 +133,20 @@ def test_gc_window_rejects_bad_values():
         memory.set_auto_gc_window(-1)
     with pytest.raises(TypeError, match="set_auto_gc_window"):
         memory.set_auto_gc_window(1.5)
+
+
+def test_thread_exit_returns_its_workspaces_memory():
+    base = rss_bytes()
+    peak = {}
+
+    def worker():
+        ws = wnp.workspace("T", wnp.WorkspaceConfig(learning="none", initial_size="128MiB"))
+        with ws:
+            assert float(wnp.ones(10).sum()) == 10.0
+        peak["rss"] = rss_bytes()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert peak["rss"] - base > 100 * 2**20
+    assert rss_bytes() - base < 32 * 2**20  # the thread's workspaces died with it
