@@ -32,6 +32,15 @@ void load_ops() {
            lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"), np.inc_ref().ptr()};
 }
 
+/// `_core._set_operator(name, func)`: the operators named `name` (only "floor_divide" so far) call
+/// `func` instead of NumPy's ufunc, for the few cases where NumPy deviates from the array API.
+void set_operator(const std::string &name, nb::object func) {
+    PyObject **slot = nullptr;
+    if (name == "floor_divide") slot = &ops.floor_divide;
+    if (!slot) raise(PyExc_ValueError, "wsarray._core._set_operator(): unknown operator '" + name + "'");
+    Py_XSETREF(*slot, func.inc_ref().ptr());
+}
+
 Array &self_of(nb::handle self, const char *fn) {
     Array &a = array_of(self.ptr());
     check_valid(a, fn);
@@ -100,6 +109,7 @@ PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer}, {0, nu
 
 void export_array(nb::module_ &m) {
     load_ops();
+    m.def("_set_operator", &set_operator, nb::arg("name"), nb::arg("func"));
 
     nb::class_<BoundMethod>(m, "_BoundMethod")
         .def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
