@@ -250,3 +250,12 @@ def test_result_type_needs_an_argument():
 def test_operator_hook_keeps_numpy_errors(op):
     with pytest.raises(TypeError, match="floor_divide"):
         op(arr([1.0]), "a")
+
+
+def test_none_index_adds_an_axis():
+    x = arr(3.0)
+    assert x[None].shape == (1,) and x[None, ...].shape == (1,)
+    y = wnp.zeros((2,))
+    y[None] = 5.0
+    np.testing.assert_array_equal(np.asarray(y), [5.0, 5.0])
+    assert wnp.ones((2, 3))[:, None].shape == (2, 1, 3)

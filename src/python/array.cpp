@@ -161,14 +161,15 @@ void export_array(nb::module_ &m) {
     WSA_UNARY("__invert__", invert)
 #undef WSA_UNARY
 
+    // .none(): x[None] (a new axis) is a valid key, which nanobind rejects by default.
     cls.def("__getitem__", [](nb::handle s, nb::handle key) {
         return call2("Array.__getitem__", ops.getitem, s, key);
-    });
+    }, nb::arg("key").none());
     cls.def("__setitem__", [](nb::handle s, nb::handle key, nb::handle value) {
         self_of(s, "Array.__setitem__");
         nb::object args = nb::make_tuple(s, key, value);
         apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
-    });
+    }, nb::arg("key").none(), nb::arg("value").none());
     cls.def("__len__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__len__");
         Py_ssize_t n = PyObject_Length(a.data.ptr());
