@@ -101,8 +101,14 @@ def test_finfo_iinfo_fields_are_python_numbers_and_accept_arrays():
     ii = wnp.iinfo(arr([1], wnp.int8))
     assert (ii.bits, ii.min, ii.max, type(ii.max)) == (8, -128, 127, int)
     assert ii.dtype == np.int8
+    # NumPy's spellings still work: Python types and scalar instances.
+    assert wnp.finfo(float).dtype == np.float64 and wnp.finfo(1.0).bits == 64
+    assert wnp.finfo(np.float32(1)).bits == 32 and wnp.iinfo(int).max == 2**63 - 1
+    assert wnp.iinfo(np.uint8(3)).max == 255
     with pytest.raises(ValueError, match="finfo"):
         wnp.finfo(wnp.int32)
+    with pytest.raises(TypeError, match="wsarray.finfo"):
+        wnp.finfo("not a dtype")
     with pytest.raises(ValueError, match="iinfo"):
         wnp.iinfo(wnp.float64)
 

@@ -40,8 +40,11 @@ class iinfo_object(_NumpyFallback):
 
 
 def _dtype_of(fn, type):
-    if isinstance(type, _np.ndarray):
+    """The dtype of an array, a dtype, or (as NumPy allows) a scalar such as ``1.0``."""
+    if isinstance(type, (_np.ndarray, _np.generic)):
         return type.dtype
+    if isinstance(type, (bool, int, float, complex)):
+        return _np.asarray(type).dtype
     try:
         return _np.dtype(type)
     except TypeError:
