@@ -265,3 +265,34 @@ def test_none_index_adds_an_axis():
     y[None] = 5.0
     np.testing.assert_array_equal(np.asarray(y), [5.0, 5.0])
     assert wnp.ones((2, 3))[:, None].shape == (2, 1, 3)
+
+
+# The functions implemented in Python (wsarray/_impl) allocate from the workspace like the rest.
+IN_WORKSPACE = [
+    lambda x: wnp.sort(x, descending=True),
+    lambda x: wnp.argsort(x, descending=True),
+    lambda x: wnp.argsort(x),
+    lambda x: wnp.clip(x, 0.5, 1.5),
+    lambda x: wnp.floor_divide(x, -inf),
+    lambda x: x // -inf,
+    lambda x: wnp.expm1(wnp.astype(x, wnp.complex128)),
+    lambda x: wnp.tanh(wnp.astype(x, wnp.complex64)),
+    lambda x: wnp.linalg.eigvals(wnp.reshape(x, (2, 2))),
+    lambda x: wnp.linalg.eig(wnp.reshape(x, (2, 2))).eigenvectors,
+    lambda x: wnp.linalg.pinv(wnp.reshape(x, (2, 2))),
+    lambda x: wnp.fft.fftfreq(4, dtype=wnp.float32),
+    lambda x: wnp.unique_values(x),
+    lambda x: wnp.astype(x, wnp.float32),
+]
+
+
+@pytest.mark.parametrize("call", IN_WORKSPACE)
+def test_python_implemented_functions_allocate_in_the_workspace(call):
+    x = arr([3.0, 1.0, 2.0, 1.0])
+    with wnp.workspace("DEV"):
+        r = call(x)
+        assert isinstance(r, wnp.Array) and r.workspace == "DEV" and r.is_in_scope()
+        expected = np.asarray(r).copy()
+    r_outside = call(x)
+    assert r_outside.workspace is None
+    np.testing.assert_array_equal(np.asarray(r_outside), expected)
