@@ -46,6 +46,7 @@ class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard
             names = []
             for k in kinds:
                 if k not in _KINDS:
-                    raise ValueError(f"wsarray.__array_namespace_info__().dtypes(): unknown kind {k!r}")
+                    raise ValueError("wsarray.__array_namespace_info__().dtypes(): "
+                                     f"unknown kind {k!r}")
                 names += [n for n in _KINDS[k] if n not in names]
         return {n: getattr(_np, n if n != "bool" else "bool_") for n in names}

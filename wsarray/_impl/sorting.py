@@ -3,9 +3,10 @@
 
 The standard makes sorting stable by default; NumPy's stable sort of floats is several times
 slower than its default one. Where stability cannot be observed the fast sort is used instead:
-``sort`` of integers and booleans (equal values are indistinguishable), ``sort`` of floats without
-zeros (only -0.0 and +0.0 compare equal while differing), and ``argsort`` of floats whose sorted
-values have no ties (checked after a fast argsort, with a stable one only if ties exist).
+``sort`` of integers and booleans (equal values are indistinguishable), ``sort`` of floats whose
+zeros all have the same sign (only -0.0 and +0.0 compare equal while differing), and ``argsort``
+of floats whose sorted values have no ties (checked after a fast argsort, with a stable one only
+if ties exist).
 """
 import numpy as _np
 
@@ -23,10 +24,22 @@ def _kind(fn, kind, stable):
     return None
 
 
+def _stability_moot(a):
+    """True if no two elements of ``a`` compare equal while being distinguishable."""
+    if a.dtype.kind in "biu":
+        return True
+    if a.dtype.kind != "f":
+        return False
+    zeros = a == 0
+    if not zeros.any():
+        return True
+    negative = _np.signbit(a[zeros])
+    return bool(negative.all() or not negative.any())  # only one sign of zero
+
+
 def _sort_values(a, axis, kind, order):
     if kind == "auto":
-        moot = order is None and (a.dtype.kind in "biu" or (a.dtype.kind == "f" and not (a == 0).any()))
-        kind = None if moot else "stable"
+        kind = None if order is None and _stability_moot(a) else "stable"
     return _np.sort(a, axis=axis, kind=kind, order=order)
 
 
