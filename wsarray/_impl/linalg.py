@@ -13,9 +13,10 @@ def _complex_dtype(x):
 def eig(a):
     """Eigenvalues and right eigenvectors; always complex, as the standard requires (NumPy returns
     real arrays when every eigenvalue is real)."""
-    w, v = _la.eig(a)
+    res = _la.eig(a)
     ct = _complex_dtype(_np.asarray(a))
-    return _la._linalg.EigResult(w.astype(ct, copy=False), v.astype(ct, copy=False))
+    return res._replace(eigenvalues=res.eigenvalues.astype(ct, copy=False),
+                        eigenvectors=res.eigenvectors.astype(ct, copy=False))
 
 
 def eigvals(a):
