@@ -296,3 +296,31 @@ def test_python_implemented_functions_allocate_in_the_workspace(call):
     r_outside = call(x)
     assert r_outside.workspace is None
     np.testing.assert_array_equal(np.asarray(r_outside), expected)
+
+
+def test_dlpack_protocol_and_from_dlpack():
+    x = arr([1.0, 2.0, 3.0])
+    assert x.__dlpack_device__() == (1, 0)
+    capsule = x.__dlpack__(stream=None, max_version=(1, 0), dl_device=(1, 0), copy=False)
+    assert type(capsule).__name__ == "PyCapsule"
+    shared = wnp.from_dlpack(x, copy=False, device="cpu")
+    copied = wnp.from_dlpack(x, copy=True)
+    assert np.shares_memory(np.asarray(shared), np.asarray(x))
+    assert not np.shares_memory(np.asarray(copied), np.asarray(x))
+    np.testing.assert_array_equal(np.asarray(np.from_dlpack(x)), [1.0, 2.0, 3.0])
+    with wnp.workspace("DL"):
+        inside = wnp.from_dlpack(x, copy=True)
+        assert inside.workspace == "DL"
+    with pytest.raises(ValueError, match="wsarray.from_dlpack"):
+        wnp.from_dlpack(x, device="gpu")
+
+
+def test_devices():
+    x = arr([1.0])
+    assert x.device == "cpu" and x.to_device("cpu") is x
+    assert wnp.asarray([1], device=x.device).device == "cpu"
+    assert wnp.zeros(2, device="cpu").device == "cpu"
+    with pytest.raises(ValueError, match="to_device"):
+        x.to_device("gpu")
+    with pytest.raises(ValueError, match="wsarray.zeros"):
+        wnp.zeros(2, device="gpu")
