@@ -15,6 +15,16 @@ import wsarray
 
 CORPUS = pathlib.Path(__file__).parent / "dropin_corpus"
 PROGRAMS = sorted(p.name for p in CORPUS.glob("p*.py"))
+# Programs whose output differs because wsarray follows the array API standard where NumPy deviates
+# (README, "The array API standard"): known conflicts of drop-in use, kept visible (strict xfail).
+API_DEVIATIONS = {
+    "p05_linalg.py": "linalg.eigvals() is always complex; NumPy gives a real array for real eigenvalues",
+    "p06_fft_signal.py": "argsort() is stable by default; NumPy's default orders equal keys differently",
+    "p18_errors_limits.py": "finfo() fields are Python floats; NumPy prints finfo(float32).max as 3.4028235e+38",
+    "p24_markov.py": "linalg.eig() is always complex; NumPy gives real eigenvalues and vectors here",
+}
+CASES = [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=API_DEVIATIONS[name]))
+         if name in API_DEVIATIONS else name for name in PROGRAMS]
 IMPORT = re.compile(r"^import numpy as np$", re.M)
 PLAIN = (int, float, complex, str, bool, type(None), list, tuple, dict)
 
@@ -67,7 +77,7 @@ def test_corpus_is_large_enough():
     assert len(PROGRAMS) >= 25
 
 
-@pytest.mark.parametrize("name", PROGRAMS)
+@pytest.mark.parametrize("name", CASES)
 def test_swapped_import_matches_numpy(name, expected):
     text, snap, _ = run(name, wsarray)
     want_text, want_snap = expected[name]
@@ -75,7 +85,7 @@ def test_swapped_import_matches_numpy(name, expected):
     assert snap == want_snap
 
 
-@pytest.mark.parametrize("name", PROGRAMS)
+@pytest.mark.parametrize("name", CASES)
 def test_inside_workspace_matches_numpy(name, expected):
     ws = wsarray.workspace("DROPIN", wsarray.WorkspaceConfig(initial_size="16MB", spill="reallocate"))
     text, snap, escaped = run(name, wsarray, ws)

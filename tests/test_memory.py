@@ -2,6 +2,7 @@
 import gc
 import os
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -109,7 +110,6 @@ def test_auto_gc_window_collects_at_cycle_ends():
         assert garbage >= 20
 
         memory.set_auto_gc_window(1)
-        import time
         time.sleep(0.002)
         with wnp.workspace("GC"):
             pass
@@ -133,3 +133,24 @@ def test_gc_window_rejects_bad_values():
         memory.set_auto_gc_window(-1)
     with pytest.raises(TypeError, match="set_auto_gc_window"):
         memory.set_auto_gc_window(1.5)
+
+
+def test_thread_exit_returns_its_workspaces_memory():
+    base = rss_bytes()
+    peak = {}
+
+    def worker():
+        ws = wnp.workspace("T", wnp.WorkspaceConfig(learning="none", initial_size="128MiB"))
+        with ws:
+            assert float(wnp.ones(10).sum()) == 10.0
+        peak["rss"] = rss_bytes()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert peak["rss"] - base > 100 * 2**20
+    # The OS thread runs its thread-local destructors just after join() returns: give it a moment.
+    deadline = time.monotonic() + 5
+    while rss_bytes() - base >= 32 * 2**20 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert rss_bytes() - base < 32 * 2**20  # the thread's workspaces died with it

@@ -9,21 +9,32 @@ from numpy import e, inf, nan, newaxis, pi
 from . import fft, linalg, memory
 from ._core import Array
 from ._creation_functions import *  # noqa: F401,F403
-from ._creation_functions import __all__ as _creation_all
+from ._creation_functions import __all__ as _creation_functions_all
+from ._data_type_functions import *  # noqa: F401,F403
+from ._data_type_functions import __all__ as _data_type_functions_all
 from ._dtypes import *  # noqa: F401,F403
 from ._dtypes import __all__ as _dtypes_all
 from ._elementwise_functions import *  # noqa: F401,F403
-from ._elementwise_functions import __all__ as _elementwise_all
+from ._elementwise_functions import __all__ as _elementwise_functions_all
+from ._indexing_functions import *  # noqa: F401,F403
+from ._indexing_functions import __all__ as _indexing_functions_all
 from ._linear_algebra_functions import *  # noqa: F401,F403
-from ._linear_algebra_functions import __all__ as _linalg_all
+from ._linear_algebra_functions import __all__ as _linear_algebra_functions_all
 from ._manipulation_functions import *  # noqa: F401,F403
-from ._manipulation_functions import __all__ as _manipulation_all
-from ._searching_sorting_functions import *  # noqa: F401,F403
-from ._searching_sorting_functions import __all__ as _searching_all
+from ._manipulation_functions import __all__ as _manipulation_functions_all
+from ._searching_functions import *  # noqa: F401,F403
+from ._searching_functions import __all__ as _searching_functions_all
+from ._set_functions import *  # noqa: F401,F403
+from ._set_functions import __all__ as _set_functions_all
+from ._sorting_functions import *  # noqa: F401,F403
+from ._sorting_functions import __all__ as _sorting_functions_all
 from ._statistical_functions import *  # noqa: F401,F403
-from ._statistical_functions import __all__ as _statistical_all
+from ._statistical_functions import __all__ as _statistical_functions_all
+from ._utility_functions import *  # noqa: F401,F403
+from ._utility_functions import __all__ as _utility_functions_all
 from ._workspaces import *  # noqa: F401,F403
 from ._workspaces import __all__ as _workspaces_all
+from ._info import __array_namespace_info__
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"
@@ -36,15 +47,22 @@ def _rebuild_array(data):
     """Unpickle an Array (pickles hold a NumPy copy; the result is allocated like asarray())."""
     return asarray(data)  # noqa: F405
 
+
 __all__ = (
-    ["Array", "ndarray", "e", "inf", "nan", "newaxis", "pi", "fft", "linalg", "memory"]
-    + _creation_all
+    ["Array", "ndarray", "e", "inf", "nan", "newaxis", "pi", "fft", "linalg", "memory",
+     "__array_namespace_info__"]
+    + _creation_functions_all
+    + _data_type_functions_all
     + _dtypes_all
-    + _elementwise_all
-    + _linalg_all
-    + _manipulation_all
-    + _searching_all
-    + _statistical_all
+    + _elementwise_functions_all
+    + _indexing_functions_all
+    + _linear_algebra_functions_all
+    + _manipulation_functions_all
+    + _searching_functions_all
+    + _set_functions_all
+    + _sorting_functions_all
+    + _statistical_functions_all
+    + _utility_functions_all
     + _workspaces_all
 )
 

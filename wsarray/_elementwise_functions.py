@@ -3,6 +3,9 @@
 import numpy as _np
 
 from ._core import Function as _F
+from ._core import _set_operator
+from ._impl import elementwise as _impl
+
 
 __all__ = [
     "abs",
@@ -139,7 +142,7 @@ bitwise_right_shift = _F(_np.right_shift, "bitwise_right_shift")
 bitwise_xor = _F(_np.bitwise_xor, "bitwise_xor")
 cbrt = _F(_np.cbrt, "cbrt")
 ceil = _F(_np.ceil, "ceil")
-clip = _F(_np.clip, "clip")
+clip = _F(_impl.clip, "clip")
 conj = _F(_np.conj, "conj")
 conjugate = _F(_np.conjugate, "conjugate")
 copysign = _F(_np.copysign, "copysign")
@@ -151,11 +154,11 @@ divide = _F(_np.divide, "divide")
 equal = _F(_np.equal, "equal")
 exp = _F(_np.exp, "exp")
 exp2 = _F(_np.exp2, "exp2")
-expm1 = _F(_np.expm1, "expm1")
+expm1 = _F(_impl.expm1, "expm1")
 fabs = _F(_np.fabs, "fabs")
 float_power = _F(_np.float_power, "float_power")
 floor = _F(_np.floor, "floor")
-floor_divide = _F(_np.floor_divide, "floor_divide")
+floor_divide = _F(_impl.floor_divide, "floor_divide")
 fmax = _F(_np.fmax, "fmax")
 fmin = _F(_np.fmin, "fmin")
 fmod = _F(_np.fmod, "fmod")
@@ -216,6 +219,9 @@ sqrt = _F(_np.sqrt, "sqrt")
 square = _F(_np.square, "square")
 subtract = _F(_np.subtract, "subtract")
 tan = _F(_np.tan, "tan")
-tanh = _F(_np.tanh, "tanh")
+tanh = _F(_impl.tanh, "tanh")
 true_divide = _F(_np.true_divide, "true_divide")
 trunc = _F(_np.trunc, "trunc")
+
+# ``x // y`` and ``x //= y`` on Arrays use the same standard-conforming floor division.
+_set_operator("floor_divide", _impl.floor_divide)

@@ -4,7 +4,8 @@ import numpy as _np
 
 from ._core import Function as _F
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_to", "column_stack",
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_shapes",
+           "broadcast_to", "column_stack",
            "concat", "concatenate", "copy", "diag", "diagonal", "dstack", "expand_dims", "flip",
            "hstack", "moveaxis", "pad", "permute_dims", "ravel", "repeat", "reshape", "roll",
            "rot90", "split", "squeeze", "stack", "swapaxes", "tile", "transpose", "unstack", "vstack"]
@@ -13,6 +14,7 @@ atleast_1d = _F(_np.atleast_1d, "atleast_1d")
 atleast_2d = _F(_np.atleast_2d, "atleast_2d")
 atleast_3d = _F(_np.atleast_3d, "atleast_3d")
 broadcast_arrays = _F(_np.broadcast_arrays, "broadcast_arrays")
+broadcast_shapes = _F(_np.broadcast_shapes, "broadcast_shapes")
 broadcast_to = _F(_np.broadcast_to, "broadcast_to")
 column_stack = _F(_np.column_stack, "column_stack")
 concat = _F(_np.concat, "concat")

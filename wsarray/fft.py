@@ -1,15 +1,15 @@
 """``wsarray.fft``: NumPy's FFTs with results in the current workspace."""
-
 import numpy.fft as _fft
 
 from ._core import Function as _F
+from ._impl import fft as _impl
 
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn",
            "ifftshift", "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]
 
 fft = _F(_fft.fft, "fft.fft")
 fft2 = _F(_fft.fft2, "fft.fft2")
-fftfreq = _F(_fft.fftfreq, "fft.fftfreq")
+fftfreq = _F(_impl.fftfreq, "fft.fftfreq")
 fftn = _F(_fft.fftn, "fft.fftn")
 fftshift = _F(_fft.fftshift, "fft.fftshift")
 hfft = _F(_fft.hfft, "fft.hfft")
@@ -23,5 +23,5 @@ irfft2 = _F(_fft.irfft2, "fft.irfft2")
 irfftn = _F(_fft.irfftn, "fft.irfftn")
 rfft = _F(_fft.rfft, "fft.rfft")
 rfft2 = _F(_fft.rfft2, "fft.rfft2")
-rfftfreq = _F(_fft.rfftfreq, "fft.rfftfreq")
+rfftfreq = _F(_impl.rfftfreq, "fft.rfftfreq")
 rfftn = _F(_fft.rfftn, "fft.rfftn")

@@ -1,8 +1,8 @@
 """``wsarray.linalg``: NumPy's linear algebra with results in the current workspace."""
-
 import numpy.linalg as _la
 
 from ._core import Function as _F
+from ._impl import linalg as _impl
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
            "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
@@ -15,9 +15,9 @@ cond = _F(_la.cond, "linalg.cond")
 cross = _F(_la.cross, "linalg.cross")
 det = _F(_la.det, "linalg.det")
 diagonal = _F(_la.diagonal, "linalg.diagonal")
-eig = _F(_la.eig, "linalg.eig")
+eig = _F(_impl.eig, "linalg.eig")
 eigh = _F(_la.eigh, "linalg.eigh")
-eigvals = _F(_la.eigvals, "linalg.eigvals")
+eigvals = _F(_impl.eigvals, "linalg.eigvals")
 eigvalsh = _F(_la.eigvalsh, "linalg.eigvalsh")
 inv = _F(_la.inv, "linalg.inv")
 lstsq = _F(_la.lstsq, "linalg.lstsq")
@@ -29,7 +29,7 @@ matrix_transpose = _F(_la.matrix_transpose, "linalg.matrix_transpose")
 multi_dot = _F(_la.multi_dot, "linalg.multi_dot")
 norm = _F(_la.norm, "linalg.norm")
 outer = _F(_la.outer, "linalg.outer")
-pinv = _F(_la.pinv, "linalg.pinv")
+pinv = _F(_impl.pinv, "linalg.pinv")
 qr = _F(_la.qr, "linalg.qr")
 slogdet = _F(_la.slogdet, "linalg.slogdet")
 solve = _F(_la.solve, "linalg.solve")

@@ -112,4 +112,40 @@ void Chunk::release(BlockHeader *b) {
 
 std::size_t Chunk::free_bytes_below_top() const { return top - live_bytes; }
 
+std::string Chunk::check() const {
+    std::size_t off = 0, prev = 0, live = 0, live_b = 0, free_blocks = 0;
+    bool prev_free = false;
+    while (off < top) {
+        auto *b = (const BlockHeader *) (base() + off);
+        if (b->magic != kMagic) return "bad magic at offset " + std::to_string(off);
+        if (b->size < kHeader || b->size % kAlign || off + b->size > top)
+            return "bad size " + std::to_string(b->size) + " at offset " + std::to_string(off);
+        if (b->prev_size != prev) return "bad prev_size at offset " + std::to_string(off);
+        if (!b->live && prev_free) return "two adjacent free blocks at offset " + std::to_string(off);
+        if (b->live) {
+            ++live;
+            live_b += b->size;
+        } else {
+            ++free_blocks;
+        }
+        prev_free = !b->live;
+        prev = b->size;
+        off += b->size;
+    }
+    if (prev_free) return "a free block ends at the top";
+    if (prev != last_size) return "last_size does not match the top block";
+    if (live != live_blocks || live_b != live_bytes) return "live counters do not match the blocks";
+    std::size_t listed = 0;
+    for (int c = 0; c < kClasses; ++c) {
+        if (bool(nonempty & (1ull << c)) != (free_lists[c] != nullptr)) return "bad nonempty bitmap";
+        for (const BlockHeader *b = free_lists[c]; b; b = b->next_free) {
+            if (b->live || !contains(b)) return "a listed block is live or foreign";
+            if (63 - __builtin_clzll((unsigned long long) b->size) != c) return "a block is in the wrong class";
+            ++listed;
+        }
+    }
+    if (listed != free_blocks) return "free lists do not hold every free block";
+    return "";
+}
+
 } // namespace wsa

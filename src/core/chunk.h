@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace wsa {
 
@@ -58,6 +59,9 @@ struct Chunk {
     void release(BlockHeader *b);
     /// Bytes in free blocks below `top` (for statistics).
     std::size_t free_bytes_below_top() const;
+    /// Walk every block and free list; an empty string when all invariants hold, else the first
+    /// violation found (for tests).
+    std::string check() const;
 
 private:
     BlockHeader *take_from_lists(std::size_t total);

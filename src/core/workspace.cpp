@@ -324,6 +324,13 @@ void Workspace::destroy() {
     stats_.live_arrays = 0;
 }
 
+std::string Workspace::check_heap() const {
+    std::lock_guard<std::mutex> lock(registry().mu);
+    for (std::size_t i = 0; i < chunks_.size(); ++i)
+        if (std::string e = chunks_[i]->check(); !e.empty()) return "chunk " + std::to_string(i) + ": " + e;
+    return "";
+}
+
 Stats Workspace::stats() const {
     std::lock_guard<std::mutex> lock(registry().mu);
     return stats_;

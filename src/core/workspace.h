@@ -76,6 +76,8 @@ public:
     /// their last array is freed). The workspace object stays, marked dead, so arrays can tell.
     void destroy();
     Stats stats() const;
+    /// Heap invariants of every chunk (empty string: consistent). For tests.
+    std::string check_heap() const;
 
     /// Free `p` if it lies in any workspace's memory. Returns false for foreign pointers.
     static bool free_if_owned(void *p);

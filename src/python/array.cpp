@@ -33,6 +33,15 @@ void load_ops() {
            lookup(op, "eq"), lookup(op, "ne")};
 }
 
+/// `_core._set_operator(name, func)`: the operators named `name` (only "floor_divide" so far) call
+/// `func` instead of NumPy's ufunc, for the few cases where NumPy deviates from the array API.
+void set_operator(const std::string &name, nb::object func) {
+    PyObject **slot = nullptr;
+    if (name == "floor_divide") slot = &ops.floor_divide;
+    if (!slot) raise(PyExc_ValueError, "wsarray._core._set_operator(): unknown operator '" + name + "'");
+    Py_XSETREF(*slot, func.inc_ref().ptr());
+}
+
 Array &self_of(nb::handle self, const char *fn) {
     Array &a = array_of(self.ptr());
     check_valid(a, fn);
@@ -120,6 +129,7 @@ PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer}, {0, nu
 
 void export_array(nb::module_ &m) {
     load_ops();
+    m.def("_set_operator", &set_operator, nb::arg("name"), nb::arg("func"));
 
     nb::class_<BoundMethod>(m, "_BoundMethod")
         .def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
@@ -175,9 +185,10 @@ void export_array(nb::module_ &m) {
     WSA_UNARY("__invert__", invert)
 #undef WSA_UNARY
 
+    // .none(): x[None] (a new axis) is a valid key, which nanobind rejects by default.
     cls.def("__getitem__", [](nb::handle s, nb::handle key) {
         return call2("Array.__getitem__", ops.getitem, s, key);
-    }, nb::arg("key").none());  // x[None] adds an axis
+    }, nb::arg("key").none());
     cls.def("__setitem__", [](nb::handle s, nb::handle key, nb::handle value) {
         self_of(s, "Array.__setitem__");
         nb::object args = nb::make_tuple(s, key, value);

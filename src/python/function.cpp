@@ -11,12 +11,31 @@ struct Routed {
     std::string name;
 };
 
+// Garbage-collector support: a Function wrapping a Python function references that function's
+// module globals, which hold the Function again; without traverse/clear such cycles never die.
+int routed_traverse(PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    if (!nb::inst_ready(self)) return 0;
+    Py_VISIT(nb::inst_ptr<Routed>(self)->func.ptr());
+    return 0;
+}
+
+int routed_clear(PyObject *self) {
+    nb::inst_ptr<Routed>(self)->func = nb::object();
+    return 0;
+}
+
+PyType_Slot routed_slots[] = {{Py_tp_traverse, (void *) routed_traverse},
+                              {Py_tp_clear, (void *) routed_clear},
+                              {0, nullptr}};
+
 } // namespace
 
 void export_function(nb::module_ &m) {
-    nb::class_<Routed>(m, "Function", "A NumPy function run with its allocations in the current workspace.")
+    nb::class_<Routed>(m, "Function", nb::type_slots(routed_slots), "A NumPy function run with its allocations in the current workspace.")
         .def(nb::init<nb::object, std::string>(), nb::arg("func"), nb::arg("name"))
         .def("__call__", [](Routed &r, nb::args args, nb::kwargs kwargs) {
+            if (!r.func.is_valid()) raise(PyExc_RuntimeError, "wsarray." + r.name + " was cleared");
             return apply(r.name.c_str(), r.func.ptr(), args.ptr(), kwargs.ptr());
         })
         .def("__getattr__", [](Routed &r, const std::string &attr) -> nb::object {

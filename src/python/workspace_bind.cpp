@@ -246,6 +246,8 @@ void export_workspace(nb::module_ &m) {
         .def("borrow", [](WorkspaceHandle &h) { return BorrowScope{h.ws, 0}; },
              "Context manager: allocations inside go to this (open, enclosing) workspace.")
         .def("stats", [](WorkspaceHandle &h) { return stats_dict(*h.ws); })
+        .def("_check_heap", [](WorkspaceHandle &h) { return h.ws->check_heap(); },
+             "Heap invariants of every chunk ('' when consistent); for tests.")
         .def("destroy", [](WorkspaceHandle &h) {
             named("Workspace.destroy", [&] { wsa::ThreadWorkspaces::current().destroy(h.ws->name()); });
         })

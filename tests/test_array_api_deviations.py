@@ -1,0 +1,326 @@
+"""Where NumPy deviates from the array API standard 2025.12, wsarray follows the standard. One
+table row per deviation: the call, and the result the standard prescribes."""
+import math
+import operator
+
+import numpy as np
+import pytest
+
+import wsarray as wnp
+
+inf, nan = math.inf, math.nan
+
+
+def arr(values, dtype=None):
+    return wnp.asarray(values, dtype=dtype)
+
+
+def same_bits(got, expected):
+    """Values, signed zeros and NaNs equal; dtype as expected."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    for part in ((np.real, np.imag) if got.dtype.kind == "c" else (lambda v: v,)):
+        g, e = part(got), part(expected)
+        np.testing.assert_array_equal(g, e)
+        real = ~np.isnan(e)
+        np.testing.assert_array_equal(np.signbit(g[real]), np.signbit(e[real]))
+
+
+# floor_divide: the standard's infinity cases, not Python's (NumPy gives NaN and -1.0).
+FLOOR_DIVIDE = [
+    (inf, 2.0, inf), (inf, -2.0, -inf), (-inf, 2.0, -inf), (-inf, -2.0, inf),
+    (1.0, -inf, -0.0), (-1.0, inf, -0.0),
+    (1.0, inf, 0.0), (-1.0, -inf, 0.0), (inf, inf, nan), (7.5, 2.0, 3.0), (-7.5, 2.0, -4.0),
+]
+
+
+@pytest.mark.parametrize("a, b, expected", FLOOR_DIVIDE)
+def test_floor_divide_infinities(a, b, expected):
+    x1, x2 = arr([a, a], wnp.float64), arr([b, b], wnp.float64)
+    want = np.array([expected, expected])
+    same_bits(wnp.floor_divide(x1, x2), want)
+    same_bits(x1 // x2, want)
+    same_bits(x1 // b, want)
+    same_bits(a // x2, want)
+    same_bits(wnp.floor_divide(arr([a], wnp.float32), arr([b], wnp.float32)),
+              np.array([expected], np.float32))
+    x1 //= x2
+    same_bits(x1, want)
+
+
+def test_floor_divide_integers_unchanged():
+    same_bits(arr([7, -7]) // 2, np.array([7, -7]) // 2)
+
+
+# expm1 of complex infinities/NaNs/zeros (spec table; NumPy gives NaN parts and -0).
+EXPM1 = [
+    (complex(inf, 0.0), complex(inf, 0.0)),
+    (complex(-inf, inf), complex(-1.0, 0.0)),
+    (complex(inf, inf), complex(inf, nan)),
+    (complex(-inf, nan), complex(-1.0, 0.0)),
+    (complex(inf, nan), complex(inf, nan)),
+    (complex(nan, 0.0), complex(nan, 0.0)),
+    (complex(-0.0, 0.0), complex(0.0, 0.0)),
+    (complex(0.5, 0.25), np.expm1(complex(0.5, 0.25))),
+]
+
+
+@pytest.mark.parametrize("z, expected", EXPM1, ids=str)
+def test_expm1_complex_special_cases(z, expected):
+    for dtype in (np.complex128, np.complex64):
+        got = np.asarray(wnp.expm1(arr([z, 0.5], dtype)))
+        assert got.dtype == dtype
+        e = np.asarray(expected, dtype)
+        if np.isfinite(e):
+            np.testing.assert_allclose(got[0], e, rtol=1e-6)
+        else:
+            np.testing.assert_array_equal(got[0].real, e.real)
+            np.testing.assert_array_equal(got[0].imag, e.imag)
+        assert np.signbit(got[0].real) == np.signbit(e.real) or np.isnan(e.real)
+        np.testing.assert_allclose(got[1], np.expm1(np.asarray(0.5, dtype)), rtol=1e-6)
+
+
+# tanh(±inf + bj), finite b: ±1 + copysign(0, b)j (NumPy follows the sign of sin(2b)).
+TANH = [(complex(inf, 1.0), complex(1.0, 0.0)), (complex(inf, 2.0), complex(1.0, 0.0)),
+        (complex(inf, -2.0), complex(1.0, -0.0)), (complex(-inf, 2.0), complex(-1.0, 0.0))]
+
+
+@pytest.mark.parametrize("z, expected", TANH, ids=str)
+def test_tanh_complex_infinity(z, expected):
+    got = np.asarray(wnp.tanh(arr([z])))[0]
+    assert got == expected and np.signbit(got.imag) == np.signbit(expected.imag)
+
+
+def test_finfo_iinfo_fields_are_python_numbers_and_accept_arrays():
+    fi = wnp.finfo(arr([1.0], wnp.float32))
+    assert type(fi.eps) is float and type(fi.max) is float and type(fi.min) is float
+    assert type(fi.smallest_normal) is float and fi.bits == 32 and fi.dtype == np.float32
+    assert fi.eps == float(np.finfo(np.float32).eps)
+    assert fi.resolution == np.finfo(np.float32).resolution  # NumPy's extra fields remain
+    assert wnp.finfo(wnp.complex64).dtype == np.float32
+    ii = wnp.iinfo(arr([1], wnp.int8))
+    assert (ii.bits, ii.min, ii.max, type(ii.max)) == (8, -128, 127, int)
+    assert ii.dtype == np.int8
+    # NumPy's spellings still work: Python types and scalar instances.
+    assert wnp.finfo(float).dtype == np.float64 and wnp.finfo(1.0).bits == 64
+    assert wnp.finfo(np.float32(1)).bits == 32 and wnp.iinfo(int).max == 2**63 - 1
+    assert wnp.iinfo(np.uint8(3)).max == 255
+    with pytest.raises(ValueError, match="finfo"):
+        wnp.finfo(wnp.int32)
+    with pytest.raises(TypeError, match="wsarray.finfo"):
+        wnp.finfo("not a dtype")
+    with pytest.raises(ValueError, match="iinfo"):
+        wnp.iinfo(wnp.float64)
+
+
+SORTS = [
+    # (call, expected): descending, stability of ties, NumPy's positional kind still works.
+    (lambda: wnp.sort(arr([3, 1, 2]), descending=True), [3, 2, 1]),
+    (lambda: wnp.argsort(wnp.zeros(20)), list(range(20))),
+    (lambda: wnp.argsort(arr([1.0, 3.0, 1.0, 2.0, 3.0])), [0, 2, 3, 1, 4]),
+    (lambda: wnp.argsort(arr([1.0, 3.0, 1.0, 2.0, 3.0]), descending=True), [1, 4, 3, 0, 2]),
+    (lambda: wnp.argsort(arr([1, 3, 1, 2]), descending=True), [1, 3, 0, 2]),
+    (lambda: np.signbit(np.asarray(wnp.sort(arr([0.0, -0.0, 1.0, -0.0])))), [False, True, True, False]),
+    (lambda: np.signbit(np.asarray(wnp.sort(arr([0.0, -0.0, -1.0]), descending=True))),
+     [False, True, True]),
+    (lambda: wnp.sort(arr([[3, 1], [0, 2]]), 0, "mergesort"), [[0, 1], [3, 2]]),
+    (lambda: wnp.sort(arr([[3, 1], [0, 2]]), axis=None), [0, 1, 2, 3]),
+    (lambda: wnp.argsort(arr([[1.0, 1.0], [0.0, 1.0]]), axis=0, descending=True), [[0, 0], [1, 1]]),
+]
+
+
+@pytest.mark.parametrize("call, expected", SORTS)
+def test_sort_descending_and_stable(call, expected):
+    np.testing.assert_array_equal(np.asarray(call()), expected)
+
+
+def test_sort_stable_false_and_kind_conflict():
+    np.testing.assert_array_equal(np.asarray(wnp.sort(arr([2, 1]), stable=False)), [1, 2])
+    with pytest.raises(ValueError, match="wsarray.sort"):
+        wnp.sort(arr([2, 1]), kind="quicksort", stable=False)
+
+
+CLIPS = [
+    (lambda x: wnp.clip(x, min=1, max=2), [1, 1, 2, 2]),
+    (lambda x: wnp.clip(x, 1, 2), [1, 1, 2, 2]),
+    (lambda x: wnp.clip(x, a_min=1, a_max=2), [1, 1, 2, 2]),
+    (lambda x: wnp.clip(x, max=2), [0, 1, 2, 2]),
+    (lambda x: wnp.clip(x), [0, 1, 2, 3]),
+    (lambda x: wnp.clip(wnp.astype(x, wnp.int8), -1000, 1000), [0, 1, 2, 3]),
+]
+
+
+@pytest.mark.parametrize("call, expected", CLIPS)
+def test_clip(call, expected):
+    out = call(arr([0, 1, 2, 3]))
+    np.testing.assert_array_equal(np.asarray(out), expected)
+    assert out.dtype in (np.int64, np.int8)
+
+
+def test_clip_nan_bound_and_conflicts():
+    got = np.asarray(wnp.clip(arr([0.0, 5.0]), arr([nan, 1.0]), 2.0))
+    assert np.isnan(got[0]) and got[1] == 2.0
+    with pytest.raises(TypeError, match="wsarray.clip"):
+        wnp.clip(arr([1]), 0, min=0, a_min=0)
+
+
+def test_eig_is_always_complex():
+    for dtype, ctype in ((wnp.float32, np.complex64), (wnp.float64, np.complex128)):
+        w, v = wnp.linalg.eig(wnp.eye(2, dtype=dtype))
+        assert w.dtype == ctype and v.dtype == ctype
+        assert wnp.linalg.eigvals(wnp.eye(2, dtype=dtype)).dtype == ctype
+        np.testing.assert_array_equal(np.asarray(w), [1, 1])
+    res = wnp.linalg.eig(arr([[2.0, 0.0], [0.0, 3.0]]))
+    assert res.eigenvalues.dtype == np.complex128 and res.eigenvectors.shape == (2, 2)
+
+
+def test_pinv_default_tolerance_is_the_standards():
+    # singular value 5e-16: above max(M, N) * eps = 4.4e-16 (kept), below NumPy's 1e-15.
+    x = arr([[1.0, 0.0], [0.0, 5e-16]])
+    np.testing.assert_allclose(np.asarray(wnp.linalg.pinv(x)), [[1.0, 0.0], [0.0, 2e15]])
+    np.testing.assert_allclose(np.asarray(wnp.linalg.pinv(x, 1e-15)), [[1.0, 0.0], [0.0, 0.0]])
+    np.testing.assert_allclose(np.asarray(wnp.linalg.pinv(x, rtol=1e-15)), [[1.0, 0.0], [0.0, 0.0]])
+
+
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+def test_fftfreq_dtype(name):
+    fn = getattr(wnp.fft, name)
+    ref = getattr(np.fft, name)(8, 0.5)
+    out = fn(8, d=0.5, dtype=wnp.float32, device="cpu")
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), ref)
+    assert fn(8, 0.5).dtype == np.float64
+
+
+def test_inspection_namespace():
+    info = wnp.__array_namespace_info__()
+    assert info.devices() == ("cpu",) and info.default_device() == "cpu"
+    caps = info.capabilities()
+    assert caps["boolean indexing"] is True and caps["data-dependent shapes"] is True
+    assert caps["max dimensions"] == 64
+    assert info.default_dtypes() == {"real floating": np.float64, "complex floating": np.complex128,
+                                     "integral": np.int64, "indexing": np.int64}
+    assert list(info.dtypes(kind="unsigned integer")) == ["uint8", "uint16", "uint32", "uint64"]
+    assert set(info.dtypes(kind=("bool", "complex floating"))) == {"bool", "complex64", "complex128"}
+    assert len(info.dtypes()) == 13
+    with pytest.raises(ValueError, match="unknown kind"):
+        info.dtypes(kind="strings")
+    with pytest.raises(ValueError, match="device"):
+        info.dtypes(device="gpu")
+
+
+def test_astype_refuses_complex_to_real():
+    z = arr([1 + 2j])
+    with pytest.raises(TypeError, match="wsarray.astype.*imaginary"):
+        wnp.astype(z, wnp.float64)
+    with pytest.raises(TypeError, match="wsarray.astype"):
+        wnp.astype(z, wnp.int32)
+    np.testing.assert_array_equal(np.asarray(wnp.astype(z, wnp.bool)), [True])
+    assert wnp.astype(z, wnp.complex64).dtype == np.complex64
+    x = arr([1.5])
+    assert wnp.astype(x, wnp.float64, copy=False) is x
+
+
+def test_unique_values_is_sorted():
+    x = arr([5, 3, 9, 3, 1, 5, 7] * 3)
+    np.testing.assert_array_equal(np.asarray(wnp.unique_values(x)), [1, 3, 5, 7, 9])
+    got = np.asarray(wnp.unique_values(arr([nan, 1.0, nan])))
+    assert got[0] == 1.0 and np.isnan(got[1:]).all() and got.shape == (3,)
+
+
+ZERO_D = [
+    lambda: wnp.sum(arr([1, 2])),
+    lambda: arr([1, 2])[0],
+    lambda: wnp.searchsorted(arr([1, 2, 3]), 2),
+    lambda: wnp.linalg.det(wnp.eye(2)),
+    lambda: wnp.vecdot(arr([1.0, 2.0]), arr([3.0, 4.0])),
+    lambda: wnp.count_nonzero(arr([0, 1, 2])),
+]
+
+
+@pytest.mark.parametrize("call", ZERO_D)
+def test_zero_dimensional_results_are_arrays(call):
+    r = call()
+    assert isinstance(r, wnp.Array) and r.ndim == 0 and r.device == "cpu"
+
+
+def test_result_type_needs_an_argument():
+    with pytest.raises(ValueError, match="wsarray.result_type"):
+        wnp.result_type()
+    assert wnp.result_type(arr([1], wnp.int8), 1) == np.int8
+    assert wnp.result_type(wnp.float32, 1.0) == np.float32
+    assert wnp.result_type(wnp.float32, 1j) == np.complex64
+
+
+@pytest.mark.parametrize("op", [operator.floordiv])
+def test_operator_hook_keeps_numpy_errors(op):
+    with pytest.raises(TypeError, match="floor_divide"):
+        op(arr([1.0]), "a")
+
+
+def test_none_index_adds_an_axis():
+    x = arr(3.0)
+    assert x[None].shape == (1,) and x[None, ...].shape == (1,)
+    y = wnp.zeros((2,))
+    y[None] = 5.0
+    np.testing.assert_array_equal(np.asarray(y), [5.0, 5.0])
+    assert wnp.ones((2, 3))[:, None].shape == (2, 1, 3)
+
+
+# The functions implemented in Python (wsarray/_impl) allocate from the workspace like the rest.
+IN_WORKSPACE = [
+    lambda x: wnp.sort(x, descending=True),
+    lambda x: wnp.argsort(x, descending=True),
+    lambda x: wnp.argsort(x),
+    lambda x: wnp.clip(x, 0.5, 1.5),
+    lambda x: wnp.floor_divide(x, -inf),
+    lambda x: x // -inf,
+    lambda x: wnp.expm1(wnp.astype(x, wnp.complex128)),
+    lambda x: wnp.tanh(wnp.astype(x, wnp.complex64)),
+    lambda x: wnp.linalg.eigvals(wnp.reshape(x, (2, 2))),
+    lambda x: wnp.linalg.eig(wnp.reshape(x, (2, 2))).eigenvectors,
+    lambda x: wnp.linalg.pinv(wnp.reshape(x, (2, 2))),
+    lambda x: wnp.fft.fftfreq(4, dtype=wnp.float32),
+    lambda x: wnp.unique_values(x),
+    lambda x: wnp.astype(x, wnp.float32),
+]
+
+
+@pytest.mark.parametrize("call", IN_WORKSPACE)
+def test_python_implemented_functions_allocate_in_the_workspace(call):
+    x = arr([3.0, 1.0, 2.0, 1.0])
+    with wnp.workspace("DEV"):
+        r = call(x)
+        assert isinstance(r, wnp.Array) and r.workspace == "DEV" and r.is_in_scope()
+        expected = np.asarray(r).copy()
+    r_outside = call(x)
+    assert r_outside.workspace is None
+    np.testing.assert_array_equal(np.asarray(r_outside), expected)
+
+
+def test_dlpack_protocol_and_from_dlpack():
+    x = arr([1.0, 2.0, 3.0])
+    assert x.__dlpack_device__() == (1, 0)
+    capsule = x.__dlpack__(stream=None, max_version=(1, 0), dl_device=(1, 0), copy=False)
+    assert type(capsule).__name__ == "PyCapsule"
+    shared = wnp.from_dlpack(x, copy=False, device="cpu")
+    copied = wnp.from_dlpack(x, copy=True)
+    assert np.shares_memory(np.asarray(shared), np.asarray(x))
+    assert not np.shares_memory(np.asarray(copied), np.asarray(x))
+    np.testing.assert_array_equal(np.asarray(np.from_dlpack(x)), [1.0, 2.0, 3.0])
+    with wnp.workspace("DL"):
+        inside = wnp.from_dlpack(x, copy=True)
+        assert inside.workspace == "DL"
+    with pytest.raises(ValueError, match="wsarray.from_dlpack"):
+        wnp.from_dlpack(x, device="gpu")
+
+
+def test_devices():
+    x = arr([1.0])
+    assert x.device == "cpu" and x.to_device("cpu") is x
+    assert wnp.asarray([1], device=x.device).device == "cpu"
+    assert wnp.zeros(2, device="cpu").device == "cpu"
+    with pytest.raises(ValueError, match="to_device"):
+        x.to_device("gpu")
+    with pytest.raises(ValueError, match="wsarray.zeros"):
+        wnp.zeros(2, device="gpu")

@@ -1,0 +1,69 @@
+"""Libraries written against the array API standard accept wsarray: array-api-compat finds the
+namespace, and scikit-learn (array API dispatch) fits PCA and LinearDiscriminantAnalysis on
+wsarray arrays with NumPy's results."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import array_api_compat
+import numpy as np
+
+import wsarray as wnp
+
+
+def test_array_api_compat_finds_wsarray():
+    x = wnp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    assert array_api_compat.array_namespace(x) is wnp
+    assert array_api_compat.array_namespace(x, wnp.asarray([1])) is wnp
+    assert array_api_compat.is_array_api_obj(x)
+    assert array_api_compat.device(x) == "cpu"
+    assert array_api_compat.to_device(x, "cpu") is x
+    assert array_api_compat.size(x) == 4
+    xp = array_api_compat.array_namespace(x)
+    np.testing.assert_allclose(np.asarray(xp.linalg.inv(x)), np.linalg.inv(np.asarray(x)))
+
+
+# scikit-learn needs SciPy's array API mode, which is read when SciPy is first imported: run the
+# fits in a fresh interpreter so the rest of the test session is unaffected.
+SKLEARN_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    import sklearn
+    from sklearn.decomposition import PCA
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    import wsarray as wnp
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((80, 6)) @ rng.standard_normal((6, 6))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(80) > 0).astype(np.int64) + (X[:, 1] > 1)
+    wX, wy = wnp.asarray(X), wnp.asarray(y)
+
+    pca_np = PCA(n_components=3, svd_solver="full").fit(X)
+    lda_np = LinearDiscriminantAnalysis(solver="svd").fit(X, y)
+    with sklearn.config_context(array_api_dispatch=True):
+        pca = PCA(n_components=3, svd_solver="full").fit(wX)
+        lda = LinearDiscriminantAnalysis(solver="svd").fit(wX, wy)
+        assert isinstance(pca.components_, wnp.Array), type(pca.components_)
+        assert isinstance(lda.coef_, wnp.Array), type(lda.coef_)
+        for attr in ("components_", "explained_variance_", "mean_"):
+            np.testing.assert_allclose(np.asarray(getattr(pca, attr)), getattr(pca_np, attr),
+                                       rtol=1e-10, atol=1e-12)
+        for attr in ("coef_", "intercept_", "classes_", "means_", "explained_variance_ratio_"):
+            np.testing.assert_allclose(np.asarray(getattr(lda, attr)), getattr(lda_np, attr),
+                                       rtol=1e-10, atol=1e-12)
+        np.testing.assert_array_equal(np.asarray(lda.predict(wX)), lda_np.predict(X))
+        with wnp.workspace("SK"):
+            t = pca.transform(wX)
+            assert isinstance(t, wnp.Array) and t.workspace == "SK"
+            np.testing.assert_allclose(np.asarray(t), pca_np.transform(X), rtol=1e-10, atol=1e-12)
+    print("sklearn ok")
+""")
+
+
+def test_sklearn_pca_and_lda_on_wsarray():
+    env = dict(os.environ, SCIPY_ARRAY_API="1")
+    proc = subprocess.run([sys.executable, "-P", "-c", SKLEARN_SCRIPT], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "sklearn ok" in proc.stdout

@@ -1,0 +1,97 @@
+"""Elementwise functions where NumPy differs from the array API standard: ``clip``'s parameters,
+and the special cases of ``floor_divide``, ``expm1`` and ``tanh``.
+
+Each function computes NumPy's result first and then patches only the elements the standard
+defines differently, so ordinary (finite) inputs cost one extra check and nothing else.
+"""
+import numpy as _np
+
+__all__ = ["clip", "expm1", "floor_divide", "tanh"]
+
+
+def _out_array(out):
+    return out[0] if isinstance(out, tuple) else out
+
+
+def floor_divide(x1, x2, /, out=None, **kwargs):
+    """``x1 // x2``; for real floats, infinite operands follow the standard (not Python's rules):
+    ``±inf // finite`` is ``±inf`` and ``finite // ∓inf`` is ``-0`` (NumPy gives NaN and -1)."""
+    a, b = _np.asarray(x1), _np.asarray(x2)
+    if (_np.result_type(a, b).kind != "f" or "where" in kwargs
+            or (_np.isfinite(a).all() and _np.isfinite(b).all())):
+        return _np.floor_divide(x1, x2, out=out, **kwargs)
+    # The masks come first: for ``x //= y`` the output is x1 itself.
+    inf_a = _np.isinf(a) & _np.isfinite(b) & (b != 0)
+    zero = _np.isfinite(a) & (a != 0) & _np.isinf(b) & (_np.signbit(a) != _np.signbit(b))
+    with _np.errstate(invalid="ignore"):  # the NaNs made here are replaced below
+        signed_inf = a * _np.sign(b)
+        r = _np.floor_divide(x1, x2, out=out, **kwargs)
+    fixed = _np.where(inf_a, signed_inf, _np.where(zero, -0.0, r)).astype(r.dtype, copy=False)
+    if out is not None:
+        target = _out_array(out)
+        _np.copyto(target, fixed)
+        return target
+    return fixed
+
+
+def _complex_patch(r, mask, real, imag):
+    if mask.any():
+        r.real[mask] = _np.broadcast_to(real, mask.shape)[mask]
+        r.imag[mask] = _np.broadcast_to(imag, mask.shape)[mask]
+
+
+def expm1(x, /, out=None, **kwargs):
+    """``exp(x) - 1``; complex infinities, NaNs and zeros follow the standard's table."""
+    z = _np.asarray(x)
+    if z.dtype.kind != "c" or "where" in kwargs:
+        return _np.expm1(x, out=out, **kwargs)
+    z = z.copy() if out is not None and _np.shares_memory(z, _out_array(out)) else z
+    with _np.errstate(invalid="ignore"):  # NumPy warns for cases the standard defines
+        r = _np.expm1(x, out=out, **kwargs)
+    r = r if isinstance(r, _np.ndarray) else _np.array(r)  # a 0-d input gives a NumPy scalar
+    re, im = z.real, z.imag
+    nonfinite_im = ~_np.isfinite(im)
+    _complex_patch(r, (re == 0) & (im == 0), 0.0, im)
+    _complex_patch(r, _np.isposinf(re) & (im == 0), _np.inf, im)
+    _complex_patch(r, _np.isneginf(re) & nonfinite_im, -1.0, 0.0)
+    _complex_patch(r, _np.isposinf(re) & nonfinite_im, _np.inf, _np.nan)
+    _complex_patch(r, _np.isnan(re) & (im == 0), _np.nan, im)
+    return r
+
+
+def tanh(x, /, out=None, **kwargs):
+    """Hyperbolic tangent; ``tanh(±inf + bj)`` for finite b is ``±1 + copysign(0, b)j`` as the
+    standard says (NumPy follows C99's ``copysign(0, sin(2b))``)."""
+    z = _np.asarray(x)
+    if z.dtype.kind != "c" or "where" in kwargs:
+        return _np.tanh(x, out=out, **kwargs)
+    mask = _np.isinf(z.real) & _np.isfinite(z.imag)
+    real, imag = _np.sign(z.real), _np.copysign(0.0, z.imag)  # before an in-place out= overwrites z
+    r = _np.tanh(x, out=out, **kwargs)
+    if not mask.any():
+        return r
+    r = r if isinstance(r, _np.ndarray) else _np.array(r)  # a 0-d input gives a NumPy scalar
+    _complex_patch(r, mask, real, imag)
+    return r
+
+
+def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None, **kwargs):  # noqa: A002
+    """Clamp to ``[min, max]`` (the standard's names; NumPy's ``a_min``/``a_max`` also work).
+    Both bounds None returns a copy of ``a``; a NaN bound gives NaN."""
+    if a_min is not None:
+        if min is not None:
+            raise TypeError("wsarray.clip(): give min or a_min, not both")
+        min = a_min  # noqa: A001
+    if a_max is not None:
+        if max is not None:
+            raise TypeError("wsarray.clip(): give max or a_max, not both")
+        max = a_max  # noqa: A001
+    a = _np.asarray(a)
+    if a.dtype.kind in "iu":
+        # A Python int bound outside the dtype's range is no bound (NumPy would raise).
+        info = _np.iinfo(a.dtype)
+        if type(min) is int and min <= info.min:
+            min = None  # noqa: A001
+        if type(max) is int and max >= info.max:
+            max = None  # noqa: A001
+    return _np.clip(a, min, max, out=out, **kwargs)

@@ -1,0 +1,81 @@
+"""``sort`` and ``argsort`` with the standard's ``descending``/``stable`` and NumPy's
+``kind``/``order``.
+
+The standard makes sorting stable by default; NumPy's stable sort of floats is several times
+slower than its default one. Where stability cannot be observed the fast sort is used instead:
+``sort`` of integers and booleans (equal values are indistinguishable), ``sort`` of floats whose
+zeros all have the same sign (only -0.0 and +0.0 compare equal while differing), and ``argsort``
+of floats whose sorted values have no ties (checked after a fast argsort, with a stable one only
+if ties exist).
+"""
+import numpy as _np
+
+__all__ = ["argsort", "sort"]
+
+
+def _kind(fn, kind, stable):
+    """NumPy's ``kind`` for the arguments; "auto": stable, but fast where stability is moot."""
+    if kind is not None:
+        if stable is not None and not stable:
+            raise ValueError(f"wsarray.{fn}(): give either kind or stable=False, not both")
+        return kind
+    if stable is None or stable:
+        return "auto"
+    return None
+
+
+def _stability_moot(a):
+    """True if no two elements of ``a`` compare equal while being distinguishable."""
+    if a.dtype.kind in "biu":
+        return True
+    if a.dtype.kind != "f":
+        return False
+    zeros = a == 0
+    if not zeros.any():
+        return True
+    negative = _np.signbit(a[zeros])
+    return bool(negative.all() or not negative.any())  # only one sign of zero
+
+
+def _sort_values(a, axis, kind, order):
+    if kind == "auto":
+        kind = None if order is None and _stability_moot(a) else "stable"
+    return _np.sort(a, axis=axis, kind=kind, order=order)
+
+
+def _argsort_values(a, axis, kind, order):
+    if kind != "auto":
+        return _np.argsort(a, axis=axis, kind=kind, order=order)
+    if order is not None or a.dtype.kind != "f" or a.ndim == 0:
+        return _np.argsort(a, axis=axis, kind="stable", order=order)
+    idx = _np.argsort(a, axis=axis)
+    s = _np.moveaxis(_np.take_along_axis(a, idx, axis=axis), axis, -1)
+    if (s[..., 1:] == s[..., :-1]).any():  # ties: their order must be the original one
+        return _np.argsort(a, axis=axis, kind="stable")
+    return idx
+
+
+def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
+    """Sorted copy of ``a``; stable unless ``stable=False``; ``descending=True`` keeps equal
+    elements in their original order."""
+    a = _np.asarray(a)
+    kind = _kind("sort", kind, stable)
+    if axis is None:
+        a, axis = a.ravel(), -1
+    if not descending:
+        return _sort_values(a, axis, kind, order)
+    # Sorting the reversed array and reversing back keeps equal elements in their original order.
+    return _np.flip(_sort_values(_np.flip(a, axis), axis, kind, order), axis)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
+    """Indices that sort ``a``; stable unless ``stable=False`` (NumPy's default is not stable)."""
+    a = _np.asarray(a)
+    kind = _kind("argsort", kind, stable)
+    if axis is None:
+        a, axis = a.ravel(), -1
+    if not descending:
+        return _argsort_values(a, axis, kind, order)
+    n = a.shape[axis] if a.ndim else 1
+    idx = _argsort_values(_np.flip(a, axis), axis, kind, order)
+    return n - 1 - _np.flip(idx, axis)

@@ -1,0 +1,9 @@
+"""Indexing functions: ``take`` and ``take_along_axis``."""
+import numpy as _np
+
+from ._core import Function as _F
+
+__all__ = ["take", "take_along_axis"]
+
+take = _F(_np.take, "take")
+take_along_axis = _F(_np.take_along_axis, "take_along_axis")

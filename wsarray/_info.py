@@ -1,0 +1,52 @@
+"""``wsarray.__array_namespace_info__()``: the array API inspection namespace."""
+import numpy as _np
+
+__all__ = ["__array_namespace_info__"]
+
+_KINDS = {
+    "bool": ("bool",),
+    "signed integer": ("int8", "int16", "int32", "int64"),
+    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
+    "real floating": ("float32", "float64"),
+    "complex floating": ("complex64", "complex128"),
+}
+_KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
+_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
+
+
+def _check_device(fn, device):
+    if device is not None and device != "cpu":
+        raise ValueError(f"wsarray.__array_namespace_info__().{fn}(): unknown device {device!r}; "
+                         "this build has 'cpu'")
+
+
+class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard)
+    """Capabilities, devices and dtypes of wsarray (array API inspection namespace)."""
+
+    def capabilities(self):
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
+
+    def default_device(self):
+        return "cpu"
+
+    def devices(self):
+        return ("cpu",)
+
+    def default_dtypes(self, *, device=None):
+        _check_device("default_dtypes", device)
+        return {"real floating": _np.float64, "complex floating": _np.complex128,
+                "integral": _np.int64, "indexing": _np.int64}
+
+    def dtypes(self, *, device=None, kind=None):
+        _check_device("dtypes", device)
+        if kind is None:
+            names = _KINDS["bool"] + _KINDS["numeric"]
+        else:
+            kinds = kind if isinstance(kind, tuple) else (kind,)
+            names = []
+            for k in kinds:
+                if k not in _KINDS:
+                    raise ValueError("wsarray.__array_namespace_info__().dtypes(): "
+                                     f"unknown kind {k!r}")
+                names += [n for n in _KINDS[k] if n not in names]
+        return {n: getattr(_np, n if n != "bool" else "bool_") for n in names}
