@@ -15,6 +15,27 @@ class _NumpyFallback:
         return getattr(object.__getattribute__(self, "_numpy_info"), name)
 
 
+class _Limit(float):
+    """A Python ``float`` (as the standard asks) that prints like NumPy's finfo field, so
+    ``print(finfo(float32).max)`` shows ``3.4028235e+38`` as with NumPy."""
+
+    __slots__ = ("_shown",)
+
+    def __new__(cls, numpy_value):
+        self = super().__new__(cls, float(numpy_value))
+        self._shown = numpy_value
+        return self
+
+    def __repr__(self):
+        return repr(self._shown)
+
+    def __str__(self):
+        return str(self._shown)
+
+    def __reduce__(self):
+        return (float, (float(self),))
+
+
 @dataclass(frozen=True)
 class finfo_object(_NumpyFallback):
     """Machine limits of a floating-point dtype (array API ``finfo``)."""
@@ -56,8 +77,8 @@ def finfo(type, /):
     if dt.kind not in "fc":
         raise ValueError(f"wsarray.finfo(): {dt} is not a floating-point dtype")
     fi = _np.finfo(dt)
-    return finfo_object(int(fi.bits), float(fi.eps), float(fi.max), float(fi.min),
-                        float(fi.smallest_normal), fi.dtype, fi)
+    return finfo_object(int(fi.bits), _Limit(fi.eps), _Limit(fi.max), _Limit(fi.min),
+                        _Limit(fi.smallest_normal), fi.dtype, fi)
 
 
 def iinfo(type, /):
