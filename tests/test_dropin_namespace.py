@@ -297,3 +297,8 @@ def test_functions_carry_numpys_documentation():
     with contextlib.redirect_stdout(want):
         np.info(np.dot)
     assert got.getvalue() == want.getvalue() and "Dot product" in got.getvalue()
+
+
+def test_version_is_numpys_for_feature_gates():
+    assert wnp.__version__ == np.__version__
+    assert wnp.__wsarray_version__ == "0.1.0"

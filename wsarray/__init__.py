@@ -4,6 +4,7 @@
 inside is allocated from a reused per-thread arena. See README.md for the tour.
 """
 
+from numpy import __version__ as _numpy_version
 from numpy import e, inf, nan, newaxis, pi
 
 from . import fft, linalg, memory
@@ -36,7 +37,10 @@ from ._workspaces import *  # noqa: F401,F403
 from ._workspaces import __all__ as _workspaces_all
 from ._info import __array_namespace_info__
 
-__version__ = "0.1.0"
+# Drop-in: code that gates features on np.__version__ must see the NumPy doing the math.
+# wsarray's own version is __wsarray_version__ (and the package metadata).
+__version__ = _numpy_version
+__wsarray_version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
