@@ -2,6 +2,7 @@
 /// memory. Every method checks the array's workspace cycle first, then lets NumPy compute with
 /// its allocations routed into the current workspace.
 #include "common.h"
+#include "fast_ops.h"
 #include "numpy_alloc.h"
 
 namespace wsa_py {
@@ -46,6 +47,17 @@ nb::object call1(const char *name, PyObject *f, nb::handle x) {
 nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
     nb::object args = nb::make_tuple(x, y);
     return apply(name, f, args.ptr(), nullptr);
+}
+
+/// `x op y` through the float64 fast path when it applies (fast_ops.h), else through NumPy.
+nb::object binary(const char *name, wsa::BinaryOp op, PyObject *f, nb::handle x, nb::handle y) {
+    if (PyObject *r = fast_binary(op, x.ptr(), y.ptr(), name)) return nb::steal(r);
+    return call2(name, f, x, y);
+}
+
+nb::object unary(const char *name, wsa::UnaryOp op, PyObject *f, nb::handle x) {
+    if (PyObject *r = fast_unary(op, x.ptr(), name)) return nb::steal(r);
+    return call1(name, f, x);
 }
 
 /// In-place operator: NumPy writes into the array's own memory, so no allocation is made.
@@ -100,6 +112,7 @@ PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer}, {0, nu
 
 void export_array(nb::module_ &m) {
     load_ops();
+    init_fast_ops();
 
     nb::class_<BoundMethod>(m, "_BoundMethod")
         .def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
@@ -119,10 +132,19 @@ void export_array(nb::module_ &m) {
     cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); });    \
     cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); });  \
     cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); });
-    WSA_BINARY("__add__", "__radd__", "__iadd__", add)
-    WSA_BINARY("__sub__", "__rsub__", "__isub__", subtract)
-    WSA_BINARY("__mul__", "__rmul__", "__imul__", multiply)
-    WSA_BINARY("__truediv__", "__rtruediv__", "__itruediv__", true_divide)
+    // Operators with a float64 fast path (fast_ops.h) try it first.
+#define WSA_BINARY_FAST(py, rpy, ipy, f, OP)                                                          \
+    cls.def(py, [](nb::handle s, nb::handle o) { return binary("Array." py, OP, ops.f, s, o); });    \
+    cls.def(rpy, [](nb::handle s, nb::handle o) { return binary("Array." rpy, OP, ops.f, o, s); });  \
+    cls.def(ipy, [](nb::handle s, nb::handle o) {                                                     \
+        if (fast_inplace(OP, s.ptr(), o.ptr(), "Array." ipy)) return nb::borrow(s);                  \
+        return inplace("Array." ipy, ops.f, s, o);                                                    \
+    });
+    WSA_BINARY_FAST("__add__", "__radd__", "__iadd__", add, wsa::BinaryOp::Add)
+    WSA_BINARY_FAST("__sub__", "__rsub__", "__isub__", subtract, wsa::BinaryOp::Sub)
+    WSA_BINARY_FAST("__mul__", "__rmul__", "__imul__", multiply, wsa::BinaryOp::Mul)
+    WSA_BINARY_FAST("__truediv__", "__rtruediv__", "__itruediv__", true_divide, wsa::BinaryOp::Div)
+#undef WSA_BINARY_FAST
     WSA_BINARY("__floordiv__", "__rfloordiv__", "__ifloordiv__", floor_divide)
     WSA_BINARY("__mod__", "__rmod__", "__imod__", remainder)
     WSA_BINARY("__pow__", "__rpow__", "__ipow__", power)
@@ -133,23 +155,23 @@ void export_array(nb::module_ &m) {
     WSA_BINARY("__lshift__", "__rlshift__", "__ilshift__", left_shift)
     WSA_BINARY("__rshift__", "__rrshift__", "__irshift__", right_shift)
 #undef WSA_BINARY
-#define WSA_COMPARE(py, f) \
-    cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); });
-    WSA_COMPARE("__lt__", less)
-    WSA_COMPARE("__le__", less_equal)
-    WSA_COMPARE("__eq__", equal)
-    WSA_COMPARE("__ne__", not_equal)
-    WSA_COMPARE("__gt__", greater)
-    WSA_COMPARE("__ge__", greater_equal)
-    WSA_COMPARE("__divmod__", divmod)
+#define WSA_COMPARE(py, f, OP) \
+    cls.def(py, [](nb::handle s, nb::handle o) { return binary("Array." py, OP, ops.f, s, o); });
+    WSA_COMPARE("__lt__", less, wsa::BinaryOp::Less)
+    WSA_COMPARE("__le__", less_equal, wsa::BinaryOp::LessEqual)
+    WSA_COMPARE("__eq__", equal, wsa::BinaryOp::Equal)
+    WSA_COMPARE("__ne__", not_equal, wsa::BinaryOp::NotEqual)
+    WSA_COMPARE("__gt__", greater, wsa::BinaryOp::Greater)
+    WSA_COMPARE("__ge__", greater_equal, wsa::BinaryOp::GreaterEqual)
 #undef WSA_COMPARE
+    cls.def("__divmod__", [](nb::handle s, nb::handle o) { return call2("Array.__divmod__", ops.divmod, s, o); });
     cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); });
 #define WSA_UNARY(py, f) cls.def(py, [](nb::handle s) { return call1("Array." py, ops.f, s); });
-    WSA_UNARY("__neg__", negative)
     WSA_UNARY("__pos__", positive)
-    WSA_UNARY("__abs__", absolute)
     WSA_UNARY("__invert__", invert)
 #undef WSA_UNARY
+    cls.def("__neg__", [](nb::handle s) { return unary("Array.__neg__", wsa::UnaryOp::Negative, ops.negative, s); });
+    cls.def("__abs__", [](nb::handle s) { return unary("Array.__abs__", wsa::UnaryOp::Absolute, ops.absolute, s); });
 
     cls.def("__getitem__", [](nb::handle s, nb::handle key) {
         return call2("Array.__getitem__", ops.getitem, s, key);

@@ -1,0 +1,149 @@
+/// src/core/kernels.cpp -- see kernels.h. Built with -ffp-contract=off so that a*b+c is never
+/// fused (NumPy rounds each operation separately).
+#include "kernels.h"
+
+#include "thread_pool.h"
+
+#include <algorithm>
+#include <cfenv>
+#include <cmath>
+#include <vector>
+
+namespace wsa {
+
+namespace {
+
+template <typename F> inline void loop_aa(std::size_t n, const double *a, const double *b, double *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+}
+template <typename F> inline void loop_as(std::size_t n, const double *a, double s, double *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(a[i], s);
+}
+template <typename F> inline void loop_sa(std::size_t n, double s, const double *b, double *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(s, b[i]);
+}
+template <typename F> inline void cmp_aa(std::size_t n, const double *a, const double *b, bool *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+}
+template <typename F> inline void cmp_as(std::size_t n, const double *a, double s, bool *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(a[i], s);
+}
+template <typename F> inline void cmp_sa(std::size_t n, double s, const double *b, bool *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(s, b[i]);
+}
+
+/// One contiguous run of `n` elements starting at element `off` of row `r`.
+template <typename F>
+void run_arith(std::size_t r, std::size_t off, std::size_t n, const Grid &a, const Grid &b,
+               const OutGrid &out, F f) {
+    double *o = (double *) out.data + r * out.row_stride + off;
+    if (a.scalar) {
+        loop_sa(n, a.value, b.data + r * b.row_stride + off, o, f);
+    } else if (b.scalar) {
+        loop_as(n, a.data + r * a.row_stride + off, b.value, o, f);
+    } else {
+        loop_aa(n, a.data + r * a.row_stride + off, b.data + r * b.row_stride + off, o, f);
+    }
+}
+
+template <typename F>
+void run_compare(std::size_t r, std::size_t off, std::size_t n, const Grid &a, const Grid &b,
+                 const OutGrid &out, F f) {
+    bool *o = (bool *) out.data + r * out.row_stride + off;
+    if (a.scalar) {
+        cmp_sa(n, a.value, b.data + r * b.row_stride + off, o, f);
+    } else if (b.scalar) {
+        cmp_as(n, a.data + r * a.row_stride + off, b.value, o, f);
+    } else {
+        cmp_aa(n, a.data + r * a.row_stride + off, b.data + r * b.row_stride + off, o, f);
+    }
+}
+
+void run_binary(BinaryOp op, std::size_t r, std::size_t off, std::size_t n, const Grid &a,
+                const Grid &b, const OutGrid &out) {
+    switch (op) {
+    case BinaryOp::Add: return run_arith(r, off, n, a, b, out, [](double x, double y) { return x + y; });
+    case BinaryOp::Sub: return run_arith(r, off, n, a, b, out, [](double x, double y) { return x - y; });
+    case BinaryOp::Mul: return run_arith(r, off, n, a, b, out, [](double x, double y) { return x * y; });
+    case BinaryOp::Div: return run_arith(r, off, n, a, b, out, [](double x, double y) { return x / y; });
+    // Comparisons are quiet (no "invalid" exception for NaN), like NumPy's.
+    case BinaryOp::Less: return run_compare(r, off, n, a, b, out, [](double x, double y) { return std::isless(x, y); });
+    case BinaryOp::LessEqual: return run_compare(r, off, n, a, b, out, [](double x, double y) { return std::islessequal(x, y); });
+    case BinaryOp::Equal: return run_compare(r, off, n, a, b, out, [](double x, double y) { return x == y; });
+    case BinaryOp::NotEqual: return run_compare(r, off, n, a, b, out, [](double x, double y) { return x != y; });
+    case BinaryOp::Greater: return run_compare(r, off, n, a, b, out, [](double x, double y) { return std::isgreater(x, y); });
+    case BinaryOp::GreaterEqual: return run_compare(r, off, n, a, b, out, [](double x, double y) { return std::isgreaterequal(x, y); });
+    }
+}
+
+/// Split rows x cols elements into `parts` ranges of the flattened grid and call
+/// seg(row, first column, count) for every contiguous run of part `p`.
+template <typename Seg>
+void for_part(std::size_t p, std::size_t parts, std::size_t rows, std::size_t cols, Seg seg) {
+    std::size_t total = rows * cols;
+    std::size_t begin = total * p / parts, end = total * (p + 1) / parts;
+    while (begin < end) {
+        std::size_t r = begin / cols, c = begin % cols;
+        std::size_t n = std::min(cols - c, end - begin);
+        seg(r, c, n);
+        begin += n;
+    }
+}
+
+std::size_t parts_for(std::size_t total) {
+    if (total < kParallelThreshold) return 1;
+    return std::min(pool_threads(), std::max<std::size_t>(1, total / (kParallelThreshold / 2)));
+}
+
+constexpr int kWatched = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID;
+
+int to_flags(int fe) {
+    return (fe & FE_DIVBYZERO ? kDivideByZero : 0) | (fe & FE_OVERFLOW ? kOverflow : 0) |
+           (fe & FE_UNDERFLOW ? kUnderflow : 0) | (fe & FE_INVALID ? kInvalid : 0);
+}
+
+} // namespace
+
+int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const Grid &b,
+               const OutGrid &out) {
+    std::size_t parts = parts_for(rows * cols);
+    if (parts == 1) {
+        std::fexcept_t saved;
+        std::fegetexceptflag(&saved, FE_ALL_EXCEPT);
+        std::feclearexcept(FE_ALL_EXCEPT);
+        for (std::size_t r = 0; r < rows; ++r) run_binary(op, r, 0, cols, a, b, out);
+        int raised = std::fetestexcept(kWatched);
+        std::fesetexceptflag(&saved, FE_ALL_EXCEPT);
+        return to_flags(raised);
+    }
+    // Each thread has its own floating-point flags: every part checks its own.
+    std::vector<int> raised(parts, 0);
+    parallel_for(parts, [&](std::size_t p) {
+        std::fexcept_t saved;
+        std::fegetexceptflag(&saved, FE_ALL_EXCEPT);
+        std::feclearexcept(FE_ALL_EXCEPT);
+        for_part(p, parts, rows, cols, [&](std::size_t r, std::size_t c, std::size_t n) {
+            run_binary(op, r, c, n, a, b, out);
+        });
+        raised[p] = std::fetestexcept(kWatched);
+        std::fesetexceptflag(&saved, FE_ALL_EXCEPT);
+    });
+    int all = 0;
+    for (int r : raised) all |= r;
+    return to_flags(all);
+}
+
+void unary_f64(UnaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const OutGrid &out) {
+    auto seg = [&](std::size_t r, std::size_t c, std::size_t n) {
+        const double *x = a.data + r * a.row_stride + c;
+        double *o = (double *) out.data + r * out.row_stride + c;
+        if (op == UnaryOp::Negative)
+            for (std::size_t i = 0; i < n; ++i) o[i] = -x[i];
+        else
+            for (std::size_t i = 0; i < n; ++i) o[i] = std::fabs(x[i]);
+    };
+    std::size_t parts = parts_for(rows * cols);
+    parallel_for(parts, [&](std::size_t p) { for_part(p, parts, rows, cols, seg); });
+}
+
+} // namespace wsa

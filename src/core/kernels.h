@@ -1,0 +1,46 @@
+/// src/core/kernels.h -- float64 elementwise kernels for the operators' fast path.
+///
+/// An operand is a 2-D grid of doubles (rows x cols) whose rows are contiguous and may sit at any
+/// distance from each other (a slice like u[1:-1, 2:]), or a scalar. The result grid has the same
+/// shape. Large grids are split over the thread pool (thread_pool.h). Every kernel computes exactly
+/// what NumPy computes for float64 (IEEE operations, no contraction into fused multiply-add); when
+/// any element raises a floating-point exception (divide by zero, overflow, underflow, invalid)
+/// the kernel reports it so that the caller can report it as NumPy would (np.errstate).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace wsa {
+
+enum class BinaryOp { Add, Sub, Mul, Div, Less, LessEqual, Equal, NotEqual, Greater, GreaterEqual };
+enum class UnaryOp { Negative, Absolute };
+
+inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Less; }
+
+struct Grid {
+    const double *data = nullptr;  ///< first element (unused for scalars)
+    std::ptrdiff_t row_stride = 0; ///< elements between the starts of consecutive rows
+    bool scalar = false;
+    double value = 0;              ///< the scalar
+};
+
+struct OutGrid {
+    void *data = nullptr;          ///< double for arithmetic, bool (one byte) for comparisons
+    std::ptrdiff_t row_stride = 0; ///< elements
+};
+
+/// Floating-point exceptions a kernel raised (NumPy's order: divide, over, under, invalid).
+enum FpFlags { kDivideByZero = 1, kOverflow = 2, kUnderflow = 4, kInvalid = 8 };
+
+/// out = a op b over rows x cols. The output is always complete (IEEE results, as NumPy's);
+/// returns the FpFlags raised, which the caller reports the way NumPy's np.errstate asks.
+int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const Grid &b,
+               const OutGrid &out);
+
+/// out = op(a) over rows x cols. Never raises floating-point exceptions.
+void unary_f64(UnaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const OutGrid &out);
+
+/// Elements from which work is split over the thread pool.
+constexpr std::size_t kParallelThreshold = std::size_t(1) << 17;
+
+} // namespace wsa
