@@ -16,8 +16,8 @@ import wsarray as wa
 BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.lt, operator.le,
           operator.eq, operator.ne, operator.gt, operator.ge]
 INPLACE = [operator.iadd, operator.isub, operator.imul, operator.itruediv]
-# Sizes below and above the thread pool's threshold (2**17 elements) and the elision one.
-SIZES = [1, 7, 1000, 40_000, 300_000]
+# Sizes below and above the elision threshold (32 Ki elements) and the thread pool's (2**19).
+SIZES = [1, 7, 1000, 40_000, 600_000]
 
 
 def same(result, expected):
@@ -80,7 +80,7 @@ def test_other_dtypes_and_broadcasting_take_numpys_path():
     same(wa.asarray(numpy.zeros(0)) + 1.0, numpy.zeros(0) + 1.0)
 
 
-@pytest.mark.parametrize("n", [1000, 300_000])
+@pytest.mark.parametrize("n", [1000, 600_000])
 def test_floating_point_errors_reported_like_numpy(n):
     a = numpy.ones(n)
     a[n // 2] = 0.0
@@ -109,7 +109,7 @@ def test_floating_point_errors_reported_like_numpy(n):
 
 
 @pytest.mark.parametrize("op", INPLACE, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("n", [5, 300_000])
+@pytest.mark.parametrize("n", [5, 600_000])
 def test_inplace_matches_numpy(op, n):
     a, b = data(n, 3, special=False), data(n, 4, special=False)
     w = wa.asarray(a.copy())
@@ -184,7 +184,7 @@ def test_results_come_from_the_workspace_and_go_stale():
 
 
 def test_threads_use_their_own_workspaces_and_the_pool():
-    n = 400_000  # above the pool's threshold: kernels split over worker threads
+    n = 600_000  # above the pool's threshold: kernels split over worker threads
     a, b = data(n, 7, special=False), data(n, 8, special=False)
     expected = (a * b + a * 2.0 - a / (b + 1.0)) < 0.5
     errors = []
@@ -211,11 +211,11 @@ def test_threads_use_their_own_workspaces_and_the_pool():
 
 
 def test_pool_survives_an_error_raised_after_a_kernel():
-    w = wa.asarray(numpy.ones(400_000))
+    w = wa.asarray(numpy.ones(600_000))
     for _ in range(3):
         with numpy.errstate(divide="raise"), pytest.raises(FloatingPointError):
             w / 0.0
-        same(w + 1.0, numpy.full(400_000, 2.0))
+        same(w + 1.0, numpy.full(600_000, 2.0))
 
 
 @settings(max_examples=50, deadline=None)
@@ -227,3 +227,23 @@ def test_property_against_numpy(a, op, s):
              op(a, a[::-1] if a.ndim == 1 else a))
         same(op(wa.asarray(a), s), op(a, s))
         same(op(s, wa.asarray(a)), op(s, a))
+
+
+def test_basic_indexing_matches_numpy_and_checks_staleness():
+    a = data(60).reshape(6, 10)
+    w = wa.asarray(a)
+    for key in (3, -1, slice(1, 4), (2, 5), (slice(None), 3), (Ellipsis, 2), (None, 1), (), (1, slice(None, None, -2))):
+        got, expected = w[key], a[key]
+        same(got, numpy.asarray(expected))
+    with pytest.raises(IndexError, match="wsarray.Array.__getitem__"):
+        w[10]
+    ws = wa.workspace("FAST_INDEX")
+    with ws:
+        t = w * 2.0
+        view, scalar = t[1:3], t[0, 0]
+        assert view.workspace == "FAST_INDEX" and scalar.workspace == "FAST_INDEX"
+        assert w[1:3].workspace is None
+    for use in (lambda: view[0], lambda: t[1:], lambda: t[0, 0]):
+        with pytest.raises(wa.WorkspaceError):
+            use()
+    wa.memory.destroy_workspace("FAST_INDEX")

@@ -93,9 +93,11 @@ void for_part(std::size_t p, std::size_t parts, std::size_t rows, std::size_t co
     }
 }
 
+/// Parts of at least 64 Ki elements, up to four per thread: a caller whose worker is slow to wake
+/// (a busy machine, BLAS threads spinning) takes the unclaimed parts itself instead of waiting.
 std::size_t parts_for(std::size_t total) {
-    if (total < kParallelThreshold) return 1;
-    return std::min(pool_threads(), std::max<std::size_t>(1, total / (kParallelThreshold / 2)));
+    if (total < kParallelThreshold || pool_threads() == 1) return 1;
+    return std::min(4 * pool_threads(), total / (std::size_t(1) << 16));
 }
 
 /// Runs `body` with clean floating-point exception flags and returns the FpFlags it raised,

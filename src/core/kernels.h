@@ -40,7 +40,9 @@ int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, c
 /// out = op(a) over rows x cols. Never raises floating-point exceptions.
 void unary_f64(UnaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const OutGrid &out);
 
-/// Elements from which work is split over the thread pool.
-constexpr std::size_t kParallelThreshold = std::size_t(1) << 17;
+/// Elements (4 MiB of doubles) from which work is split over the thread pool. Below it, waking a
+/// worker costs more than it saves, and loops that mix BLAS calls with elementwise work (an MLP
+/// step) would make our workers compete with BLAS's spinning threads.
+constexpr std::size_t kParallelThreshold = std::size_t(1) << 19;
 
 } // namespace wsa

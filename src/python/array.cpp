@@ -49,6 +49,19 @@ nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
     return apply(name, f, args.ptr(), nullptr);
 }
 
+bool is_basic_index_item(PyObject *k) {
+    return PyLong_CheckExact(k) || PySlice_Check(k) || k == Py_Ellipsis || k == Py_None;
+}
+
+/// A key NumPy answers with a view (or a scalar), never an Array that needs unwrapping.
+bool is_basic_index(PyObject *key) {
+    if (is_basic_index_item(key)) return true;
+    if (!PyTuple_CheckExact(key)) return false;
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(key); i < n; ++i)
+        if (!is_basic_index_item(PyTuple_GET_ITEM(key, i))) return false;
+    return true;
+}
+
 /// `x op y` through the float64 fast path when it applies (fast_ops.h), else through NumPy.
 nb::object binary(const char *name, wsa::BinaryOp op, PyObject *f, nb::handle x, nb::handle y) {
     if (PyObject *r = fast_binary(op, x.ptr(), y.ptr(), name)) return nb::steal(r);
@@ -174,6 +187,18 @@ void export_array(nb::module_ &m) {
     cls.def("__abs__", [](nb::handle s) { return unary("Array.__abs__", wsa::UnaryOp::Absolute, ops.absolute, s); });
 
     cls.def("__getitem__", [](nb::handle s, nb::handle key) {
+        // Basic indexing (ints, slices, ..., None, and tuples of them) goes straight to the
+        // ndarray; anything else (Array or list keys, and every error) takes the general path.
+        if (is_basic_index(key.ptr())) {
+            Array &a = self_of(s, "Array.__getitem__");
+            RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
+            if (PyObject *r = PyObject_GetItem(a.data.ptr(), key.ptr())) {
+                nb::object view = nb::steal(r);
+                return wrap_ndarray(view);
+            }
+            PyErr_Clear();
+            take_allocation_error();
+        }
         return call2("Array.__getitem__", ops.getitem, s, key);
     });
     cls.def("__setitem__", [](nb::handle s, nb::handle key, nb::handle value) {

@@ -213,6 +213,22 @@ wsa::OutGrid out_grid_of(PyArrayObject *nd, std::size_t cols) {
     return g;
 }
 
+/// Run a kernel; large ones without the GIL (as NumPy's loops), so other Python threads go on.
+/// The operands stay referenced by the caller's frame meanwhile.
+int run_binary(wsa::BinaryOp op, std::size_t rows, std::size_t cols, const wsa::Grid &a,
+               const wsa::Grid &b, const wsa::OutGrid &out) {
+    if (rows * cols < wsa::kParallelThreshold) return wsa::binary_f64(op, rows, cols, a, b, out);
+    nb::gil_scoped_release unlocked;
+    return wsa::binary_f64(op, rows, cols, a, b, out);
+}
+
+void run_unary(wsa::UnaryOp op, std::size_t rows, std::size_t cols, const wsa::Grid &a,
+               const wsa::OutGrid &out) {
+    if (rows * cols < wsa::kParallelThreshold) return wsa::unary_f64(op, rows, cols, a, out);
+    nb::gil_scoped_release unlocked;
+    wsa::unary_f64(op, rows, cols, a, out);
+}
+
 } // namespace
 
 void init_fast_ops() {
@@ -235,7 +251,7 @@ PyObject *fast_binary(wsa::BinaryOp op, PyObject *x, PyObject *y, const char *fn
             const Operand &other = t == &a ? b : a;
             if (!safe_to_write_over(*t, other)) continue;
             wsa::OutGrid out{(void *) t->grid.data, t->grid.row_stride};
-            int flags = wsa::binary_f64(op, shape.rows, shape.cols, a.grid, b.grid, out);
+            int flags = run_binary(op, shape.rows, shape.cols, a.grid, b.grid, out);
             report_fp_errors(op, flags);
             Py_INCREF(t->obj);
             return t->obj;
@@ -244,7 +260,7 @@ PyObject *fast_binary(wsa::BinaryOp op, PyObject *x, PyObject *y, const char *fn
     PyArrayObject *res = new_result(shape.nd, compare ? NPY_BOOL : NPY_DOUBLE, target);
     if (!res) return nullptr;
     nb::object guard = nb::steal((PyObject *) res);
-    int flags = wsa::binary_f64(op, shape.rows, shape.cols, a.grid, b.grid, out_grid_of(res, shape.cols));
+    int flags = run_binary(op, shape.rows, shape.cols, a.grid, b.grid, out_grid_of(res, shape.cols));
     report_fp_errors(op, flags);
     return wrap_new(guard.release().ptr(), target);
 }
@@ -254,13 +270,13 @@ PyObject *fast_unary(wsa::UnaryOp op, PyObject *x, const char *fn) {
     if (!operand_of(x, a, fn) || a.grid.scalar) return nullptr;
     wsa::Workspace *target = current_target();
     if (elidable(a, target)) {
-        wsa::unary_f64(op, a.rows, a.cols, a.grid, wsa::OutGrid{(void *) a.grid.data, a.grid.row_stride});
+        run_unary(op, a.rows, a.cols, a.grid, wsa::OutGrid{(void *) a.grid.data, a.grid.row_stride});
         Py_INCREF(x);
         return x;
     }
     PyArrayObject *res = new_result(a.nd, NPY_DOUBLE, target);
     if (!res) return nullptr;
-    wsa::unary_f64(op, a.rows, a.cols, a.grid, out_grid_of(res, a.cols));
+    run_unary(op, a.rows, a.cols, a.grid, out_grid_of(res, a.cols));
     return wrap_new((PyObject *) res, target);
 }
 
@@ -272,7 +288,7 @@ bool fast_inplace(wsa::BinaryOp op, PyObject *self, PyObject *other, const char 
     if (o.nd && (!same_shape(s.nd, o.nd) || s.rows != o.rows || s.cols != o.cols)) return false;
     if (!safe_to_write_over(s, o)) return false;
     wsa::OutGrid out{(void *) s.grid.data, s.grid.row_stride};
-    int flags = wsa::binary_f64(op, s.rows, s.cols, s.grid, o.grid, out);
+    int flags = run_binary(op, s.rows, s.cols, s.grid, o.grid, out);
     report_fp_errors(op, flags);
     return true;
 }
