@@ -2,6 +2,7 @@
 
     python -P bench/run.py            # quick mode (about a minute or two)
     python -P bench/run.py --full     # more sizes, more repeats, 1,000-iteration memory runs
+    python -P bench/run.py --threads 1  # every engine on one thread (steadier on a busy machine)
 
 Groups (--groups small,large,loops,memory,gc):
   small   per-call overhead on arrays of 1, 64 and 1000 elements; workspace enter/exit
@@ -90,7 +91,8 @@ def summarise(res):
     for r in res.values():
         rows = r["samples"]
         peaks = [p for _, _, p in rows if p is not None]
-        r.update(s=statistics.median(t for t, _, _ in rows), faults=statistics.median(f for _, f, _ in rows),
+        r.update(s=statistics.median(t for t, _, _ in rows), min_s=min(t for t, _, _ in rows),
+                 faults=statistics.median(f for _, f, _ in rows),
                  peak_rss_kb=max(peaks) if peaks else None)
     return ratios(res)
 
@@ -420,7 +422,18 @@ def main(argv=None):
     p.add_argument("--engines", default=",".join(ENGINE_ORDER), help="comma-separated engines to run")
     p.add_argument("--child", nargs=3, metavar=("LOOP", "ENGINE", "ITERS"), help=argparse.SUPPRESS)
     p.add_argument("--child-group", nargs=3, metavar=("GROUP", "ENGINE", "CFG"), help=argparse.SUPPRESS)
+    p.add_argument("--threads", type=int, default=0,
+                   help="threads for every engine (BLAS, PyTorch, numexpr, wsarray's pool); "
+                        "default: each library's own default")
     args = p.parse_args(argv)
+    if args.threads and os.environ.get("WSARRAY_BENCH_THREADS") != str(args.threads):
+        # Thread counts are read when the libraries load: start again with them in the environment
+        # (child processes inherit it).
+        n = str(args.threads)
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+                    "NUMEXPR_MAX_THREADS", "WSARRAY_NUM_THREADS", "WSARRAY_BENCH_THREADS"):
+            os.environ[var] = n
+        os.execv(sys.executable, [sys.executable, "-P", os.path.abspath(__file__)] + sys.argv[1:])
     if args.child:
         child_memory(args.child[0], args.child[1], int(args.child[2]))
         return
@@ -429,8 +442,8 @@ def main(argv=None):
         return
     cfg = {"full": args.full, "reps": 11 if args.full else 5,
            "small_s": 0.02 if args.full else 0.005, "large_s": 0.2 if args.full else 0.05,
-           "loop_s": 0.2 if args.full else 0.05, "memory_iters": 1000 if args.full else 300,
-           "gc_iters": 2000 if args.full else 400, "rounds": 2 if args.full else 1}
+           "loop_s": 0.2 if args.full else 0.05, "memory_iters": 1000 if args.full else 150,
+           "gc_iters": 2000 if args.full else 200, "rounds": 2 if args.full else 1}
     wanted = args.engines.split(",")
     modules = {n: m for n, m in eng.available_engines().items() if n in wanted or n == "numpy"}
     names = [n for n in ENGINE_ORDER if n in modules]
