@@ -209,11 +209,14 @@ def child_memory(loop, name, iters):
     """In a fresh process: run `loop` `iters` times on one engine; print a JSON line."""
     import importlib
 
-    base = "wsarray" if name == "wsarray+ws" else name
+    # "wsarray+ws strict": the workspace learns with allocation="strict" (no 30% headroom).
+    base = "wsarray" if name.startswith("wsarray+ws") else name
     modules = {"numpy": importlib.import_module("numpy"), base: importlib.import_module(base)}
-    state, body = loops.setup(loop, name, modules)
-    if name == "wsarray+ws":
-        body = eng.in_workspace(modules["wsarray"].workspace("LOOP"), body)
+    state, body = loops.setup(loop, "wsarray+ws" if base == "wsarray" else name, modules)
+    if base == "wsarray":
+        wsarray = modules["wsarray"]
+        config = wsarray.WorkspaceConfig(allocation="strict") if name.endswith("strict") else None
+        body = eng.in_workspace(wsarray.workspace("LOOP", config), body)
     rss_before = eng.rss_kb()
     times, faults = [], []
     for _ in range(iters):
@@ -226,7 +229,7 @@ def child_memory(loop, name, iters):
     out = {"loop": loop, "engine": name, "iters": iters, "s": statistics.median(times[steady:]),
            "faults": statistics.mean(faults[steady:]), "faults_first": faults[0],
            "rss_before_loop_kb": rss_before, "peak_rss_kb": eng.hwm_kb()}
-    if name == "wsarray+ws":
+    if base == "wsarray":
         out["workspace"] = modules["wsarray"].workspace("LOOP").stats()
     print(json.dumps(out))
 
@@ -235,11 +238,11 @@ def group_memory(modules, cfg):
     rows = []
     for loop in ("heat 1024x1024", "MLP 512x256"):
         res = {}
-        for name in ENGINE_ORDER:
-            if name == "wsarray" or name not in modules:
-                continue
-            if name != "wsarray+ws" and name not in loops.LOOPS[loop][2]:
-                continue
+        names = [n for n in ENGINE_ORDER if n in modules and n != "wsarray"
+                 and (n == "wsarray+ws" or n in loops.LOOPS[loop][2])]
+        if "wsarray+ws" in names:
+            names.insert(names.index("wsarray+ws") + 1, "wsarray+ws strict")
+        for name in names:
             proc = subprocess.run([sys.executable, "-P", os.path.abspath(__file__), "--child", loop, name,
                                    str(cfg["memory_iters"])], capture_output=True, text=True)
             if proc.returncode != 0:
@@ -332,10 +335,10 @@ def print_peak_table(rows, names):
         print(f"   {row['case']:<30} {cells}")
 
 
-def print_workspace(row):
-    s = row["engines"].get("wsarray+ws", {}).get("workspace")
+def print_workspace(row, engine="wsarray+ws"):
+    s = row["engines"].get(engine, {}).get("workspace")
     if s:
-        print(f"   {row['case']:<30} workspace: capacity {s['capacity'] / 2**20:.1f} MiB, peak/cycle "
+        print(f"   {row['case']:<30} {engine}: capacity {s['capacity'] / 2**20:.1f} MiB, peak/cycle "
               f"{s['peak_cycle_bytes'] / 2**20:.1f} MiB, {s['cycles']} cycles, "
               f"{s['reused_bytes'] / max(s['allocated_bytes'], 1):.0%} of bytes reused, "
               f"spilled {s['spilled_bytes'] / 2**20:.1f} MiB")
@@ -358,16 +361,17 @@ def report(results, names):
             print_workspace(row)
     if "memory" in g:
         print(f"\n== memory: one fresh process per engine, {g['memory']['rows'][0]['iters']} iterations")
-        head = f"{'loop':<18}{'engine':<12}{'ms/iter':>9}{'vs numpy':>10}{'peak RSS MiB':>14}" \
+        head = f"{'loop':<18}{'engine':<19}{'ms/iter':>9}{'vs numpy':>10}{'peak RSS MiB':>14}" \
                f"{'RSS before loop':>17}{'faults/iter':>13}{'faults 1st':>12}"
         print(head)
         print("-" * len(head))
         for row in g["memory"]["rows"]:
             for n, r in row["engines"].items():
-                print(f"{row['case']:<18}{n:<12}{r['s'] * 1e3:>9.2f}{r['ratio']:>9.2f}x"
+                print(f"{row['case']:<18}{n:<19}{r['s'] * 1e3:>9.2f}{r['ratio']:>9.2f}x"
                       f"{r['peak_rss_kb'] / 1024:>14.1f}{r['rss_before_loop_kb'] / 1024:>17.1f}"
                       f"{r['faults']:>13.1f}{r['faults_first']:>12}")
             print_workspace(row)
+            print_workspace(row, "wsarray+ws strict")
     if "gc" in g:
         print(f"\n== GC knobs: MLP step + one reference cycle holding a workspace array per iteration, "
               f"{g['gc']['iters']} iterations")
