@@ -247,3 +247,17 @@ def test_basic_indexing_matches_numpy_and_checks_staleness():
         with pytest.raises(wa.WorkspaceError):
             use()
     wa.memory.destroy_workspace("FAST_INDEX")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_forked_child_gets_a_working_pool():
+    import os
+
+    x = wa.asarray(numpy.ones(600_000))
+    same(x + 1.0, numpy.full(600_000, 2.0))  # the pool is running in this process now
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit code
+        ok = numpy.array_equal(numpy.asarray((x + 2.0) * 3.0), numpy.full(600_000, 9.0))
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
