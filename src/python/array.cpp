@@ -103,6 +103,7 @@ nb::object copy_into(nb::handle self, wsa::Workspace *target, const char *fn) {
 struct BoundMethod {
     nb::object self;
     std::string name;
+    nb::object method;  ///< the ndarray's bound method (an Array's ndarray never changes)
 };
 
 int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
@@ -130,9 +131,8 @@ void export_array(nb::module_ &m) {
     nb::class_<BoundMethod>(m, "_BoundMethod")
         .def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
             std::string fn = "Array." + b.name;
-            Array &a = self_of(b.self, fn.c_str());
-            nb::object f = a.data.attr(b.name.c_str());
-            return apply(fn.c_str(), f.ptr(), args.ptr(), kwargs.ptr());
+            self_of(b.self, fn.c_str());  // still in its cycle when called
+            return apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr());
         })
         .def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
 
@@ -376,6 +376,18 @@ void export_array(nb::module_ &m) {
         nb::module_ ws = nb::module_::import_("wsarray");
         return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(a.data.attr("copy")()));
     });
+    // Reductions loops call every iteration, defined on the class: Python finds them at once,
+    // instead of after the failed lookup (an AttributeError made and cleared) behind __getattr__.
+    for (const char *method : {"sum", "mean", "max", "min", "prod", "std", "var", "any", "all",
+                               "argmax", "argmin", "cumsum"}) {
+        std::string name = method, fn = "Array." + name;
+        cls.def(method, [name, fn](nb::handle s, nb::args args, nb::kwargs kwargs) {
+            Array &a = self_of(s, fn.c_str());
+            nb::object f = nb::steal(PyObject_GetAttrString(a.data.ptr(), name.c_str()));
+            if (!f) throw nb::python_error();
+            return apply(fn.c_str(), f.ptr(), args.ptr(), kwargs.ptr());
+        });
+    }
     cls.def("__getattr__", [](nb::handle s, const std::string &name) -> nb::object {
         // Everything else an ndarray has (sum, reshape, astype, tolist, strides, ...), through the
         // engine. Dunder names are not forwarded: NumPy must not find __array_interface__ & co.
@@ -388,7 +400,7 @@ void export_array(nb::module_ &m) {
             PyErr_Clear();
             raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '" + name + "'");
         }
-        if (PyCallable_Check(attr.ptr())) return nb::cast(BoundMethod{nb::borrow(s), name});
+        if (PyCallable_Check(attr.ptr())) return nb::cast(BoundMethod{nb::borrow(s), name, attr});
         return wrap_ndarray(attr);
     });
     cls.attr("__array_priority__") = 100;
