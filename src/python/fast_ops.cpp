@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <dlfcn.h>
 #include <limits>
+#include <unordered_map>
 #include <execinfo.h>
 #include <numpy/arrayobject.h>
 
@@ -121,14 +122,27 @@ bool called_from_interpreter() {
         initialised = true;
     }
     if (!python_base || !module_base || !eval) return false;
+    // What each return address is, remembered: dladdr() searches every loaded object. The GIL is
+    // held here, so the cache needs no lock; it stays small (one entry per call site).
+    enum Kind : char { Other, Ours, Python, Eval };
+    static std::unordered_map<void *, Kind> kinds;
     void *frames[32];
     int n = backtrace(frames, 32);
     for (int i = 1; i < n; ++i) {
-        Dl_info info;
-        if (!dladdr(frames[i], &info)) return false;
-        if (info.dli_fbase == module_base) continue;
-        if (info.dli_fbase != python_base) return false;
-        if (info.dli_saddr == eval) return true;
+        auto it = kinds.find(frames[i]);
+        Kind k;
+        if (it != kinds.end()) {
+            k = it->second;
+        } else {
+            Dl_info info;
+            if (!dladdr(frames[i], &info)) k = Other;
+            else if (info.dli_fbase == module_base) k = Ours;
+            else if (info.dli_fbase != python_base) k = Other;
+            else k = info.dli_saddr == eval ? Eval : Python;
+            if (kinds.size() < 4096) kinds.emplace(frames[i], k);
+        }
+        if (k == Eval) return true;
+        if (k == Other) return false;
     }
     return false;
 }
