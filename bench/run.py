@@ -47,14 +47,14 @@ def run_case(builders, modules, size, reps, target_s, ws_mode, ws_name, only=Non
     wsarray+ws body in a workspace cycle; "open" runs each whole sample inside one open cycle
     (per-call overhead of operations made inside a workspace). Returns {engine: {"samples":
     [(seconds per call, faults per call, peak RSS KiB), ...], "calls": calls per sample}}.
-    `only`: time this engine alone.
+    `only`: time these engines alone.
     """
     import wsarray
 
     ws = wsarray.workspace(ws_name)
     bodies, around = {}, {}
     for name in ENGINE_ORDER:
-        if name not in builders or name not in modules or (only and name != only):
+        if name not in builders or name not in modules or (only and name not in only):
             continue
         body = builders[name](modules[name], size)
         around[name] = None
@@ -105,7 +105,7 @@ def ratios(res):
 
 
 def child_json(group, name, cfg):
-    """Run `group` on engine `name` in a fresh process; its JSON result."""
+    """Run `group` on the engines `name` (comma-separated) in a fresh process; its JSON result."""
     proc = subprocess.run([sys.executable, "-P", os.path.abspath(__file__), "--child-group",
                            group, name, json.dumps(cfg)], capture_output=True, text=True)
     if proc.returncode != 0:
@@ -114,36 +114,43 @@ def child_json(group, name, cfg):
 
 
 def isolated(group, cfg, names):
-    """Run `group` once per engine in a fresh process holding only that engine (so that one
-    library's spinning worker threads cannot slow another's), `cfg["rounds"]` rounds in turn;
-    merge the samples of every case."""
-    merged = None
+    """Run `group` in fresh processes: NumPy, wsarray and numexpr alternate in one; PyTorch runs
+    in another beside NumPy again (PyTorch's OpenMP threads and OpenBLAS's spin while waiting and
+    would slow each other). Every ratio compares engines timed in turn in the same process;
+    `cfg["rounds"]` rounds of processes are merged."""
+    teams = [[n for n in names if n != "torch"]]
+    if "torch" in names:
+        teams.append(["numpy", "torch"])
+    merged = {}  # team index -> rows
     for _ in range(cfg["rounds"]):
-        for name in names:
-            rows = child_json(group, name, cfg)["rows"]
-            if merged is None:
-                merged = rows
+        for t, team in enumerate(teams):
+            rows = child_json(group, ",".join(team), cfg)["rows"]
+            if t not in merged:
+                merged[t] = rows
                 continue
-            for mine, theirs in zip(merged, rows):
+            for mine, theirs in zip(merged[t], rows):
                 for engine, r in theirs["engines"].items():
-                    if engine in mine["engines"]:
-                        mine["engines"][engine]["samples"] += r["samples"]
-                        mine["engines"][engine].update({k: v for k, v in r.items() if k != "samples"})
-                    else:
-                        mine["engines"][engine] = r
-    for row in merged:
+                    mine["engines"][engine]["samples"] += r["samples"]
+    rows = merged[0]
+    for row in rows:
         summarise(row["engines"])
-    return {"rows": merged}
+    for t in range(1, len(teams)):
+        for row, other in zip(rows, merged[t]):
+            if "torch" in other["engines"]:
+                summarise(other["engines"])
+                row["engines"]["torch"] = dict(other["engines"]["torch"],
+                                               numpy_s_same_process=other["engines"]["numpy"]["s"])
+    return {"rows": rows}
 
 
-def child_group(group, name, cfg):
-    """In a fresh process: run the cases of `group` on engine `name` alone; print JSON."""
+def child_group(group, names, cfg):
+    """In a fresh process: run the cases of `group` on the comma-separated engines; print JSON."""
     import importlib
 
-    base = "wsarray" if name == "wsarray+ws" else name
-    modules = {"numpy": importlib.import_module("numpy"), base: importlib.import_module(base)}
-    modules[name] = modules[base]
-    cfg = dict(cfg, only=name)
+    modules = {"numpy": importlib.import_module("numpy")}
+    for name in names.split(","):
+        modules[name] = importlib.import_module("wsarray" if name == "wsarray+ws" else name)
+    cfg = dict(cfg, only=names.split(","))
     fn = {"large": group_large, "loops": group_loops, "gc": group_gc}[group]
     print(json.dumps(fn(modules, cfg), default=str))
 
