@@ -261,3 +261,17 @@ def test_forked_child_gets_a_working_pool():
         os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_rows_in_reverse_order_match_numpy():
+    u = data(40 * 30, 9).reshape(40, 30)
+    w = wa.asarray(u)
+    same(w[::-1] * 2.0, u[::-1] * 2.0)
+    same(w[::-2, 1:] - w[1::2, :-1], u[::-2, 1:] - u[1::2, :-1])
+    same(-w[::-1], -u[::-1])
+    v = wa.asarray(u.copy())
+    r = v[::-1]
+    r += 1.0
+    expected = u.copy()
+    expected[::-1] += 1.0
+    same(v, expected)

@@ -35,30 +35,36 @@ template <typename F> inline void cmp_sa(std::size_t n, double s, const double *
     for (std::size_t i = 0; i < n; ++i) o[i] = f(s, b[i]);
 }
 
+/// Elements from a grid's first element to the start of row `r` (row strides may be negative: a
+/// signed product, never an unsigned wrap-around).
+template <typename G> inline std::ptrdiff_t row_offset(std::size_t r, const G &g) {
+    return (std::ptrdiff_t) r * g.row_stride;
+}
+
 /// One contiguous run of `n` elements starting at element `off` of row `r`.
 template <typename F>
 void run_arith(std::size_t r, std::size_t off, std::size_t n, const Grid &a, const Grid &b,
                const OutGrid &out, F f) {
-    double *o = (double *) out.data + r * out.row_stride + off;
+    double *o = (double *) out.data + row_offset(r, out) + off;
     if (a.scalar) {
-        loop_sa(n, a.value, b.data + r * b.row_stride + off, o, f);
+        loop_sa(n, a.value, b.data + row_offset(r, b) + off, o, f);
     } else if (b.scalar) {
-        loop_as(n, a.data + r * a.row_stride + off, b.value, o, f);
+        loop_as(n, a.data + row_offset(r, a) + off, b.value, o, f);
     } else {
-        loop_aa(n, a.data + r * a.row_stride + off, b.data + r * b.row_stride + off, o, f);
+        loop_aa(n, a.data + row_offset(r, a) + off, b.data + row_offset(r, b) + off, o, f);
     }
 }
 
 template <typename F>
 void run_compare(std::size_t r, std::size_t off, std::size_t n, const Grid &a, const Grid &b,
                  const OutGrid &out, F f) {
-    bool *o = (bool *) out.data + r * out.row_stride + off;
+    bool *o = (bool *) out.data + row_offset(r, out) + off;
     if (a.scalar) {
-        cmp_sa(n, a.value, b.data + r * b.row_stride + off, o, f);
+        cmp_sa(n, a.value, b.data + row_offset(r, b) + off, o, f);
     } else if (b.scalar) {
-        cmp_as(n, a.data + r * a.row_stride + off, b.value, o, f);
+        cmp_as(n, a.data + row_offset(r, a) + off, b.value, o, f);
     } else {
-        cmp_aa(n, a.data + r * a.row_stride + off, b.data + r * b.row_stride + off, o, f);
+        cmp_aa(n, a.data + row_offset(r, a) + off, b.data + row_offset(r, b) + off, o, f);
     }
 }
 
@@ -151,8 +157,8 @@ int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, c
 
 void unary_f64(UnaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const OutGrid &out) {
     auto seg = [&](std::size_t r, std::size_t c, std::size_t n) {
-        const double *x = a.data + r * a.row_stride + c;
-        double *o = (double *) out.data + r * out.row_stride + c;
+        const double *x = a.data + row_offset(r, a) + c;
+        double *o = (double *) out.data + row_offset(r, out) + c;
         if (op == UnaryOp::Negative)
             for (std::size_t i = 0; i < n; ++i) o[i] = -x[i];
         else
