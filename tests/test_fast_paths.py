@@ -275,3 +275,41 @@ def test_rows_in_reverse_order_match_numpy():
     expected = u.copy()
     expected[::-1] += 1.0
     same(v, expected)
+
+
+@pytest.mark.parametrize("n", [1, 5, 8, 127, 128, 129, 1000, 8193, 70_001, 600_000, 3_000_001])
+def test_sum_is_numpys_pairwise_sum_bit_for_bit(n):
+    rng = numpy.random.default_rng(n)
+    a = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)
+    same(wa.asarray(a).sum(), numpy.asarray(a.sum()))
+    same(wa.asarray(a[: n - n // 3]).sum(), numpy.asarray(a[: n - n // 3].sum()))
+    if n % 5 == 0:
+        same(wa.asarray(a.reshape(5, -1)).sum(), numpy.asarray(a.reshape(5, -1).sum()))
+
+
+def test_sum_edge_values_and_errors_match_numpy():
+    for a in (numpy.full(3, -0.0), numpy.full(20, -0.0), numpy.array([numpy.nan, 1.0]),
+              numpy.array([numpy.inf, 1.0]), numpy.arange(12.0).reshape(3, 4)[:, 1:]):
+        same(wa.asarray(a).sum(), numpy.asarray(a.sum()))
+    for a in (numpy.full(4, 1e308), numpy.array([numpy.inf, -numpy.inf])):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            r = wa.asarray(a).sum()
+        with warnings.catch_warnings(record=True) as want:
+            warnings.simplefilter("always")
+            e = a.sum()
+        same(r, numpy.asarray(e))
+        assert [str(w.message) for w in got] == [str(w.message) for w in want]
+        with numpy.errstate(all="raise"), pytest.raises(FloatingPointError):
+            wa.asarray(a).sum()
+    ws = wa.workspace("FAST_SUM")
+    with ws:
+        s = wa.asarray(numpy.ones(10)).sum()
+        assert s.workspace == "FAST_SUM" and s.ndim == 0
+        t = wa.asarray(numpy.ones(10)) * 2.0
+    with pytest.raises(wa.WorkspaceError):
+        t.sum()
+    with pytest.raises(wa.WorkspaceError):
+        float(s)
+    wa.memory.destroy_workspace("FAST_SUM")
+    same(wa.asarray(numpy.ones((3, 4))).sum(axis=0), numpy.ones((3, 4)).sum(axis=0))

@@ -131,7 +131,74 @@ template <typename Body> int watch_fp(Body body) {
 #endif
 }
 
+/// NumPy's DOUBLE_pairwise_sum (numpy/_core/src/umath/loops_utils.h.src), unit stride.
+double pairwise(const double *a, std::size_t n) {
+    if (n < 8) {
+        double res = 0.0;
+        for (std::size_t i = 0; i < n; ++i) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int j = 0; j < 8; ++j) r[j] = a[j];
+        std::size_t i = 8;
+        for (; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; ++j) r[j] += a[i + j];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; ++i) res += a[i];
+        return res;
+    }
+    std::size_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise(a, n2) + pairwise(a + n2, n - n2);
+}
+
+/// The leaves of the top `levels` levels of pairwise()'s tree, left to right.
+void split_tree(const double *a, std::size_t n, int levels, std::vector<std::pair<const double *, std::size_t>> &out) {
+    if (levels == 0 || n <= 128) {
+        out.emplace_back(a, n);
+        return;
+    }
+    std::size_t n2 = n / 2;
+    n2 -= n2 % 8;
+    split_tree(a, n2, levels - 1, out);
+    split_tree(a + n2, n - n2, levels - 1, out);
+}
+
+/// Add the leaf sums back up the same tree.
+double combine_tree(const double *a, std::size_t n, int levels, const std::vector<double> &sums, std::size_t &next) {
+    if (levels == 0 || n <= 128) return sums[next++];
+    std::size_t n2 = n / 2;
+    n2 -= n2 % 8;
+    double left = combine_tree(a, n2, levels - 1, sums, next);
+    double right = combine_tree(a + n2, n - n2, levels - 1, sums, next);
+    return left + right;
+}
+
 } // namespace
+
+double sum_f64(const double *a, std::size_t n, int &flags) {
+    double total = 0.0;
+    int levels = 0;
+    if (n >= kParallelThreshold)
+        while ((std::size_t(2) << levels) <= pool_threads() && levels < 3) ++levels;
+    if (levels == 0) {
+        flags = watch_fp([&] { total = 0.0 + pairwise(a, n); });
+        return total;
+    }
+    std::vector<std::pair<const double *, std::size_t>> leaves;
+    split_tree(a, n, levels, leaves);
+    std::vector<double> sums(leaves.size());
+    std::vector<int> raised(leaves.size(), 0);
+    parallel_for(leaves.size(), [&](std::size_t i) {
+        raised[i] = watch_fp([&] { sums[i] = pairwise(leaves[i].first, leaves[i].second); });
+    });
+    std::size_t next = 0;
+    int top = watch_fp([&] { total = 0.0 + combine_tree(a, n, levels, sums, next); });
+    flags = top;
+    for (int r : raised) flags |= r;
+    return total;
+}
 
 int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const Grid &b,
                const OutGrid &out) {

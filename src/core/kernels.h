@@ -40,6 +40,12 @@ int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, c
 /// out = op(a) over rows x cols. Never raises floating-point exceptions.
 void unary_f64(UnaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const OutGrid &out);
 
+/// NumPy's sum of `n` contiguous doubles, bit for bit: 0.0 + the pairwise sum NumPy's add.reduce
+/// computes (blocks of 128 with eight accumulators, split in halves rounded to multiples of 8).
+/// Large sums compute the top halves of that tree on the thread pool and add them in the same
+/// order, so the result does not depend on the thread count. `flags` receives the FpFlags raised.
+double sum_f64(const double *a, std::size_t n, int &flags);
+
 /// Elements (4 MiB of doubles) from which work is split over the thread pool. Below it, waking a
 /// worker costs more than it saves, and loops that mix BLAS calls with elementwise work (an MLP
 /// step) would make our workers compete with BLAS's spinning threads.

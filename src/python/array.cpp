@@ -378,7 +378,15 @@ void export_array(nb::module_ &m) {
     });
     // Reductions loops call every iteration, defined on the class: Python finds them at once,
     // instead of after the failed lookup (an AttributeError made and cleared) behind __getattr__.
-    for (const char *method : {"sum", "mean", "max", "min", "prod", "std", "var", "any", "all",
+    cls.def("sum", [](nb::handle s, nb::args args, nb::kwargs kwargs) {
+        if (args.size() == 0 && kwargs.size() == 0)
+            if (PyObject *r = fast_sum(s.ptr(), "Array.sum")) return nb::steal(r);
+        Array &a = self_of(s, "Array.sum");
+        nb::object f = nb::steal(PyObject_GetAttrString(a.data.ptr(), "sum"));
+        if (!f) throw nb::python_error();
+        return apply("Array.sum", f.ptr(), args.ptr(), kwargs.ptr());
+    });
+    for (const char *method : {"mean", "max", "min", "prod", "std", "var", "any", "all",
                                "argmax", "argmin", "cumsum"}) {
         std::string name = method, fn = "Array." + name;
         cls.def(method, [name, fn](nb::handle s, nb::args args, nb::kwargs kwargs) {

@@ -243,7 +243,54 @@ void run_unary(wsa::UnaryOp op, std::size_t rows, std::size_t cols, const wsa::G
     wsa::unary_f64(op, rows, cols, a, out);
 }
 
+/// Report floating-point errors of a sum the way np.add.reduce does (its own messages).
+void report_reduce_errors(int flags) {
+    if (!(flags & (wsa::kOverflow | wsa::kInvalid))) return;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    nb::object reduce = nb::module_::import_("numpy").attr("add").attr("reduce");
+    struct Case { int flag; double x, y; };
+    for (const Case &c : {Case{wsa::kOverflow, 1e308, 1e308}, Case{wsa::kInvalid, inf, -inf}}) {
+        if (!(flags & c.flag)) continue;
+        npy_intp two = 2;
+        nb::object pair = nb::steal(PyArray_SimpleNew(1, &two, NPY_DOUBLE));
+        if (!pair) throw nb::python_error();
+        double *d = (double *) PyArray_DATA((PyArrayObject *) pair.ptr());
+        d[0] = c.x;
+        d[1] = c.y;
+        nb::object r = nb::steal(PyObject_CallOneArg(reduce.ptr(), pair.ptr()));
+        if (!r) throw nb::python_error();
+    }
+}
+
 } // namespace
+
+PyObject *fast_sum(PyObject *x, const char *fn) {
+    Operand a;
+    if (!operand_of(x, a, fn) || !a.nd || !PyArray_IS_C_CONTIGUOUS(a.nd)) return nullptr;
+    std::size_t n = (std::size_t) PyArray_SIZE(a.nd);
+    int flags = 0;
+    double total;
+    if (n < wsa::kParallelThreshold) {
+        total = wsa::sum_f64(a.grid.data, n, flags);
+    } else {
+        nb::gil_scoped_release unlocked;
+        total = wsa::sum_f64(a.grid.data, n, flags);
+    }
+    report_reduce_errors(flags);
+    wsa::Workspace *target = current_target();
+    PyArrayObject *res;
+    {
+        RouteGuard route(target);
+        res = (PyArrayObject *) PyArray_SimpleNew(0, nullptr, NPY_DOUBLE);
+    }
+    if (!res) {
+        PyErr_Clear();
+        take_allocation_error();
+        return nullptr;  // the general path reports the failure
+    }
+    *(double *) PyArray_DATA(res) = total;
+    return wrap_new((PyObject *) res, target);
+}
 
 void init_fast_ops() {
     if (_import_array() < 0) throw nb::python_error();

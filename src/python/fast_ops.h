@@ -26,6 +26,9 @@ void init_fast_ops();
 /// exceptions.
 PyObject *fast_binary(wsa::BinaryOp op, PyObject *x, PyObject *y, const char *fn);
 PyObject *fast_unary(wsa::UnaryOp op, PyObject *x, const char *fn);
+/// `x.sum()` (no arguments) of a C-contiguous float64 Array: NumPy's pairwise sum, bit for bit,
+/// as a 0-d Array; null when it does not apply.
+PyObject *fast_sum(PyObject *x, const char *fn);
 /// `self op= other` written into self; returns false (nothing written) when it does not apply.
 bool fast_inplace(wsa::BinaryOp op, PyObject *self, PyObject *other, const char *fn);
 
