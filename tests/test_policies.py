@@ -23,7 +23,8 @@ def test_first_loop_learns_then_serves_from_workspace():
     s1 = ws.stats()
     assert s1["cycles"] == 1 and s1["initialized"]
     assert s1["spilled_bytes"] > 0  # the first cycle measures: everything spills
-    assert s1["learned_size"] >= s1["peak_cycle_bytes"] > 2 * 8 * N
+    # At least one 800 kB temporary (the chain's temporaries share one block: fast_ops.h elision).
+    assert s1["learned_size"] >= s1["peak_cycle_bytes"] > 8 * N
     assert s1["capacity"] >= s1["learned_size"]
     for _ in range(5):
         assert run_cycle(ws, x) == expected
@@ -62,7 +63,7 @@ def test_over_time_learns_after_n_cycles():
     s = ws.stats()
     assert s["initialized"]
     # learned from the largest cycle seen, not the last one
-    assert s["learned_size"] >= 2 * 8 * N
+    assert s["learned_size"] >= 8 * N
 
 
 def test_learning_none_uses_initial_size_and_spills_beyond():

@@ -203,6 +203,10 @@ bool Workspace::free_if_owned(void *p) {
 
 std::shared_ptr<Workspace> Workspace::owner_of(const void *p) {
     Registry &r = registry();
+    // Quick reject before taking the lock: every array wrapped outside workspaces asks. A chunk
+    // that holds `p` was registered (lo/hi widened) before the array at `p` could exist.
+    auto a = (std::uintptr_t) p;
+    if (a < r.lo.load(std::memory_order_acquire) || a >= r.hi.load(std::memory_order_acquire)) return nullptr;
     std::lock_guard<std::mutex> lock(r.mu);
     Chunk *c = r.find(p);
     if (!c || !c->owner) return nullptr;

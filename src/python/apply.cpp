@@ -53,9 +53,19 @@ namespace {
 /// Arrays replaced during unwrapping, so that a result that *is* an argument's ndarray comes back
 /// as the original wsarray.Array (np.asarray(x) is x; out= returns the out array).
 struct Seen {
-    std::vector<std::pair<PyObject *, PyObject *>> pairs;  // (ndarray, Array), borrowed
+    // (ndarray, Array), borrowed. Most calls see a few arrays: keep those without a heap allocation.
+    static constexpr std::size_t kInline = 6;
+    std::pair<PyObject *, PyObject *> inline_pairs[kInline];
+    std::size_t n_inline = 0;
+    std::vector<std::pair<PyObject *, PyObject *>> more;
+    void add(PyObject *nd, PyObject *arr) {
+        if (n_inline < kInline) inline_pairs[n_inline++] = {nd, arr};
+        else more.emplace_back(nd, arr);
+    }
     PyObject *original_of(PyObject *nd) const {
-        for (auto &p : pairs)
+        for (std::size_t i = 0; i < n_inline; ++i)
+            if (inline_pairs[i].first == nd) return inline_pairs[i].second;
+        for (auto &p : more)
             if (p.first == nd) return p.second;
         return nullptr;
     }
@@ -78,7 +88,7 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
     if (is_array(o)) {
         Array &a = array_of(o);
         check_valid(a, name);
-        seen.pairs.emplace_back(a.data.ptr(), o);
+        seen.add(a.data.ptr(), o);
         return nb::handle(a.data).inc_ref().ptr();
     }
     bool tuple = PyTuple_CheckExact(o);
@@ -128,6 +138,53 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
     }
     Py_INCREF(r);
     return r;
+}
+
+/// Keyword arguments with Arrays replaced by their ndarrays (the same dict when none is an Array).
+nb::object unwrap_kwargs(PyObject *kwargs, const char *name, Seen &seen) {
+    if (!kwargs || !PyDict_GET_SIZE(kwargs)) return nb::object();
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    bool any = false;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) any |= needs_unwrap(value);
+    if (!any) return nb::borrow(kwargs);
+    nb::object out = nb::steal(PyDict_New());
+    pos = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+        nb::object v = nb::steal(unwrap(value, name, seen));
+        PyDict_SetItem(out.ptr(), key, v.ptr());
+    }
+    return out;
+}
+
+/// Turn the pending error of a routed NumPy call into wsarray's (allocation failures become
+/// WorkspaceMemoryError), named after the function, and throw it.
+[[noreturn]] void raise_call_error(const char *name) {
+    std::string err = take_allocation_error();
+    if (!err.empty() && PyErr_ExceptionMatches(PyExc_MemoryError)) {
+        PyErr_Clear();
+        raise(WorkspaceMemoryError, "wsarray." + std::string(name) + "(): " + err);
+    }
+    prefix_error_for(name);
+    throw nb::python_error();
+}
+
+/// apply() for calls with many positional arguments: through a new argument tuple.
+nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen) {
+    nb::object uargs = nb::steal(unwrap(args, name, seen));
+    nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);
+    take_allocation_error();
+    nb::object result;
+    {
+        RouteGuard route(current_target());
+        PyObject *r = PyObject_Call(func, uargs.ptr(), ukwargs ? ukwargs.ptr() : nullptr);
+        if (r) {
+            nb::object raw = nb::steal(r);
+            result = nb::steal(wrap(r, seen));
+        }
+    }
+    if (!result) raise_call_error(name);
+    return result;
 }
 
 } // namespace
@@ -180,43 +237,35 @@ nb::object wrap_ndarray(nb::handle nd) {
 
 nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs) {
     Seen seen;
-    nb::object uargs = nb::steal(unwrap(args, name, seen));
-    nb::object ukwargs;
-    if (kwargs && PyDict_GET_SIZE(kwargs)) {
-        PyObject *key, *value;
-        Py_ssize_t pos = 0;
-        bool any = false;
-        while (PyDict_Next(kwargs, &pos, &key, &value)) any |= needs_unwrap(value);
-        if (any) {
-            ukwargs = nb::steal(PyDict_New());
-            pos = 0;
-            while (PyDict_Next(kwargs, &pos, &key, &value)) {
-                nb::object v = nb::steal(unwrap(value, name, seen));
-                PyDict_SetItem(ukwargs.ptr(), key, v.ptr());
-            }
-        } else {
-            ukwargs = nb::borrow(kwargs);
+    // Positional arguments go to NumPy through vectorcall from a stack array (no new tuple).
+    constexpr Py_ssize_t kStack = 8;
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    if (nargs > kStack) return apply_tuple(name, func, args, kwargs, seen);
+    PyObject *stack[kStack];
+    Py_ssize_t filled = 0;
+    struct Release {
+        PyObject **items;
+        Py_ssize_t &n;
+        ~Release() {
+            for (Py_ssize_t i = 0; i < n; ++i) Py_DECREF(items[i]);
         }
+    } release{stack, filled};
+    for (; filled < nargs;) {
+        stack[filled] = unwrap(PyTuple_GET_ITEM(args, filled), name, seen);
+        ++filled;
     }
+    nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);
     take_allocation_error();
     nb::object result;
     {
         RouteGuard route(current_target());
-        PyObject *r = PyObject_Call(func, uargs.ptr(), ukwargs ? ukwargs.ptr() : nullptr);
+        PyObject *r = PyObject_VectorcallDict(func, stack, (std::size_t) nargs, ukwargs ? ukwargs.ptr() : nullptr);
         if (r) {
             nb::object raw = nb::steal(r);
             result = nb::steal(wrap(r, seen));
         }
     }
-    if (!result) {
-        std::string err = take_allocation_error();
-        if (!err.empty() && PyErr_ExceptionMatches(PyExc_MemoryError)) {
-            PyErr_Clear();
-            raise(WorkspaceMemoryError, "wsarray." + std::string(name) + "(): " + err);
-        }
-        prefix_error_for(name);
-        throw nb::python_error();
-    }
+    if (!result) raise_call_error(name);
     return result;
 }
 

@@ -2,6 +2,7 @@
 /// memory. Every method checks the array's workspace cycle first, then lets NumPy compute with
 /// its allocations routed into the current workspace.
 #include "common.h"
+#include "fast_ops.h"
 #include "numpy_alloc.h"
 
 namespace wsa_py {
@@ -77,6 +78,30 @@ nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
     return apply(name, f, args.ptr(), nullptr);
 }
 
+bool is_basic_index_item(PyObject *k) {
+    return PyLong_CheckExact(k) || PySlice_Check(k) || k == Py_Ellipsis || k == Py_None;
+}
+
+/// A key NumPy answers with a view (or a scalar), never an Array that needs unwrapping.
+bool is_basic_index(PyObject *key) {
+    if (is_basic_index_item(key)) return true;
+    if (!PyTuple_CheckExact(key)) return false;
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(key); i < n; ++i)
+        if (!is_basic_index_item(PyTuple_GET_ITEM(key, i))) return false;
+    return true;
+}
+
+/// `x op y` through the float64 fast path when it applies (fast_ops.h), else through NumPy.
+nb::object binary(const char *name, wsa::BinaryOp op, PyObject *f, nb::handle x, nb::handle y) {
+    if (PyObject *r = fast_binary(op, x.ptr(), y.ptr(), name)) return nb::steal(r);
+    return call2(name, f, x, y);
+}
+
+nb::object unary(const char *name, wsa::UnaryOp op, PyObject *f, nb::handle x) {
+    if (PyObject *r = fast_unary(op, x.ptr(), name)) return nb::steal(r);
+    return call1(name, f, x);
+}
+
 /// In-place operator: NumPy writes into the array's own memory, so no allocation is made.
 nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle other) {
     Array &a = self_of(self, name);
@@ -107,6 +132,7 @@ nb::object copy_into(nb::handle self, wsa::Workspace *target, const char *fn) {
 struct BoundMethod {
     nb::object self;
     std::string name;
+    nb::object method;  ///< the ndarray's bound method (an Array's ndarray never changes)
 };
 
 int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
@@ -130,13 +156,13 @@ PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer}, {0, nu
 void export_array(nb::module_ &m) {
     load_ops();
     m.def("_set_operator", &set_operator, nb::arg("name"), nb::arg("func"));
+    init_fast_ops();
 
     nb::class_<BoundMethod>(m, "_BoundMethod")
         .def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
             std::string fn = "Array." + b.name;
-            Array &a = self_of(b.self, fn.c_str());
-            nb::object f = attribute_owner(a).attr(b.name.c_str());
-            return apply(fn.c_str(), f.ptr(), args.ptr(), kwargs.ptr());
+            self_of(b.self, fn.c_str());  // still in its cycle when called
+            return apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr());
         })
         .def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
 
@@ -149,10 +175,19 @@ void export_array(nb::module_ &m) {
     cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); });    \
     cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); });  \
     cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); });
-    WSA_BINARY("__add__", "__radd__", "__iadd__", add)
-    WSA_BINARY("__sub__", "__rsub__", "__isub__", subtract)
-    WSA_BINARY("__mul__", "__rmul__", "__imul__", multiply)
-    WSA_BINARY("__truediv__", "__rtruediv__", "__itruediv__", true_divide)
+    // Operators with a float64 fast path (fast_ops.h) try it first.
+#define WSA_BINARY_FAST(py, rpy, ipy, f, OP)                                                          \
+    cls.def(py, [](nb::handle s, nb::handle o) { return binary("Array." py, OP, ops.f, s, o); });    \
+    cls.def(rpy, [](nb::handle s, nb::handle o) { return binary("Array." rpy, OP, ops.f, o, s); });  \
+    cls.def(ipy, [](nb::handle s, nb::handle o) {                                                     \
+        if (fast_inplace(OP, s.ptr(), o.ptr(), "Array." ipy)) return nb::borrow(s);                  \
+        return inplace("Array." ipy, ops.f, s, o);                                                    \
+    });
+    WSA_BINARY_FAST("__add__", "__radd__", "__iadd__", add, wsa::BinaryOp::Add)
+    WSA_BINARY_FAST("__sub__", "__rsub__", "__isub__", subtract, wsa::BinaryOp::Sub)
+    WSA_BINARY_FAST("__mul__", "__rmul__", "__imul__", multiply, wsa::BinaryOp::Mul)
+    WSA_BINARY_FAST("__truediv__", "__rtruediv__", "__itruediv__", true_divide, wsa::BinaryOp::Div)
+#undef WSA_BINARY_FAST
     WSA_BINARY("__floordiv__", "__rfloordiv__", "__ifloordiv__", floor_divide)
     WSA_BINARY("__mod__", "__rmod__", "__imod__", remainder)
     WSA_BINARY("__pow__", "__rpow__", "__ipow__", power)
@@ -163,30 +198,42 @@ void export_array(nb::module_ &m) {
     WSA_BINARY("__lshift__", "__rlshift__", "__ilshift__", left_shift)
     WSA_BINARY("__rshift__", "__rrshift__", "__irshift__", right_shift)
 #undef WSA_BINARY
-#define WSA_COMPARE(py, f) \
-    cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); });
-    WSA_COMPARE("__lt__", less)
-    WSA_COMPARE("__le__", less_equal)
-    WSA_COMPARE("__gt__", greater)
-    WSA_COMPARE("__ge__", greater_equal)
-    WSA_COMPARE("__divmod__", divmod)
+#define WSA_COMPARE(py, f, OP) \
+    cls.def(py, [](nb::handle s, nb::handle o) { return binary("Array." py, OP, ops.f, s, o); });
+    WSA_COMPARE("__lt__", less, wsa::BinaryOp::Less)
+    WSA_COMPARE("__le__", less_equal, wsa::BinaryOp::LessEqual)
+    WSA_COMPARE("__gt__", greater, wsa::BinaryOp::Greater)
+    WSA_COMPARE("__ge__", greater_equal, wsa::BinaryOp::GreaterEqual)
 #undef WSA_COMPARE
-    // == and != are ndarray's (operator.eq on the unwrapped arrays), not np.equal: NumPy compares
-    // with None or an unrelated type elementwise (all False / all True) instead of raising.
-    cls.def("__eq__", [](nb::handle s, nb::handle o) { return call2("Array.__eq__", ops.eq, s, o); },
+    // == and != fall back to ndarray's (operator.eq on the unwrapped arrays), not np.equal: NumPy
+    // compares with None or an unrelated type elementwise (all False / all True) instead of raising.
+    cls.def("__eq__", [](nb::handle s, nb::handle o) { return binary("Array.__eq__", wsa::BinaryOp::Equal, ops.eq, s, o); },
             nb::arg("other").none());
-    cls.def("__ne__", [](nb::handle s, nb::handle o) { return call2("Array.__ne__", ops.ne, s, o); },
+    cls.def("__ne__", [](nb::handle s, nb::handle o) { return binary("Array.__ne__", wsa::BinaryOp::NotEqual, ops.ne, s, o); },
             nb::arg("other").none());
+    cls.def("__divmod__", [](nb::handle s, nb::handle o) { return call2("Array.__divmod__", ops.divmod, s, o); });
     cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); });
 #define WSA_UNARY(py, f) cls.def(py, [](nb::handle s) { return call1("Array." py, ops.f, s); });
-    WSA_UNARY("__neg__", negative)
     WSA_UNARY("__pos__", positive)
-    WSA_UNARY("__abs__", absolute)
     WSA_UNARY("__invert__", invert)
 #undef WSA_UNARY
+    cls.def("__neg__", [](nb::handle s) { return unary("Array.__neg__", wsa::UnaryOp::Negative, ops.negative, s); });
+    cls.def("__abs__", [](nb::handle s) { return unary("Array.__abs__", wsa::UnaryOp::Absolute, ops.absolute, s); });
 
     // .none(): x[None] (a new axis) is a valid key, which nanobind rejects by default.
     cls.def("__getitem__", [](nb::handle s, nb::handle key) {
+        // Basic indexing (ints, slices, ..., None, and tuples of them) goes straight to the
+        // ndarray; anything else (Array or list keys, and every error) takes the general path.
+        if (is_basic_index(key.ptr())) {
+            Array &a = self_of(s, "Array.__getitem__");
+            RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
+            if (PyObject *r = PyObject_GetItem(a.data.ptr(), key.ptr())) {
+                nb::object view = nb::steal(r);
+                return wrap_ndarray(view);
+            }
+            PyErr_Clear();
+            take_allocation_error();
+        }
         return call2("Array.__getitem__", ops.getitem, s, key);
     }, nb::arg("key").none());
     cls.def("__setitem__", [](nb::handle s, nb::handle key, nb::handle value) {
@@ -418,6 +465,26 @@ void export_array(nb::module_ &m) {
                                   nb::make_tuple(attribute_owner(a)));
         return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(a.data.attr("copy")()));
     });
+    // Reductions loops call every iteration, defined on the class: Python finds them at once,
+    // instead of after the failed lookup (an AttributeError made and cleared) behind __getattr__.
+    cls.def("sum", [](nb::handle s, nb::args args, nb::kwargs kwargs) {
+        if (args.size() == 0 && kwargs.size() == 0)
+            if (PyObject *r = fast_sum(s.ptr(), "Array.sum")) return nb::steal(r);
+        Array &a = self_of(s, "Array.sum");
+        nb::object f = nb::steal(PyObject_GetAttrString(a.data.ptr(), "sum"));
+        if (!f) throw nb::python_error();
+        return apply("Array.sum", f.ptr(), args.ptr(), kwargs.ptr());
+    });
+    for (const char *method : {"mean", "max", "min", "prod", "std", "var", "any", "all",
+                               "argmax", "argmin", "cumsum"}) {
+        std::string name = method, fn = "Array." + name;
+        cls.def(method, [name, fn](nb::handle s, nb::args args, nb::kwargs kwargs) {
+            Array &a = self_of(s, fn.c_str());
+            nb::object f = nb::steal(PyObject_GetAttrString(a.data.ptr(), name.c_str()));
+            if (!f) throw nb::python_error();
+            return apply(fn.c_str(), f.ptr(), args.ptr(), kwargs.ptr());
+        });
+    }
     cls.def("__getattr__", [](nb::handle s, const std::string &name) -> nb::object {
         // Everything else an ndarray has (sum, reshape, astype, tolist, strides, ...), through the
         // engine. Dunder names are not forwarded: NumPy must not find __array_interface__ & co.
@@ -430,7 +497,7 @@ void export_array(nb::module_ &m) {
             PyErr_Clear();
             raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '" + name + "'");
         }
-        if (PyCallable_Check(attr.ptr())) return nb::cast(BoundMethod{nb::borrow(s), name});
+        if (PyCallable_Check(attr.ptr())) return nb::cast(BoundMethod{nb::borrow(s), name, attr});
         return wrap_ndarray(attr);
     });
     cls.attr("__array_priority__") = 100;

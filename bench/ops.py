@@ -1,0 +1,99 @@
+"""Single-operation cases: per-call overhead on small arrays, throughput on large ones.
+
+Each case maps an engine to a builder `(module, size) -> body`, where body() runs the operation
+once on float64 data made outside the timed region. Engines missing from a case skip it.
+"""
+
+import numpy
+
+__all__ = ["LARGE", "SMALL", "SMALL_SIZES", "large_sizes"]
+
+
+def _data(mod, n, count):
+    rng = numpy.random.default_rng(2)
+    arrays = [rng.random(n) + 0.5 for _ in range(count)]
+    if mod.__name__ == "torch":
+        return [mod.from_numpy(a) for a in arrays]
+    if mod.__name__ == "numexpr":
+        return arrays
+    return [mod.asarray(a) for a in arrays]
+
+
+def _binary(op):
+    def build(mod, n):
+        a, b = _data(mod, n, 2)
+        return lambda: op(a, b)
+    return build
+
+
+def _unary(op):
+    def build(mod, n):
+        (a,) = _data(mod, n, 1)
+        return lambda: op(mod, a)
+    return build
+
+
+def _zeros(mod, n):
+    if mod.__name__ == "torch":
+        return lambda: mod.zeros(n, dtype=mod.float64)
+    return lambda: mod.zeros(n)
+
+
+_NP_LIKE = ("numpy", "wsarray", "wsarray+ws", "torch")
+
+
+def _all(build):
+    return {e: build for e in _NP_LIKE}
+
+
+SMALL_SIZES = (1, 64, 1000)
+
+# Per-call overhead: what a Python loop over small arrays pays for each operation.
+SMALL = {
+    "a + b": _all(_binary(lambda a, b: a + b)),
+    "a * 2.0": _all(_unary(lambda mod, a: a * 2.0)),
+    "-a": _all(_unary(lambda mod, a: -a)),
+    "exp(a)": _all(_unary(lambda mod, a: mod.exp(a))),
+    "a.sum()": _all(_unary(lambda mod, a: a.sum())),
+    "a[i] (scalar)": _all(_unary(lambda mod, a: a[0])),
+    "a[1:] (slice)": _all(_unary(lambda mod, a: a[1:])),
+    "zeros(n)": _all(_zeros),
+}
+
+
+def _chain(mod, n):
+    a, b, c = _data(mod, n, 3)
+    if mod.__name__ == "numexpr":
+        env = {"a": a, "b": b, "c": c}
+        return lambda: mod.evaluate("a * b + c * 2.0 - a / (c + 1.0)", local_dict=env)
+    return lambda: a * b + c * 2.0 - a / (c + 1.0)
+
+
+def _sum_chain(mod, n):
+    a, b = _data(mod, n, 2)
+    return lambda: (a * b).sum()
+
+
+def _matmul(mod, n):
+    rng = numpy.random.default_rng(3)
+    a, b = rng.random((n, n)), rng.random((n, n))
+    if mod.__name__ == "torch":
+        a, b = mod.from_numpy(a), mod.from_numpy(b)
+    else:
+        a, b = mod.asarray(a), mod.asarray(b)
+    return lambda: a @ b
+
+
+# Large arrays: (case, builders, sizes for quick mode, sizes for full mode). Sizes are elements
+# (matrix order for matmul).
+LARGE = {
+    "6-op chain a*b+c*2-a/(c+1)": (dict(_all(_chain), numexpr=_chain), (100_000, 8_000_000),
+                                   (100_000, 1_000_000, 8_000_000, 30_000_000)),
+    "a.sum()": (_all(_unary(lambda mod, a: a.sum())), (8_000_000,), (100_000, 8_000_000, 30_000_000)),
+    "(a * b).sum()": (_all(_sum_chain), (8_000_000,), (100_000, 8_000_000, 30_000_000)),
+    "a @ b (n x n)": (_all(_matmul), (512,), (256, 1024, 2048)),
+}
+
+
+def large_sizes(case, full):
+    return LARGE[case][2 if full else 1]

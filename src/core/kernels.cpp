@@ -1,0 +1,238 @@
+/// src/core/kernels.cpp -- see kernels.h. Built with -ffp-contract=off so that a*b+c is never
+/// fused (NumPy rounds each operation separately).
+#include "kernels.h"
+
+#include "thread_pool.h"
+
+#include <algorithm>
+#include <cfenv>
+#include <cmath>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+#include <vector>
+
+namespace wsa {
+
+namespace {
+
+template <typename F> inline void loop_aa(std::size_t n, const double *a, const double *b, double *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+}
+template <typename F> inline void loop_as(std::size_t n, const double *a, double s, double *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(a[i], s);
+}
+template <typename F> inline void loop_sa(std::size_t n, double s, const double *b, double *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(s, b[i]);
+}
+template <typename F> inline void cmp_aa(std::size_t n, const double *a, const double *b, bool *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+}
+template <typename F> inline void cmp_as(std::size_t n, const double *a, double s, bool *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(a[i], s);
+}
+template <typename F> inline void cmp_sa(std::size_t n, double s, const double *b, bool *o, F f) {
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(s, b[i]);
+}
+
+/// Elements from a grid's first element to the start of row `r` (row strides may be negative: a
+/// signed product, never an unsigned wrap-around).
+template <typename G> inline std::ptrdiff_t row_offset(std::size_t r, const G &g) {
+    return (std::ptrdiff_t) r * g.row_stride;
+}
+
+/// One contiguous run of `n` elements starting at element `off` of row `r`.
+template <typename F>
+void run_arith(std::size_t r, std::size_t off, std::size_t n, const Grid &a, const Grid &b,
+               const OutGrid &out, F f) {
+    double *o = (double *) out.data + row_offset(r, out) + off;
+    if (a.scalar) {
+        loop_sa(n, a.value, b.data + row_offset(r, b) + off, o, f);
+    } else if (b.scalar) {
+        loop_as(n, a.data + row_offset(r, a) + off, b.value, o, f);
+    } else {
+        loop_aa(n, a.data + row_offset(r, a) + off, b.data + row_offset(r, b) + off, o, f);
+    }
+}
+
+template <typename F>
+void run_compare(std::size_t r, std::size_t off, std::size_t n, const Grid &a, const Grid &b,
+                 const OutGrid &out, F f) {
+    bool *o = (bool *) out.data + row_offset(r, out) + off;
+    if (a.scalar) {
+        cmp_sa(n, a.value, b.data + row_offset(r, b) + off, o, f);
+    } else if (b.scalar) {
+        cmp_as(n, a.data + row_offset(r, a) + off, b.value, o, f);
+    } else {
+        cmp_aa(n, a.data + row_offset(r, a) + off, b.data + row_offset(r, b) + off, o, f);
+    }
+}
+
+void run_binary(BinaryOp op, std::size_t r, std::size_t off, std::size_t n, const Grid &a,
+                const Grid &b, const OutGrid &out) {
+    switch (op) {
+    case BinaryOp::Add: return run_arith(r, off, n, a, b, out, [](double x, double y) { return x + y; });
+    case BinaryOp::Sub: return run_arith(r, off, n, a, b, out, [](double x, double y) { return x - y; });
+    case BinaryOp::Mul: return run_arith(r, off, n, a, b, out, [](double x, double y) { return x * y; });
+    case BinaryOp::Div: return run_arith(r, off, n, a, b, out, [](double x, double y) { return x / y; });
+    // Comparisons are quiet (no "invalid" exception for NaN), like NumPy's.
+    case BinaryOp::Less: return run_compare(r, off, n, a, b, out, [](double x, double y) { return std::isless(x, y); });
+    case BinaryOp::LessEqual: return run_compare(r, off, n, a, b, out, [](double x, double y) { return std::islessequal(x, y); });
+    case BinaryOp::Equal: return run_compare(r, off, n, a, b, out, [](double x, double y) { return x == y; });
+    case BinaryOp::NotEqual: return run_compare(r, off, n, a, b, out, [](double x, double y) { return x != y; });
+    case BinaryOp::Greater: return run_compare(r, off, n, a, b, out, [](double x, double y) { return std::isgreater(x, y); });
+    case BinaryOp::GreaterEqual: return run_compare(r, off, n, a, b, out, [](double x, double y) { return std::isgreaterequal(x, y); });
+    }
+}
+
+/// Split rows x cols elements into `parts` ranges of the flattened grid and call
+/// seg(row, first column, count) for every contiguous run of part `p`.
+template <typename Seg>
+void for_part(std::size_t p, std::size_t parts, std::size_t rows, std::size_t cols, Seg seg) {
+    std::size_t total = rows * cols;
+    std::size_t begin = total * p / parts, end = total * (p + 1) / parts;
+    while (begin < end) {
+        std::size_t r = begin / cols, c = begin % cols;
+        std::size_t n = std::min(cols - c, end - begin);
+        seg(r, c, n);
+        begin += n;
+    }
+}
+
+/// Parts of at least 64 Ki elements, up to four per thread: a caller whose worker is slow to wake
+/// (a busy machine, BLAS threads spinning) takes the unclaimed parts itself instead of waiting.
+std::size_t parts_for(std::size_t total) {
+    if (total < kParallelThreshold || pool_threads() == 1) return 1;
+    return std::min(4 * pool_threads(), total / (std::size_t(1) << 16));
+}
+
+/// Runs `body` with clean floating-point exception flags and returns the FpFlags it raised,
+/// leaving the thread's flags as they were. On x86-64 double arithmetic raises its flags in the
+/// SSE control register only, which is much cheaper to read and write than the full
+/// <cfenv> state (that also saves and restores the x87 unit's).
+template <typename Body> int watch_fp(Body body) {
+#if defined(__SSE2__)
+    unsigned saved = _mm_getcsr();
+    _mm_setcsr(saved & ~0x3Fu);
+    body();
+    unsigned raised = _mm_getcsr();
+    _mm_setcsr(saved);
+    return (raised & 0x04 ? kDivideByZero : 0) | (raised & 0x08 ? kOverflow : 0) |
+           (raised & 0x10 ? kUnderflow : 0) | (raised & 0x01 ? kInvalid : 0);
+#else
+    std::fexcept_t saved;
+    std::fegetexceptflag(&saved, FE_ALL_EXCEPT);
+    std::feclearexcept(FE_ALL_EXCEPT);
+    body();
+    int fe = std::fetestexcept(FE_ALL_EXCEPT);
+    std::fesetexceptflag(&saved, FE_ALL_EXCEPT);
+    return (fe & FE_DIVBYZERO ? kDivideByZero : 0) | (fe & FE_OVERFLOW ? kOverflow : 0) |
+           (fe & FE_UNDERFLOW ? kUnderflow : 0) | (fe & FE_INVALID ? kInvalid : 0);
+#endif
+}
+
+/// NumPy's DOUBLE_pairwise_sum (numpy/_core/src/umath/loops_utils.h.src), unit stride.
+double pairwise(const double *a, std::size_t n) {
+    if (n < 8) {
+        double res = 0.0;
+        for (std::size_t i = 0; i < n; ++i) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int j = 0; j < 8; ++j) r[j] = a[j];
+        std::size_t i = 8;
+        for (; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; ++j) r[j] += a[i + j];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; ++i) res += a[i];
+        return res;
+    }
+    std::size_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise(a, n2) + pairwise(a + n2, n - n2);
+}
+
+/// The leaves of the top `levels` levels of pairwise()'s tree, left to right.
+void split_tree(const double *a, std::size_t n, int levels, std::vector<std::pair<const double *, std::size_t>> &out) {
+    if (levels == 0 || n <= 128) {
+        out.emplace_back(a, n);
+        return;
+    }
+    std::size_t n2 = n / 2;
+    n2 -= n2 % 8;
+    split_tree(a, n2, levels - 1, out);
+    split_tree(a + n2, n - n2, levels - 1, out);
+}
+
+/// Add the leaf sums back up the same tree.
+double combine_tree(const double *a, std::size_t n, int levels, const std::vector<double> &sums, std::size_t &next) {
+    if (levels == 0 || n <= 128) return sums[next++];
+    std::size_t n2 = n / 2;
+    n2 -= n2 % 8;
+    double left = combine_tree(a, n2, levels - 1, sums, next);
+    double right = combine_tree(a + n2, n - n2, levels - 1, sums, next);
+    return left + right;
+}
+
+} // namespace
+
+double sum_f64(const double *a, std::size_t n, int &flags) {
+    double total = 0.0;
+    int levels = 0;
+    if (n >= kParallelThreshold)
+        while ((std::size_t(2) << levels) <= pool_threads() && levels < 3) ++levels;
+    if (levels == 0) {
+        flags = watch_fp([&] { total = 0.0 + pairwise(a, n); });
+        return total;
+    }
+    std::vector<std::pair<const double *, std::size_t>> leaves;
+    split_tree(a, n, levels, leaves);
+    std::vector<double> sums(leaves.size());
+    std::vector<int> raised(leaves.size(), 0);
+    parallel_for(leaves.size(), [&](std::size_t i) {
+        raised[i] = watch_fp([&] { sums[i] = pairwise(leaves[i].first, leaves[i].second); });
+    });
+    std::size_t next = 0;
+    int top = watch_fp([&] { total = 0.0 + combine_tree(a, n, levels, sums, next); });
+    flags = top;
+    for (int r : raised) flags |= r;
+    return total;
+}
+
+int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const Grid &b,
+               const OutGrid &out) {
+    std::size_t parts = parts_for(rows * cols);
+    if (parts == 1) {
+        return watch_fp([&] {
+            for (std::size_t r = 0; r < rows; ++r) run_binary(op, r, 0, cols, a, b, out);
+        });
+    }
+    // Each thread has its own floating-point flags: every part checks its own.
+    std::vector<int> raised(parts, 0);
+    parallel_for(parts, [&](std::size_t p) {
+        raised[p] = watch_fp([&] {
+            for_part(p, parts, rows, cols, [&](std::size_t r, std::size_t c, std::size_t n) {
+                run_binary(op, r, c, n, a, b, out);
+            });
+        });
+    });
+    int all = 0;
+    for (int r : raised) all |= r;
+    return all;
+}
+
+void unary_f64(UnaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const OutGrid &out) {
+    auto seg = [&](std::size_t r, std::size_t c, std::size_t n) {
+        const double *x = a.data + row_offset(r, a) + c;
+        double *o = (double *) out.data + row_offset(r, out) + c;
+        if (op == UnaryOp::Negative)
+            for (std::size_t i = 0; i < n; ++i) o[i] = -x[i];
+        else
+            for (std::size_t i = 0; i < n; ++i) o[i] = std::fabs(x[i]);
+    };
+    std::size_t parts = parts_for(rows * cols);
+    parallel_for(parts, [&](std::size_t p) { for_part(p, parts, rows, cols, seg); });
+}
+
+} // namespace wsa
