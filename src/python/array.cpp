@@ -153,22 +153,35 @@ void export_array(nb::module_ &m) {
 
     cls.def("__getitem__", [](nb::handle s, nb::handle key) {
         return call2("Array.__getitem__", ops.getitem, s, key);
-    });
+    }, nb::arg("key").none());
     cls.def("__setitem__", [](nb::handle s, nb::handle key, nb::handle value) {
-        self_of(s, "Array.__setitem__");
-        nb::object args = nb::make_tuple(s, key, value);
+        Array &a = self_of(s, "Array.__setitem__");
+        nb::object v = nb::borrow(value);
+        // NumPy converts a list element by element while writing, so a bad element would leave
+        // the target half-assigned: convert first (same casting), assign only if that worked.
+        if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
+            nb::object dtype = a.data.attr("dtype");
+            std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+            if (kind != "O" && kind != "V") {
+                nb::dict kw;
+                kw["dtype"] = dtype;
+                nb::object conv_args = nb::make_tuple(value);
+                v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
+            }
+        }
+        nb::object args = nb::make_tuple(s, key, v);
         apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
-    });
+    }, nb::arg("key").none(), nb::arg("value").none());
     cls.def("__len__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__len__");
         Py_ssize_t n = PyObject_Length(a.data.ptr());
-        if (n < 0) throw nb::python_error();
+        if (n < 0) raise_pending("Array.__len__");
         return n;
     });
     cls.def("__iter__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__iter__");
         Py_ssize_t n = PyObject_Length(a.data.ptr());
-        if (n < 0) throw nb::python_error();
+        if (n < 0) raise_pending("Array.__iter__");
         nb::list items;
         for (Py_ssize_t i = 0; i < n; ++i)
             items.append(call2("Array.__iter__", ops.getitem, s, nb::int_(i)));
@@ -178,21 +191,21 @@ void export_array(nb::module_ &m) {
         Array &a = self_of(s, "Array.__contains__");
         nb::object uv = is_array(v.ptr()) ? self_of(v, "Array.__contains__").data : nb::borrow(v);
         int r = PySequence_Contains(a.data.ptr(), uv.ptr());
-        if (r < 0) throw nb::python_error();
+        if (r < 0) raise_pending("Array.__contains__");
         return r == 1;
     });
 
     // Conversions to Python scalars follow NumPy (errors for arrays of more than one element).
     cls.def("__bool__", [](nb::handle s) {
         int r = PyObject_IsTrue(self_of(s, "Array.__bool__").data.ptr());
-        if (r < 0) throw nb::python_error();
+        if (r < 0) raise_pending("Array.__bool__");
         return r == 1;
     });
 #define WSA_CONVERT(py, expr)                                                                      \
     cls.def(py, [](nb::handle s) {                                                               \
         PyObject *d = self_of(s, "Array." py).data.ptr();                                        \
         nb::object r = nb::steal(expr);                                                          \
-        if (!r) throw nb::python_error();                                                        \
+        if (!r) raise_pending("Array." py);                                                      \
         return r;                                                                                \
     });
     WSA_CONVERT("__int__", PyNumber_Long(d))
@@ -204,7 +217,7 @@ void export_array(nb::module_ &m) {
 #undef WSA_CONVERT
     cls.def("__format__", [](nb::handle s, nb::handle spec) {
         nb::object r = nb::steal(PyObject_Format(self_of(s, "Array.__format__").data.ptr(), spec.ptr()));
-        if (!r) throw nb::python_error();
+        if (!r) raise_pending("Array.__format__");
         return r;
     });
     cls.def("__hash__", [](nb::handle s) -> Py_hash_t {
@@ -288,7 +301,7 @@ void export_array(nb::module_ &m) {
             raise(PyExc_ValueError, "wsarray.Array.to_device(): unknown device " +
                                         nb::cast<std::string>(nb::repr(device)) + "; this build has 'cpu'");
         return nb::borrow(s);
-    }, nb::arg("device"), nb::kw_only(), nb::arg("stream") = nb::none());
+    }, nb::arg("device").none(), nb::kw_only(), nb::arg("stream") = nb::none());
 
     // Workspace membership (ND4J names, snake_case).
     cls.def("detach", [](nb::handle s) { return copy_into(s, nullptr, "Array.detach"); },
@@ -299,8 +312,12 @@ void export_array(nb::module_ &m) {
         auto parent = wsa::ThreadWorkspaces::current().parent_of(a.token.ws.get());
         return copy_into(s, parent.get(), "Array.leverage");
     }, "A copy in the workspace open just outside this array's workspace (detached if none).");
-    cls.def("leverage_to", [](nb::handle s, const std::string &name) {
+    cls.def("leverage_to", [](nb::handle s, nb::handle name_arg) {
         Array &a = self_of(s, "Array.leverage_to");
+        if (!PyUnicode_Check(name_arg.ptr()))
+            raise(PyExc_TypeError, "wsarray.Array.leverage_to(): the workspace name must be a str, not " +
+                                       std::string(Py_TYPE(name_arg.ptr())->tp_name));
+        std::string name = nb::cast<std::string>(name_arg);
         auto &tw = wsa::ThreadWorkspaces::current();
         auto ws = tw.find(name);
         if (!ws || !tw.is_open(ws.get()))
@@ -309,7 +326,7 @@ void export_array(nb::module_ &m) {
                                   "'with' block encloses the current code");
         if (a.token.ws == ws) return nb::borrow(s);
         return copy_into(s, ws.get(), "Array.leverage_to");
-    }, nb::arg("name"), "A copy in the named open workspace (the array itself if it is there already).");
+    }, nb::arg("name").none(), "A copy in the named open workspace (the array itself if it is there already).");
     cls.def("is_attached", [](nb::handle s) { return (bool) array_of(s.ptr()).token.ws; },
             "True if the array's memory belongs to a workspace.");
     cls.def("is_in_scope", [](nb::handle s) {
