@@ -161,7 +161,9 @@ void *Workspace::allocate_locked(std::size_t n) {
         if (BlockHeader *b = c->allocate(total, circ, reused)) {
             if (circ && fresh_before < total) ++stats_.wraps;
             b->requested = n;
-            note_allocation_locked(total, reused);
+            // b->size, not total: a free block a little larger than asked for is not split, and
+            // the free path subtracts b->size.
+            note_allocation_locked(b->size, reused);
             return (char *) b + kHeader;
         }
     }
@@ -192,7 +194,7 @@ void *Workspace::spill_locked(std::size_t total, std::size_t n) {
         }
         BlockHeader *b = c->allocate(total, false, reused);
         b->requested = n;
-        note_allocation_locked(total, reused);
+        note_allocation_locked(b->size, reused);
         return (char *) b + kHeader;
     }
     Chunk *c;
