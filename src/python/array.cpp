@@ -13,7 +13,8 @@ struct NumpyOps {
     PyObject *add, *subtract, *multiply, *true_divide, *floor_divide, *remainder, *power, *matmul,
         *bitwise_and, *bitwise_or, *bitwise_xor, *left_shift, *right_shift, *negative, *positive,
         *absolute, *invert, *less, *less_equal, *equal, *not_equal, *greater, *greater_equal,
-        *divmod, *getitem, *setitem, *array, *copy, *numpy;
+        *divmod, *getitem, *setitem, *array, *copy, *numpy,
+        *pow;  ///< operator.pow: ndarray's ** has fast paths (x ** 2 is np.square, keeping bool -> int8)
 };
 NumpyOps ops;
 
@@ -26,10 +27,12 @@ void load_ops() {
            lookup(np, "floor_divide"), lookup(np, "remainder"), lookup(np, "power"), lookup(np, "matmul"),
            lookup(np, "bitwise_and"), lookup(np, "bitwise_or"), lookup(np, "bitwise_xor"),
            lookup(np, "left_shift"), lookup(np, "right_shift"), lookup(np, "negative"),
-           lookup(np, "positive"), lookup(np, "absolute"), lookup(np, "invert"), lookup(np, "less"),
-           lookup(np, "less_equal"), lookup(np, "equal"), lookup(np, "not_equal"), lookup(np, "greater"),
-           lookup(np, "greater_equal"), lookup(np, "divmod"), lookup(op, "getitem"),
-           lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"), np.inc_ref().ptr()};
+           lookup(np, "positive"), lookup(np, "absolute"), lookup(np, "invert"),
+           // Comparisons use ndarray's own operators: for operands NumPy cannot convert
+           // (a != (4, "ii")) they raise or answer differently from the ufuncs.
+           lookup(op, "lt"), lookup(op, "le"), lookup(op, "eq"), lookup(op, "ne"), lookup(op, "gt"),
+           lookup(op, "ge"), lookup(np, "divmod"), lookup(op, "getitem"),
+           lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"), np.inc_ref().ptr(), lookup(op, "pow")};
 }
 
 Array &self_of(nb::handle self, const char *fn) {
@@ -116,16 +119,24 @@ void export_array(nb::module_ &m) {
     ArrayType = (PyTypeObject *) cls.ptr();
 
 #define WSA_BINARY(py, rpy, ipy, f)                                                                \
-    cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); });    \
-    cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); });  \
-    cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); });
+    cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); },      \
+            nb::arg("other").none());                                                             \
+    cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); },    \
+            nb::arg("other").none());                                                             \
+    cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); },  \
+            nb::arg("other").none());
     WSA_BINARY("__add__", "__radd__", "__iadd__", add)
     WSA_BINARY("__sub__", "__rsub__", "__isub__", subtract)
     WSA_BINARY("__mul__", "__rmul__", "__imul__", multiply)
     WSA_BINARY("__truediv__", "__rtruediv__", "__itruediv__", true_divide)
     WSA_BINARY("__floordiv__", "__rfloordiv__", "__ifloordiv__", floor_divide)
     WSA_BINARY("__mod__", "__rmod__", "__imod__", remainder)
-    WSA_BINARY("__pow__", "__rpow__", "__ipow__", power)
+    cls.def("__pow__", [](nb::handle s, nb::handle o) { return call2("Array.__pow__", ops.pow, s, o); },
+            nb::arg("other").none());
+    cls.def("__rpow__", [](nb::handle s, nb::handle o) { return call2("Array.__rpow__", ops.pow, o, s); },
+            nb::arg("other").none());
+    cls.def("__ipow__", [](nb::handle s, nb::handle o) { return inplace("Array.__ipow__", ops.power, s, o); },
+            nb::arg("other").none());
     WSA_BINARY("__matmul__", "__rmatmul__", "__imatmul__", matmul)
     WSA_BINARY("__and__", "__rand__", "__iand__", bitwise_and)
     WSA_BINARY("__or__", "__ror__", "__ior__", bitwise_or)
@@ -134,7 +145,7 @@ void export_array(nb::module_ &m) {
     WSA_BINARY("__rshift__", "__rrshift__", "__irshift__", right_shift)
 #undef WSA_BINARY
 #define WSA_COMPARE(py, f) \
-    cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); });
+    cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); }, nb::arg("other").none());
     WSA_COMPARE("__lt__", less)
     WSA_COMPARE("__le__", less_equal)
     WSA_COMPARE("__eq__", equal)
@@ -143,7 +154,8 @@ void export_array(nb::module_ &m) {
     WSA_COMPARE("__ge__", greater_equal)
     WSA_COMPARE("__divmod__", divmod)
 #undef WSA_COMPARE
-    cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); });
+    cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); },
+            nb::arg("other").none());
 #define WSA_UNARY(py, f) cls.def(py, [](nb::handle s) { return call1("Array." py, ops.f, s); });
     WSA_UNARY("__neg__", negative)
     WSA_UNARY("__pos__", positive)
@@ -166,7 +178,14 @@ void export_array(nb::module_ &m) {
                 nb::dict kw;
                 kw["dtype"] = dtype;
                 nb::object conv_args = nb::make_tuple(value);
-                v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
+                try {
+                    v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
+                } catch (nb::python_error &conversion) {
+                    // NumPy checks the key before the value: report a bad key first, as it does.
+                    nb::object key_args = nb::make_tuple(s, key);
+                    apply("Array.__setitem__", ops.getitem, key_args.ptr(), nullptr);
+                    throw;
+                }
             }
         }
         nb::object args = nb::make_tuple(s, key, v);
@@ -216,10 +235,13 @@ void export_array(nb::module_ &m) {
     WSA_CONVERT("__str__", PyObject_Str(d))
 #undef WSA_CONVERT
     cls.def("__format__", [](nb::handle s, nb::handle spec) {
+        if (!PyUnicode_Check(spec.ptr()))
+            raise(PyExc_TypeError, "wsarray.Array.__format__(): the format spec must be a str, not " +
+                                       std::string(Py_TYPE(spec.ptr())->tp_name));
         nb::object r = nb::steal(PyObject_Format(self_of(s, "Array.__format__").data.ptr(), spec.ptr()));
         if (!r) raise_pending("Array.__format__");
         return r;
-    });
+    }, nb::arg("spec").none());
     cls.def("__hash__", [](nb::handle s) -> Py_hash_t {
         // 0-d arrays hash like their value so that results of reductions work as dict keys.
         Array &a = self_of(s, "Array.__hash__");
