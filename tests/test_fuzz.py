@@ -15,6 +15,8 @@ import sys
 import warnings
 
 EXAMPLES = int(os.environ.get("WSARRAY_FUZZ_EXAMPLES", "400"))
+# A longer hunt: another seed draws other calls (the default is Hypothesis' derandomized run).
+SEED = os.environ.get("WSARRAY_FUZZ_SEED")
 # Debugging a crash: "numpy" or "wsarray" runs only that side of every comparison.
 SIDE = os.environ.get("WSARRAY_FUZZ_SIDE", "both")
 # Debugging a crash: "lo:hi" runs only calls lo <= k < hi (the draws stay the same).
@@ -87,7 +89,7 @@ def child(examples):
 
     import hypothesis.extra.numpy as hnp
     import numpy as np
-    from hypothesis import HealthCheck, given, settings
+    from hypothesis import HealthCheck, given, seed, settings
     from hypothesis import strategies as st
 
     import wsarray as wnp
@@ -204,9 +206,11 @@ def child(examples):
         if not ok:
             stats["mismatches"].append(f"{what}: numpy {expected!r:.200} wsarray {got!r:.200}")
 
-    settings_ = settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-                         suppress_health_check=list(HealthCheck))
+    settings_ = settings(max_examples=examples, deadline=None, database=None,
+                         derandomize=SEED is None, suppress_health_check=list(HealthCheck))
+    seeded = seed(int(SEED)) if SEED is not None else (lambda f: f)
 
+    @seeded
     @settings_
     @given(st.sampled_from(sorted(functions)), st.lists(values, max_size=3),
            st.dictionaries(st.sampled_from(KEYWORDS), values, max_size=2), st.booleans())
@@ -217,6 +221,7 @@ def child(examples):
                 lambda: functions[name](*wargs, **wkwargs),
                 in_workspace, shape_only=name.split(".")[-1] in VALUES_ONLY_SHAPE)
 
+    @seeded
     @settings_
     @given(arrays, st.sampled_from(ARRAY_METHODS), st.lists(values, max_size=3), st.booleans())
     def fuzz_methods(a, method, args, in_workspace):
@@ -226,6 +231,7 @@ def child(examples):
                 lambda: getattr(w, method)(*wargs), in_workspace,
                 after=(lambda: to_numpy(n), lambda: to_numpy(w)))
 
+    @seeded
     @settings_
     @given(arrays, st.sampled_from(BINARY + UNARY), values, st.booleans(), st.booleans())
     def fuzz_operators(a, op, other, reflected, in_workspace):

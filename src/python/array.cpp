@@ -180,11 +180,18 @@ void export_array(nb::module_ &m) {
                 nb::object conv_args = nb::make_tuple(value);
                 try {
                     v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
-                } catch (nb::python_error &conversion) {
-                    // NumPy checks the key before the value: report a bad key first, as it does.
-                    nb::object key_args = nb::make_tuple(s, key);
-                    apply("Array.__setitem__", ops.getitem, key_args.ptr(), nullptr);
-                    throw;
+                } catch (nb::python_error &) {
+                    // Raise NumPy's own error (its order of key and value checks) by assigning
+                    // into scratch memory of the same shape; the target stays untouched. Should
+                    // NumPy accept the value after all, assign it to the target as NumPy would.
+                    nb::object scratch;
+                    {
+                        RouteGuard outside(nullptr);
+                        scratch = nb::handle(ops.numpy).attr("empty_like")(a.data);
+                    }
+                    nb::object scratch_args = nb::make_tuple(scratch, key, value);
+                    apply("Array.__setitem__", ops.setitem, scratch_args.ptr(), nullptr);
+                    v = nb::borrow(value);
                 }
             }
         }
