@@ -219,7 +219,7 @@ void export_array(nb::module_ &m) {
         int r = PySequence_Contains(a.data.ptr(), uv.ptr());
         if (r < 0) raise_pending("Array.__contains__");
         return r == 1;
-    });
+    }, nb::arg("value").none());
 
     // Conversions to Python scalars follow NumPy (errors for arrays of more than one element).
     cls.def("__bool__", [](nb::handle s) {
@@ -369,7 +369,8 @@ void export_array(nb::module_ &m) {
     }, "Name of the workspace the memory belongs to (None for detached arrays).");
 
     cls.def("__copy__", [](nb::handle s) { return call1("Array.__copy__", ops.copy, s); });
-    cls.def("__deepcopy__", [](nb::handle s, nb::handle) { return call1("Array.__deepcopy__", ops.copy, s); });
+    cls.def("__deepcopy__", [](nb::handle s, nb::handle) { return call1("Array.__deepcopy__", ops.copy, s); },
+            nb::arg("memo").none());
     cls.def("__reduce__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__reduce__");
         nb::module_ ws = nb::module_::import_("wsarray");
