@@ -1,39 +1,102 @@
 /// src/core/backing.cpp -- host and file-backed chunk mappings.
 #include "backing.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <new>
 #include <stdexcept>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace wsa {
+
+/// Mappings at least this big are checked against the memory the process can still get. Smaller
+/// ones are not worth reading /proc for (spills map one small chunk per allocation).
+constexpr std::size_t kCheckAbove = std::size_t(64) << 20;
 
 std::size_t page_size() {
     static const std::size_t ps = (std::size_t) sysconf(_SC_PAGESIZE);
     return ps;
 }
 
-static void touch_pages(void *ptr, std::size_t size) {
+/// First number in a file (cgroup files hold one, or the word "max"); false if there is none.
+static bool read_number(const char *path, unsigned long long &out) {
+    FILE *f = std::fopen(path, "r");
+    if (!f) return false;
+    bool ok = std::fscanf(f, "%llu", &out) == 1;
+    std::fclose(f);
+    return ok;
+}
+
+std::size_t available_memory() {
+    std::size_t avail = SIZE_MAX;
+    if (FILE *f = std::fopen("/proc/meminfo", "r")) {
+        char key[64];
+        unsigned long long kb;
+        std::size_t mem = 0, swap = 0;
+        bool found = false;
+        while (std::fscanf(f, "%63s %llu kB", key, &kb) == 2) {
+            if (!std::strcmp(key, "MemAvailable:")) { mem = kb * 1024; found = true; }
+            else if (!std::strcmp(key, "SwapFree:")) swap = kb * 1024;
+        }
+        std::fclose(f);
+        if (found) avail = mem + swap;
+    }
+    // A container's memory limit (cgroup v2, then v1); absurd "unlimited" values are ignored.
+    unsigned long long limit, usage;
+    if ((read_number("/sys/fs/cgroup/memory.max", limit) &&
+         read_number("/sys/fs/cgroup/memory.current", usage)) ||
+        (read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes", limit) &&
+         read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes", usage))) {
+        if (limit < (1ull << 60)) avail = std::min<std::size_t>(avail, limit > usage ? limit - usage : 0);
+    }
+    return avail;
+}
+
+static std::string mib(std::size_t n) { return std::to_string(n >> 20) + " MiB"; }
+
+static void check_available(std::size_t size) {
+    if (size < kCheckAbove) return;
+    std::size_t avail = available_memory();
+    if (size > avail)
+        throw MappingRefused("the machine has only " + mib(avail) + " of memory available for " +
+                             mib(size));
+}
+
+/// Touch every page now. MADV_POPULATE_WRITE reports a failure instead of faulting page by page;
+/// kernels without it fall back to writing one byte per page.
+static bool touch_pages(void *ptr, std::size_t size) {
 #ifdef MADV_POPULATE_WRITE
-    if (madvise(ptr, size, MADV_POPULATE_WRITE) == 0) return;
+    if (madvise(ptr, size, MADV_POPULATE_WRITE) == 0) return true;
+    if (errno != EINVAL) return false;  // ENOMEM, EFAULT, EHWPOISON: the memory is not there
 #endif
     volatile char *p = (volatile char *) ptr;
     for (std::size_t off = 0; off < size; off += page_size()) p[off] = 0;
+    return true;
 }
 
 Mapping map_host(std::size_t size, bool prefault) {
-    Mapping m;
-    void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
+    check_available(size);
+    // No MAP_NORESERVE: the kernel's overcommit check then refuses impossible sizes at once.
+    void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        throw MappingRefused("the operating system refused to map " + std::to_string(size) +
+                             " bytes: " + std::strerror(errno));
 #ifdef MADV_HUGEPAGE
     if (size >= kHugePage) madvise(p, size, MADV_HUGEPAGE);
 #endif
-    if (prefault) touch_pages(p, size);
+    if (prefault && !touch_pages(p, size)) {
+        int err = errno;
+        munmap(p, size);
+        throw MappingRefused("the operating system could not provide " + std::to_string(size) +
+                             " bytes: " + std::strerror(err));
+    }
+    Mapping m;
     m.ptr = p;
     m.size = size;
     return m;
@@ -45,6 +108,11 @@ Mapping map_file(std::size_t size, const std::string &directory, bool prefault) 
         const char *t = std::getenv("TMPDIR");
         dir = (t && *t) ? t : "/tmp";
     }
+    struct statvfs fs;
+    if (size >= kCheckAbove && statvfs(dir.c_str(), &fs) == 0 &&
+        size > (std::size_t) fs.f_bavail * fs.f_frsize)
+        throw MappingRefused("the file system of '" + dir + "' has only " +
+                             mib((std::size_t) fs.f_bavail * fs.f_frsize) + " free for " + mib(size));
     std::string path = dir + "/wsarray-XXXXXX";
     int fd = mkstemp(path.data());
     if (fd < 0)
@@ -59,10 +127,18 @@ Mapping map_file(std::size_t size, const std::string &directory, bool prefault) 
     }
     void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
+        int err = errno;
         close(fd);
-        throw std::bad_alloc();
+        throw MappingRefused("the operating system refused to map " + std::to_string(size) +
+                             " bytes of a file in '" + dir + "': " + std::strerror(err));
     }
-    if (prefault) touch_pages(p, size);
+    if (prefault && !touch_pages(p, size)) {
+        int err = errno;
+        munmap(p, size);
+        close(fd);
+        throw MappingRefused("could not fill a workspace file in '" + dir + "' with " +
+                             std::to_string(size) + " bytes: " + std::strerror(err));
+    }
     Mapping m;
     m.ptr = p;
     m.size = size;
@@ -74,6 +150,36 @@ void unmap(Mapping &m) {
     if (m.ptr) munmap(m.ptr, m.size);
     if (m.fd >= 0) close(m.fd);
     m = Mapping();
+}
+
+bool make_private(Mapping &m, std::size_t used) {
+    if (m.fd < 0 || !m.ptr) return true;
+    used = std::min(used, m.size);
+    const int prot = PROT_READ | PROT_WRITE;
+    void *fresh = mmap(nullptr, m.size, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (fresh == MAP_FAILED) {
+        // No memory for a copy: at least make the child's writes private (copy-on-write).
+        if (mmap(m.ptr, m.size, prot, MAP_PRIVATE | MAP_FIXED, m.fd, 0) == MAP_FAILED) return false;
+    } else {
+        std::memcpy(fresh, m.ptr, used);
+#ifdef __linux__
+        // Move the copy's pages over the shared mapping in one step (no second copy).
+        if (mremap(fresh, m.size, m.size, MREMAP_MAYMOVE | MREMAP_FIXED, m.ptr) == MAP_FAILED) {
+            munmap(fresh, m.size);
+            return false;
+        }
+#else
+        if (mmap(m.ptr, m.size, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+            munmap(fresh, m.size);
+            return false;
+        }
+        std::memcpy(m.ptr, fresh, used);
+        munmap(fresh, m.size);
+#endif
+    }
+    close(m.fd);
+    m.fd = -1;
+    return true;
 }
 
 } // namespace wsa

@@ -3,8 +3,12 @@
 /// The arena only hands out offsets into chunks; a Backing maps and unmaps the chunks. Host memory
 /// is anonymous mmap (huge pages advised, pages touched up front so the steady state takes no page
 /// faults); "mmap" location maps an unlinked temporary file. A device backing (CUDA) plugs in here.
+///
+/// Requests larger than the memory the process can still get fail with MappingRefused up front:
+/// touching pages the machine does not have would get the process OOM-killed instead.
 #pragma once
 #include <cstddef>
+#include <new>
 #include <string>
 
 namespace wsa {
@@ -15,16 +19,35 @@ struct Mapping {
     int fd = -1;  ///< file descriptor for file-backed mappings, -1 otherwise
 };
 
+/// The operating system cannot (or would not safely) provide a mapping; what() says why.
+struct MappingRefused : std::bad_alloc {
+    explicit MappingRefused(std::string why) : why_(std::move(why)) {}
+    const char *what() const noexcept override { return why_.c_str(); }
+
+private:
+    std::string why_;
+};
+
 /// Map `size` bytes of zero-initialised host memory. `prefault` touches every page now.
-/// Throws std::bad_alloc when the operating system refuses.
+/// Throws MappingRefused when the operating system refuses or the memory is not available.
 Mapping map_host(std::size_t size, bool prefault);
 
 /// Map `size` bytes backed by an unlinked temporary file in `directory` (empty: $TMPDIR or /tmp).
-/// Throws std::runtime_error naming the directory when the file cannot be created.
+/// Throws std::runtime_error naming the directory when the file cannot be created, and
+/// MappingRefused when the file system has no room for it.
 Mapping map_file(std::size_t size, const std::string &directory, bool prefault);
 
 /// Give the mapping back to the operating system.
 void unmap(Mapping &m);
+
+/// Replace a file-backed mapping by private anonymous memory holding the same first `used` bytes,
+/// at the same address, and close the file (after fork(): the child must not write into the
+/// parent's file). Returns false (mapping unchanged) if memory for the copy cannot be had.
+bool make_private(Mapping &m, std::size_t used);
+
+/// Bytes of memory this process can still get: MemAvailable + SwapFree, capped by the cgroup
+/// limit. SIZE_MAX when unknown.
+std::size_t available_memory();
 
 /// Page size and huge page size used for rounding.
 std::size_t page_size();

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 #include <new>
+#include <pthread.h>
+#include <set>
 
 namespace wsa {
 
@@ -36,15 +38,59 @@ struct Registry {
     }
 };
 
+static void lock_before_fork();
+static void unlock_in_parent();
+static void unlock_in_child();
+
 static Registry &registry() {
-    static Registry *r = new Registry();  // never destroyed: frees may arrive during shutdown
+    // Never destroyed: frees may arrive during shutdown.
+    static Registry *r = [] {
+        auto *reg = new Registry();
+        pthread_atfork(lock_before_fork, unlock_in_parent, unlock_in_child);
+        return reg;
+    }();
     return *r;
+}
+
+// fork() copies only the calling thread. Holding the mutex across fork() means no other thread can
+// be inside a workspace operation at that moment, so the child's copy of every structure is
+// consistent and its mutex is not left locked by a thread that no longer exists.
+static void lock_before_fork() { registry().mu.lock(); }
+static void unlock_in_parent() { registry().mu.unlock(); }
+
+/// Runs in the child, mutex held, only the forking thread alive (see workspace.h).
+void after_fork_in_child() {
+    Registry &r = registry();
+    const std::thread::id me = std::this_thread::get_id();
+    std::set<Workspace *> orphans;
+    for (auto &kv : r.chunks) {
+        Chunk *c = kv.second;
+        // A shared file mapping would let parent and child write into each other's arrays.
+        make_private(c->mapping, std::max(c->high_water, c->top));
+        if (c->owner && c->owner->owner_ != me) orphans.insert(c->owner);
+    }
+    for (Workspace *ws : orphans) {
+        ws->orphaned_.store(true, std::memory_order_release);
+        ws->destroy_locked();
+    }
+}
+
+static void unlock_in_child() {
+    after_fork_in_child();
+    registry().mu.unlock();
 }
 
 Workspace::Workspace(std::string name, Config config)
     : name_(std::move(name)), config_(std::move(config)), owner_(std::this_thread::get_id()) {
     std::lock_guard<std::mutex> lock(registry().mu);
-    if (config_.initial_size > 0) map_chunk_locked(config_.initial_size, false);
+    if (config_.initial_size > 0) {
+        try {
+            map_chunk_locked(config_.initial_size, false);
+        } catch (const std::bad_alloc &e) {
+            throw WorkspaceOutOfMemory("workspace '" + name_ + "': cannot map its initial_size of " +
+                                       std::to_string(config_.initial_size) + " bytes: " + e.what());
+        }
+    }
     stats_.initialized = config_.learning == LearningPolicy::None;
 }
 
@@ -115,7 +161,9 @@ void *Workspace::allocate_locked(std::size_t n) {
         if (BlockHeader *b = c->allocate(total, circ, reused)) {
             if (circ && fresh_before < total) ++stats_.wraps;
             b->requested = n;
-            note_allocation_locked(total, reused);
+            // b->size, not total: a free block a little larger than asked for is not split, and
+            // the free path subtracts b->size.
+            note_allocation_locked(b->size, reused);
             return (char *) b + kHeader;
         }
     }
@@ -139,22 +187,22 @@ void *Workspace::spill_locked(std::size_t total, std::size_t n) {
         Chunk *c;
         try {
             c = map_chunk_locked(grow, false);
-        } catch (const std::bad_alloc &) {
-            throw WorkspaceOutOfMemory("workspace '" + name_ + "': the operating system refused " +
-                                       std::to_string(grow) + " more bytes (" +
-                                       describe_sizes_locked(n) + ")");
+        } catch (const std::bad_alloc &e) {
+            throw WorkspaceOutOfMemory("workspace '" + name_ + "': cannot grow by " +
+                                       std::to_string(grow) + " bytes (" + describe_sizes_locked(n) +
+                                       "): " + e.what());
         }
         BlockHeader *b = c->allocate(total, false, reused);
         b->requested = n;
-        note_allocation_locked(total, reused);
+        note_allocation_locked(b->size, reused);
         return (char *) b + kHeader;
     }
     Chunk *c;
     try {
         c = map_chunk_locked(total, true);
-    } catch (const std::bad_alloc &) {
-        throw WorkspaceOutOfMemory("workspace '" + name_ + "': the operating system refused " +
-                                   std::to_string(total) + " bytes (" + describe_sizes_locked(n) + ")");
+    } catch (const std::bad_alloc &e) {
+        throw WorkspaceOutOfMemory("workspace '" + name_ + "': cannot spill " + std::to_string(total) +
+                                   " bytes (" + describe_sizes_locked(n) + "): " + e.what());
     }
     BlockHeader *b = c->allocate(total, false, reused);
     b->requested = n;
@@ -302,8 +350,12 @@ void Workspace::end_cycle() {
 }
 
 void Workspace::destroy() {
+    std::lock_guard<std::mutex> lock(registry().mu);
+    destroy_locked();
+}
+
+void Workspace::destroy_locked() {
     Registry &r = registry();
-    std::lock_guard<std::mutex> lock(r.mu);
     if (!alive()) return;
     alive_.store(false, std::memory_order_release);
     generation_.fetch_add(1, std::memory_order_acq_rel);

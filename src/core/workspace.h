@@ -6,6 +6,12 @@
 /// array made during the cycle (circular workspaces excepted: their arrays stay valid until the
 /// workspace is destroyed). All methods are thread-safe: one process-wide mutex guards every
 /// workspace and the address registry, because NumPy may free an array on any thread.
+///
+/// fork(): handlers registered with pthread_atfork hold the mutex across fork(), so the child never
+/// inherits it locked. In the child, the forking thread keeps its workspaces (their memory is now
+/// the child's private copy; file-backed chunks are copied into private memory so that the two
+/// processes never write into one file), and the workspaces of every other thread, which does not
+/// exist in the child, are destroyed: their arrays raise WorkspaceError there.
 #pragma once
 #include "chunk.h"
 #include "config.h"
@@ -62,6 +68,8 @@ public:
     const Config &config() const { return config_; }
     std::thread::id owner_thread() const { return owner_; }
     bool alive() const { return alive_.load(std::memory_order_acquire); }
+    /// Destroyed in a forked child because its thread does not exist there.
+    bool orphaned_by_fork() const { return orphaned_.load(std::memory_order_acquire); }
     bool circular() const { return config_.reset == ResetPolicy::EndOfBuffer; }
     std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
     bool cycle_open() const { return cycle_open_; }
@@ -91,6 +99,7 @@ public:
 
 private:
     void *allocate_locked(std::size_t n);
+    void destroy_locked();
     void *spill_locked(std::size_t total, std::size_t n);
     Chunk *map_chunk_locked(std::size_t size, bool spill);
     void release_chunk_locked(Chunk *c);
@@ -99,11 +108,13 @@ private:
     void note_allocation_locked(std::size_t total, bool reused);
 
     friend struct Registry;
+    friend void after_fork_in_child();
 
     std::string name_;
     Config config_;
     std::thread::id owner_;
     std::atomic<bool> alive_{true};
+    std::atomic<bool> orphaned_{false};
     std::atomic<std::uint64_t> generation_{1};
     bool cycle_open_ = false;
     std::vector<Chunk *> chunks_;   ///< regular chunks

@@ -19,6 +19,11 @@ void check_valid(const Array &a, const char *fn) {
     if (token_valid(a.token)) return;
     const wsa::Workspace &ws = *a.token.ws;
     std::string where = "wsarray." + std::string(fn) + "(): ";
+    if (ws.orphaned_by_fork())
+        raise(WorkspaceError, where + "this array belonged to workspace '" + ws.name() +
+                                  "' of another thread of the parent process; after os.fork() only "
+                                  "the forking thread's workspaces exist in the child. Detach arrays "
+                                  "(.detach()) before forking to share them.");
     if (!ws.alive())
         raise(WorkspaceError, where + "this array belonged to workspace '" + ws.name() +
                                   "', which was destroyed. Call .detach() on arrays you need before "
@@ -189,6 +194,42 @@ nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObjec
 
 } // namespace
 
+namespace {
+
+/// Name the function in an exception whose class formats its own message (custom __str__), without
+/// changing the class: NumPy's AxisError keeps a message prefix (its documented msg_prefix) that
+/// __str__ puts in front; any other class gets a PEP 678 note, shown with the traceback.
+void name_custom_error(PyObject *value, const std::string &fn) {
+    nb::object text = nb::steal(PyObject_Str(value));
+    if (!text) {
+        PyErr_Clear();
+        return;
+    }
+    nb::str mark("wsarray.");
+    if (PyUnicode_Tailmatch(text.ptr(), mark.ptr(), 0, 8, -1) == 1) return;
+    nb::handle v(value);
+    if (nb::hasattr(v, "axis") && nb::hasattr(v, "_msg")) {
+        nb::object old = v.attr("_msg");
+        if (old.is_none() || nb::isinstance<nb::str>(old)) {
+            std::string prefix = fn;
+            if (!old.is_none() && nb::len(old) > 0) prefix += ": " + nb::cast<std::string>(old);
+            if (PyObject_SetAttrString(value, "_msg", nb::str(prefix.c_str()).ptr()) == 0) {
+                nb::object now = nb::steal(PyObject_Str(value));
+                if (now && PyUnicode_Tailmatch(now.ptr(), nb::str(fn.c_str()).ptr(), 0, fn.size(), -1) == 1)
+                    return;
+                PyObject_SetAttrString(value, "_msg", old.ptr());  // another protocol: undo
+            }
+            PyErr_Clear();
+        }
+    }
+    if (nb::hasattr(v, "add_note")) {
+        nb::object r = nb::steal(PyObject_CallMethod(value, "add_note", "s", ("raised by " + fn).c_str()));
+        if (!r) PyErr_Clear();
+    }
+}
+
+} // namespace
+
 void prefix_error_for(const char *name) {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
@@ -197,37 +238,29 @@ void prefix_error_for(const char *name) {
         PyObject *args = ((PyBaseExceptionObject *) value)->args;
         PyTypeObject *t = Py_TYPE(value);
         bool plain_str = t->tp_str == ((PyTypeObject *) PyExc_Exception)->tp_str;
+        bool done = false;
         if (plain_str && args && PyTuple_GET_SIZE(args) == 1 && PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
             PyObject *msg = PyTuple_GET_ITEM(args, 0);
             nb::str mark("wsarray.");
-            if (PyUnicode_Tailmatch(msg, mark.ptr(), 0, 8, -1) == 0) {
-                // NumPy's own message stays as it is (programs print it; drop-in means the same
-                // text); the traceback names the wsarray function in a PEP 678 note. Python 3.10
-                // has no notes: there the message gets the prefix instead.
-                std::string where = "wsarray." + std::string(name) + "(): ";
-                nb::object notes = nb::steal(PyObject_GetAttrString(value, "__notes__"));
-                bool noted = false;
-                if (notes && PyList_Check(notes.ptr()))
-                    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(notes.ptr()); ++i)
-                        noted |= PyUnicode_Tailmatch(PyList_GET_ITEM(notes.ptr(), i), mark.ptr(), 0, 8, -1) == 1;
-                PyErr_Clear();
-                if (!noted) {
-                    nb::str note((where + "NumPy raised this error").c_str());
-                    nb::object r = nb::steal(PyObject_CallMethod(value, "add_note", "O", note.ptr()));
-                    if (!r) {
-                        PyErr_Clear();
-                        nb::object full = nb::steal(PyUnicode_Concat(nb::str(where.c_str()).ptr(), msg));
-                        if (full) {
-                            nb::object new_args = nb::make_tuple(full);
-                            PyObject_SetAttrString(value, "args", new_args.ptr());
-                        }
-                    }
+            done = PyUnicode_Tailmatch(msg, mark.ptr(), 0, 8, -1) == 1;
+            if (!done) {
+                nb::str fixed(("wsarray." + std::string(name) + "(): ").c_str());
+                nb::object full = nb::steal(PyUnicode_Concat(fixed.ptr(), msg));
+                if (full) {
+                    nb::object new_args = nb::make_tuple(full);
+                    done = PyObject_SetAttrString(value, "args", new_args.ptr()) == 0;
                 }
                 PyErr_Clear();
             }
         }
+        if (!done) name_custom_error(value, "wsarray." + std::string(name) + "()");
     }
     PyErr_Restore(type, value, tb);
+}
+
+void raise_pending(const char *name) {
+    prefix_error_for(name);
+    throw nb::python_error();
 }
 
 nb::object wrap_ndarray(nb::handle nd) {

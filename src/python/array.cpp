@@ -14,7 +14,8 @@ struct NumpyOps {
     PyObject *add, *subtract, *multiply, *true_divide, *floor_divide, *remainder, *power, *matmul,
         *bitwise_and, *bitwise_or, *bitwise_xor, *left_shift, *right_shift, *negative, *positive,
         *absolute, *invert, *less, *less_equal, *equal, *not_equal, *greater, *greater_equal,
-        *divmod, *getitem, *setitem, *array, *copy, *numpy, *eq, *ne;
+        *divmod, *getitem, *setitem, *array, *copy, *numpy, *eq, *ne,
+        *pow;  ///< operator.pow: ndarray's ** has fast paths (x ** 2 is np.square, keeping bool -> int8)
 };
 NumpyOps ops;
 
@@ -27,11 +28,13 @@ void load_ops() {
            lookup(np, "floor_divide"), lookup(np, "remainder"), lookup(np, "power"), lookup(np, "matmul"),
            lookup(np, "bitwise_and"), lookup(np, "bitwise_or"), lookup(np, "bitwise_xor"),
            lookup(np, "left_shift"), lookup(np, "right_shift"), lookup(np, "negative"),
-           lookup(np, "positive"), lookup(np, "absolute"), lookup(np, "invert"), lookup(np, "less"),
-           lookup(np, "less_equal"), lookup(np, "equal"), lookup(np, "not_equal"), lookup(np, "greater"),
-           lookup(np, "greater_equal"), lookup(np, "divmod"), lookup(op, "getitem"),
+           lookup(np, "positive"), lookup(np, "absolute"), lookup(np, "invert"),
+           // Comparisons fall back to ndarray's own operators: for operands NumPy cannot convert
+           // (a != (4, "ii"), a == None) they answer as ndarray does, unlike the ufuncs.
+           lookup(op, "lt"), lookup(op, "le"), lookup(op, "eq"), lookup(op, "ne"), lookup(op, "gt"),
+           lookup(op, "ge"), lookup(np, "divmod"), lookup(op, "getitem"),
            lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"), np.inc_ref().ptr(),
-           lookup(op, "eq"), lookup(op, "ne")};
+           lookup(op, "eq"), lookup(op, "ne"), lookup(op, "pow")};
 }
 
 /// `_core._set_operator(name, func)`: the operators named `name` (only "floor_divide" so far) call
@@ -172,17 +175,22 @@ void export_array(nb::module_ &m) {
     ArrayType = (PyTypeObject *) cls.ptr();
 
 #define WSA_BINARY(py, rpy, ipy, f)                                                                \
-    cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); });    \
-    cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); });  \
-    cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); });
+    cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); },      \
+            nb::arg("other").none());                                                             \
+    cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); },    \
+            nb::arg("other").none());                                                             \
+    cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); },  \
+            nb::arg("other").none());
     // Operators with a float64 fast path (fast_ops.h) try it first.
 #define WSA_BINARY_FAST(py, rpy, ipy, f, OP)                                                          \
-    cls.def(py, [](nb::handle s, nb::handle o) { return binary("Array." py, OP, ops.f, s, o); });    \
-    cls.def(rpy, [](nb::handle s, nb::handle o) { return binary("Array." rpy, OP, ops.f, o, s); });  \
+    cls.def(py, [](nb::handle s, nb::handle o) { return binary("Array." py, OP, ops.f, s, o); },     \
+            nb::arg("other").none());                                                                \
+    cls.def(rpy, [](nb::handle s, nb::handle o) { return binary("Array." rpy, OP, ops.f, o, s); },   \
+            nb::arg("other").none());                                                                \
     cls.def(ipy, [](nb::handle s, nb::handle o) {                                                     \
         if (fast_inplace(OP, s.ptr(), o.ptr(), "Array." ipy)) return nb::borrow(s);                  \
         return inplace("Array." ipy, ops.f, s, o);                                                    \
-    });
+    }, nb::arg("other").none());
     WSA_BINARY_FAST("__add__", "__radd__", "__iadd__", add, wsa::BinaryOp::Add)
     WSA_BINARY_FAST("__sub__", "__rsub__", "__isub__", subtract, wsa::BinaryOp::Sub)
     WSA_BINARY_FAST("__mul__", "__rmul__", "__imul__", multiply, wsa::BinaryOp::Mul)
@@ -190,7 +198,12 @@ void export_array(nb::module_ &m) {
 #undef WSA_BINARY_FAST
     WSA_BINARY("__floordiv__", "__rfloordiv__", "__ifloordiv__", floor_divide)
     WSA_BINARY("__mod__", "__rmod__", "__imod__", remainder)
-    WSA_BINARY("__pow__", "__rpow__", "__ipow__", power)
+    cls.def("__pow__", [](nb::handle s, nb::handle o) { return call2("Array.__pow__", ops.pow, s, o); },
+            nb::arg("other").none());
+    cls.def("__rpow__", [](nb::handle s, nb::handle o) { return call2("Array.__rpow__", ops.pow, o, s); },
+            nb::arg("other").none());
+    cls.def("__ipow__", [](nb::handle s, nb::handle o) { return inplace("Array.__ipow__", ops.power, s, o); },
+            nb::arg("other").none());
     WSA_BINARY("__matmul__", "__rmatmul__", "__imatmul__", matmul)
     WSA_BINARY("__and__", "__rand__", "__iand__", bitwise_and)
     WSA_BINARY("__or__", "__ror__", "__ior__", bitwise_or)
@@ -198,21 +211,20 @@ void export_array(nb::module_ &m) {
     WSA_BINARY("__lshift__", "__rlshift__", "__ilshift__", left_shift)
     WSA_BINARY("__rshift__", "__rrshift__", "__irshift__", right_shift)
 #undef WSA_BINARY
-#define WSA_COMPARE(py, f, OP) \
-    cls.def(py, [](nb::handle s, nb::handle o) { return binary("Array." py, OP, ops.f, s, o); });
+#define WSA_COMPARE(py, f, OP)                                                                       \
+    cls.def(py, [](nb::handle s, nb::handle o) { return binary("Array." py, OP, ops.f, s, o); },    \
+            nb::arg("other").none());
     WSA_COMPARE("__lt__", less, wsa::BinaryOp::Less)
     WSA_COMPARE("__le__", less_equal, wsa::BinaryOp::LessEqual)
+    WSA_COMPARE("__eq__", eq, wsa::BinaryOp::Equal)
+    WSA_COMPARE("__ne__", ne, wsa::BinaryOp::NotEqual)
     WSA_COMPARE("__gt__", greater, wsa::BinaryOp::Greater)
     WSA_COMPARE("__ge__", greater_equal, wsa::BinaryOp::GreaterEqual)
 #undef WSA_COMPARE
-    // == and != fall back to ndarray's (operator.eq on the unwrapped arrays), not np.equal: NumPy
-    // compares with None or an unrelated type elementwise (all False / all True) instead of raising.
-    cls.def("__eq__", [](nb::handle s, nb::handle o) { return binary("Array.__eq__", wsa::BinaryOp::Equal, ops.eq, s, o); },
+    cls.def("__divmod__", [](nb::handle s, nb::handle o) { return call2("Array.__divmod__", ops.divmod, s, o); },
             nb::arg("other").none());
-    cls.def("__ne__", [](nb::handle s, nb::handle o) { return binary("Array.__ne__", wsa::BinaryOp::NotEqual, ops.ne, s, o); },
+    cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); },
             nb::arg("other").none());
-    cls.def("__divmod__", [](nb::handle s, nb::handle o) { return call2("Array.__divmod__", ops.divmod, s, o); });
-    cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); });
 #define WSA_UNARY(py, f) cls.def(py, [](nb::handle s) { return call1("Array." py, ops.f, s); });
     WSA_UNARY("__pos__", positive)
     WSA_UNARY("__invert__", invert)
@@ -237,20 +249,47 @@ void export_array(nb::module_ &m) {
         return call2("Array.__getitem__", ops.getitem, s, key);
     }, nb::arg("key").none());
     cls.def("__setitem__", [](nb::handle s, nb::handle key, nb::handle value) {
-        self_of(s, "Array.__setitem__");
-        nb::object args = nb::make_tuple(s, key, value);
+        Array &a = self_of(s, "Array.__setitem__");
+        nb::object v = nb::borrow(value);
+        // NumPy converts a list element by element while writing, so a bad element would leave
+        // the target half-assigned: convert first (same casting), assign only if that worked.
+        if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
+            nb::object dtype = a.data.attr("dtype");
+            std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+            if (kind != "O" && kind != "V") {
+                nb::dict kw;
+                kw["dtype"] = dtype;
+                nb::object conv_args = nb::make_tuple(value);
+                try {
+                    v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
+                } catch (nb::python_error &) {
+                    // Raise NumPy's own error (its order of key and value checks) by assigning
+                    // into scratch memory of the same shape; the target stays untouched. Should
+                    // NumPy accept the value after all, assign it to the target as NumPy would.
+                    nb::object scratch;
+                    {
+                        RouteGuard outside(nullptr);
+                        scratch = nb::handle(ops.numpy).attr("empty_like")(a.data);
+                    }
+                    nb::object scratch_args = nb::make_tuple(scratch, key, value);
+                    apply("Array.__setitem__", ops.setitem, scratch_args.ptr(), nullptr);
+                    v = nb::borrow(value);
+                }
+            }
+        }
+        nb::object args = nb::make_tuple(s, key, v);
         apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
     }, nb::arg("key").none(), nb::arg("value").none());
     cls.def("__len__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__len__");
         Py_ssize_t n = PyObject_Length(a.data.ptr());
-        if (n < 0) throw nb::python_error();
+        if (n < 0) raise_pending("Array.__len__");
         return n;
     });
     cls.def("__iter__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__iter__");
         Py_ssize_t n = PyObject_Length(a.data.ptr());
-        if (n < 0) throw nb::python_error();
+        if (n < 0) raise_pending("Array.__iter__");
         nb::list items;
         for (Py_ssize_t i = 0; i < n; ++i)
             items.append(call2("Array.__iter__", ops.getitem, s, nb::int_(i)));
@@ -260,21 +299,21 @@ void export_array(nb::module_ &m) {
         Array &a = self_of(s, "Array.__contains__");
         nb::object uv = is_array(v.ptr()) ? self_of(v, "Array.__contains__").data : nb::borrow(v);
         int r = PySequence_Contains(a.data.ptr(), uv.ptr());
-        if (r < 0) throw nb::python_error();
+        if (r < 0) raise_pending("Array.__contains__");
         return r == 1;
-    });
+    }, nb::arg("value").none());
 
     // Conversions to Python scalars follow NumPy (errors for arrays of more than one element).
     cls.def("__bool__", [](nb::handle s) {
         int r = PyObject_IsTrue(self_of(s, "Array.__bool__").data.ptr());
-        if (r < 0) throw nb::python_error();
+        if (r < 0) raise_pending("Array.__bool__");
         return r == 1;
     });
 #define WSA_CONVERT(py, expr)                                                                      \
     cls.def(py, [](nb::handle s) {                                                               \
         PyObject *d = self_of(s, "Array." py).data.ptr();                                        \
         nb::object r = nb::steal(expr);                                                          \
-        if (!r) throw nb::python_error();                                                        \
+        if (!r) raise_pending("Array." py);                                                      \
         return r;                                                                                \
     });
     WSA_CONVERT("__int__", PyNumber_Long(d))
@@ -322,10 +361,13 @@ void export_array(nb::module_ &m) {
         return apply("Array.__round__", f.ptr(), args.ptr(), nullptr);
     }, nb::arg("ndigits") = nb::none());
     cls.def("__format__", [](nb::handle s, nb::handle spec) {
+        if (!PyUnicode_Check(spec.ptr()))
+            raise(PyExc_TypeError, "wsarray.Array.__format__(): the format spec must be a str, not " +
+                                       std::string(Py_TYPE(spec.ptr())->tp_name));
         nb::object r = nb::steal(PyObject_Format(self_of(s, "Array.__format__").data.ptr(), spec.ptr()));
-        if (!r) throw nb::python_error();
+        if (!r) raise_pending("Array.__format__");
         return r;
-    });
+    }, nb::arg("spec").none());
     cls.def("__hash__", [](nb::handle s) -> Py_hash_t {
         // 0-d arrays hash like their value so that results of reductions work as dict keys.
         Array &a = self_of(s, "Array.__hash__");
@@ -414,7 +456,7 @@ void export_array(nb::module_ &m) {
             raise(PyExc_ValueError, "wsarray.Array.to_device(): unknown device " +
                                         nb::cast<std::string>(nb::repr(device)) + "; this build has 'cpu'");
         return nb::borrow(s);
-    }, nb::arg("device"), nb::kw_only(), nb::arg("stream") = nb::none());
+    }, nb::arg("device").none(), nb::kw_only(), nb::arg("stream") = nb::none());
 
     // Workspace membership (ND4J names, snake_case).
     cls.def("detach", [](nb::handle s) { return copy_into(s, nullptr, "Array.detach"); },
@@ -425,8 +467,12 @@ void export_array(nb::module_ &m) {
         auto parent = wsa::ThreadWorkspaces::current().parent_of(a.token.ws.get());
         return copy_into(s, parent.get(), "Array.leverage");
     }, "A copy in the workspace open just outside this array's workspace (detached if none).");
-    cls.def("leverage_to", [](nb::handle s, const std::string &name) {
+    cls.def("leverage_to", [](nb::handle s, nb::handle name_arg) {
         Array &a = self_of(s, "Array.leverage_to");
+        if (!PyUnicode_Check(name_arg.ptr()))
+            raise(PyExc_TypeError, "wsarray.Array.leverage_to(): the workspace name must be a str, not " +
+                                       std::string(Py_TYPE(name_arg.ptr())->tp_name));
+        std::string name = nb::cast<std::string>(name_arg);
         auto &tw = wsa::ThreadWorkspaces::current();
         auto ws = tw.find(name);
         if (!ws || !tw.is_open(ws.get()))
@@ -435,7 +481,7 @@ void export_array(nb::module_ &m) {
                                   "'with' block encloses the current code");
         if (a.token.ws == ws) return nb::borrow(s);
         return copy_into(s, ws.get(), "Array.leverage_to");
-    }, nb::arg("name"), "A copy in the named open workspace (the array itself if it is there already).");
+    }, nb::arg("name").none(), "A copy in the named open workspace (the array itself if it is there already).");
     cls.def("is_attached", [](nb::handle s) { return (bool) array_of(s.ptr()).token.ws; },
             "True if the array's memory belongs to a workspace.");
     cls.def("is_in_scope", [](nb::handle s) {
@@ -456,7 +502,7 @@ void export_array(nb::module_ &m) {
     cls.def("__deepcopy__", [](nb::handle s, nb::handle) {
         if (array_of(s.ptr()).from_scalar) return call2("Array.__deepcopy__", ops.getitem, s, nb::tuple());
         return call1("Array.__deepcopy__", ops.copy, s);
-    });
+    }, nb::arg("memo").none());
     cls.def("__reduce__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__reduce__");
         nb::module_ ws = nb::module_::import_("wsarray");

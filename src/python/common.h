@@ -64,6 +64,8 @@ inline wsa::Workspace *current_target() { return wsa::ThreadWorkspaces::current(
 
 /// Put "wsarray.<name>(): " in front of the pending exception's message (same class).
 void prefix_error_for(const char *name);
+/// prefix_error_for(name), then throw the pending Python exception.
+[[noreturn]] void raise_pending(const char *name);
 
 void export_workspace(nb::module_ &m);
 void export_array(nb::module_ &m);

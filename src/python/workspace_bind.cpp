@@ -4,7 +4,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 
 namespace wsa_py {
@@ -28,8 +30,8 @@ template <typename F> auto named(const char *fn, F &&f) -> decltype(f()) {
     }
 }
 
-std::size_t size_arg(nb::handle v, const char *field) {
-    const std::string where = "wsarray.WorkspaceConfig(): " + std::string(field);
+std::size_t size_arg(nb::handle v, const char *field, const char *fn = "WorkspaceConfig") {
+    const std::string where = "wsarray." + std::string(fn) + "(): " + std::string(field);
     if (PyBool_Check(v.ptr()))
         raise(PyExc_TypeError, where + " must be a number of bytes or a string like '64MB', not a bool");
     if (PyLong_Check(v.ptr())) {
@@ -59,6 +61,76 @@ template <typename E> E policy_arg(nb::handle v, const char *field, E (*parse)(c
     } catch (const std::exception &e) {
         raise(PyExc_ValueError, "wsarray.WorkspaceConfig(): " + std::string(field) + ": " + e.what());
     }
+}
+
+/// A WorkspaceConfig from keyword arguments (see the class docstring for the fields).
+wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
+    const std::string where = "wsarray.WorkspaceConfig(): ";
+    if (nb::len(args) != 0)
+        raise(PyExc_TypeError, where + "takes keyword arguments only, e.g. "
+                                       "WorkspaceConfig(initial_size='64MB', learning='none')");
+    static const char *fields[] = {"initial_size", "min_size", "max_size", "overallocation_limit",
+                                   "allocation", "learning", "cycles_before_initialization", "spill",
+                                   "reset", "location", "temp_file_path"};
+    for (auto item : kwargs) {
+        std::string key = nb::cast<std::string>(nb::str(item.first));
+        if (std::none_of(std::begin(fields), std::end(fields), [&](const char *f) { return key == f; })) {
+            std::string valid;
+            for (const char *f : fields) valid += std::string(valid.empty() ? "" : ", ") + f;
+            raise(PyExc_TypeError, where + "unexpected keyword '" + key + "'; the fields are " + valid);
+        }
+    }
+    auto get = [&](const char *key) -> nb::handle {
+        return kwargs.contains(key) ? nb::handle(kwargs[key]) : nb::handle();
+    };
+    wsa::Config cfg;
+    if (nb::handle v = get("initial_size")) cfg.initial_size = size_arg(v, "initial_size");
+    if (nb::handle v = get("min_size")) cfg.min_size = size_arg(v, "min_size");
+    if (nb::handle v = get("max_size")) cfg.max_size = size_arg(v, "max_size");
+    if (nb::handle v = get("overallocation_limit")) {
+        if (PyBool_Check(v.ptr()) || !(PyFloat_Check(v.ptr()) || PyLong_Check(v.ptr())))
+            raise(PyExc_TypeError, where + "overallocation_limit must be a number, not " +
+                                       std::string(Py_TYPE(v.ptr())->tp_name));
+        double x = PyFloat_AsDouble(v.ptr());
+        if (x == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            x = -1.0;
+        }
+        if (!std::isfinite(x) || x < 0 || x > 1000)
+            raise(PyExc_ValueError, where + "overallocation_limit must be a finite fraction in "
+                                            "[0, 1000] (0.3 means 30% extra)");
+        cfg.overallocation_limit = x;
+    }
+    if (nb::handle v = get("cycles_before_initialization")) {
+        if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr()))
+            raise(PyExc_TypeError, where + "cycles_before_initialization must be an int, not " +
+                                       std::string(Py_TYPE(v.ptr())->tp_name));
+        int overflow = 0;
+        long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+        if (overflow || n < 0 || n > INT_MAX)
+            raise(PyExc_ValueError, where + "cycles_before_initialization must be in [0, " +
+                                        std::to_string(INT_MAX) + "]");
+        cfg.cycles_before_initialization = (int) n;
+    }
+    if (nb::handle v = get("allocation")) cfg.allocation = policy_arg(v, "allocation", wsa::allocation_from_string);
+    if (nb::handle v = get("learning")) cfg.learning = policy_arg(v, "learning", wsa::learning_from_string);
+    if (nb::handle v = get("spill")) cfg.spill = policy_arg(v, "spill", wsa::spill_from_string);
+    if (nb::handle v = get("reset")) cfg.reset = policy_arg(v, "reset", wsa::reset_from_string);
+    if (nb::handle v = get("location")) cfg.location = policy_arg(v, "location", wsa::location_from_string);
+    if (nb::handle v = get("temp_file_path")) {
+        if (!PyUnicode_Check(v.ptr()))
+            raise(PyExc_TypeError, where + "temp_file_path must be a str, not " +
+                                       std::string(Py_TYPE(v.ptr())->tp_name));
+        cfg.temp_file_path = nb::cast<std::string>(v);
+    }
+    if (cfg.max_size && cfg.initial_size > cfg.max_size)
+        raise(PyExc_ValueError, where + "initial_size (" + std::to_string(cfg.initial_size) +
+                                    ") exceeds max_size (" + std::to_string(cfg.max_size) + ")");
+    if (cfg.max_size && cfg.min_size > cfg.max_size)
+        raise(PyExc_ValueError, where + "min_size exceeds max_size");
+    if (cfg.location != wsa::LocationPolicy::Mmap && !cfg.temp_file_path.empty())
+        raise(PyExc_ValueError, where + "temp_file_path needs location='mmap'");
+    return cfg;
 }
 
 nb::dict stats_dict(const wsa::Workspace &ws) {
@@ -143,42 +215,14 @@ void export_workspace(nb::module_ &m) {
     nb::class_<wsa::Config>(m, "WorkspaceConfig",
                             "Policies of a workspace (ND4J's WorkspaceConfiguration). Sizes take "
                             "ints (bytes) or strings like '64MB' (10^6) or '1.5GiB' (2^30).")
-        .def("__init__", [](wsa::Config *c, nb::handle initial_size, nb::handle min_size,
-                            nb::handle max_size, double overallocation_limit, nb::handle allocation,
-                            nb::handle learning, int cycles_before_initialization, nb::handle spill,
-                            nb::handle reset, nb::handle location, const std::string &temp_file_path) {
-                 wsa::Config cfg;
-                 cfg.initial_size = size_arg(initial_size, "initial_size");
-                 cfg.min_size = size_arg(min_size, "min_size");
-                 cfg.max_size = size_arg(max_size, "max_size");
-                 if (!std::isfinite(overallocation_limit) || overallocation_limit < 0 || overallocation_limit > 1000)
-                     raise(PyExc_ValueError, "wsarray.WorkspaceConfig(): overallocation_limit must be a "
-                                             "finite fraction >= 0 (0.3 means 30% extra)");
-                 if (cycles_before_initialization < 0)
-                     raise(PyExc_ValueError, "wsarray.WorkspaceConfig(): cycles_before_initialization must be >= 0");
-                 cfg.overallocation_limit = overallocation_limit;
-                 cfg.cycles_before_initialization = cycles_before_initialization;
-                 cfg.allocation = policy_arg(allocation, "allocation", wsa::allocation_from_string);
-                 cfg.learning = policy_arg(learning, "learning", wsa::learning_from_string);
-                 cfg.spill = policy_arg(spill, "spill", wsa::spill_from_string);
-                 cfg.reset = policy_arg(reset, "reset", wsa::reset_from_string);
-                 cfg.location = policy_arg(location, "location", wsa::location_from_string);
-                 cfg.temp_file_path = temp_file_path;
-                 if (cfg.max_size && cfg.initial_size > cfg.max_size)
-                     raise(PyExc_ValueError, "wsarray.WorkspaceConfig(): initial_size (" +
-                           std::to_string(cfg.initial_size) + ") exceeds max_size (" +
-                           std::to_string(cfg.max_size) + ")");
-                 if (cfg.max_size && cfg.min_size > cfg.max_size)
-                     raise(PyExc_ValueError, "wsarray.WorkspaceConfig(): min_size exceeds max_size");
-                 if (cfg.location != wsa::LocationPolicy::Mmap && !temp_file_path.empty())
-                     raise(PyExc_ValueError, "wsarray.WorkspaceConfig(): temp_file_path needs location='mmap'");
-                 new (c) wsa::Config(cfg);
+        .def("__init__", [](wsa::Config *c, nb::args args, nb::kwargs kwargs) {
+                 // Arguments are parsed here rather than by nanobind so that every mistake gets a
+                 // message naming wsarray.WorkspaceConfig() and the field.
+                 new (c) wsa::Config(config_from(args, kwargs));
              },
-             nb::kw_only(), nb::arg("initial_size") = 0, nb::arg("min_size") = 0, nb::arg("max_size") = 0,
-             nb::arg("overallocation_limit") = 0.3, nb::arg("allocation") = "overallocate",
-             nb::arg("learning") = "first_loop", nb::arg("cycles_before_initialization") = 0,
-             nb::arg("spill") = "external", nb::arg("reset") = "block_left", nb::arg("location") = "ram",
-             nb::arg("temp_file_path") = "")
+             "WorkspaceConfig(*, initial_size=0, min_size=0, max_size=0, overallocation_limit=0.3, "
+             "allocation='overallocate', learning='first_loop', cycles_before_initialization=0, "
+             "spill='external', reset='block_left', location='ram', temp_file_path='')")
         .def_ro("initial_size", &wsa::Config::initial_size)
         .def_ro("min_size", &wsa::Config::min_size)
         .def_ro("max_size", &wsa::Config::max_size)
@@ -308,7 +352,7 @@ void export_workspace(nb::module_ &m) {
         gc_state.last = std::chrono::steady_clock::now();
         return r;
     });
-    m.def("parse_size", [](nb::handle v) { return size_arg(v, "size"); },
+    m.def("parse_size", [](nb::handle v) { return size_arg(v, "size"); }, nb::arg("size").none(),
           "Bytes in a size given as an int or a string like '64MB' or '1.5GiB'.");
 }
 
