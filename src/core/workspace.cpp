@@ -100,11 +100,14 @@ Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill) {
     std::size_t rounded = round_up(std::max<std::size_t>(size, kAlign), spill ? page_size()
                                    : (size >= kHugePage ? kHugePage : page_size()));
     auto c = new Chunk();
+    // Pages are not touched up front: the allocator hands out low addresses first, so a cycle
+    // touches about its peak, RSS stays near what the loop really uses (not the overallocated
+    // capacity), and once a page has been touched later cycles reuse it without a fault.
     try {
         if (config_.location == LocationPolicy::Mmap)
-            c->mapping = map_file(rounded, config_.temp_file_path, !spill);
+            c->mapping = map_file(rounded, config_.temp_file_path, false);
         else
-            c->mapping = map_host(rounded, !spill);
+            c->mapping = map_host(rounded, false);
     } catch (...) {
         delete c;
         throw;
