@@ -4,6 +4,11 @@
 
 NB_MODULE(_core, m) {
     using namespace wsa_py;
+#ifndef WSARRAY_LEAK_WARNINGS
+    // Arrays still referenced at interpreter exit (by test frameworks' caches, reference cycles
+    // the final collection skips) are not leaks of ours; the report would only alarm users.
+    nb::set_leak_warnings(false);
+#endif
     init_numpy_alloc();
     WorkspaceError = PyErr_NewExceptionWithDoc(
         "wsarray.WorkspaceError",
