@@ -73,7 +73,7 @@ __all__ = (
 # NumPy's namespace beyond the array API (issue 4): random numbers, index builders, file reading,
 # the long tail of functions, scalar types, settings, and the module __getattr__ that explains
 # which NumPy names wsarray does not provide.
-from . import char, dtypes, emath, exceptions, lib, random, strings, testing, typing  # noqa: E402
+from . import char, dtypes, emath, exceptions, lib, strings  # noqa: E402  (random, testing, typing: lazy)
 from ._index_tricks import *  # noqa: E402,F401,F403
 from ._index_tricks import __all__ as _index_tricks_all  # noqa: E402
 from ._io import *  # noqa: E402,F401,F403

@@ -366,6 +366,8 @@ class vectorize(_np.vectorize):
         return _F(_np.vectorize.__call__, "vectorize")(self, *args, **kwargs)
 
 
+_LAZY_SUBMODULES = ("random", "testing", "typing")
+
 # Why some NumPy names are not provided (module __getattr__ below says so).
 _SUBCLASS = ("it returns a numpy.ndarray subclass whose memory and behaviour wsarray cannot manage; "
              "use numpy directly on numpy.asarray(x)")
@@ -396,6 +398,10 @@ def __getattr__(name):
     provide. Names NumPy itself lacks get NumPy's own message (e.g. ``float_``, removed in NumPy 2)."""
     if name in _ARRAY_API_FALLBACKS:
         return _ARRAY_API_FALLBACKS[name]
+    if name in _LAZY_SUBMODULES:  # imported on first use, as NumPy does (numpy.testing is heavy)
+        import importlib
+
+        return importlib.import_module(f"wsarray.{name}")
     if name.startswith("_"):
         raise AttributeError(f"module 'wsarray' has no attribute '{name}'")
     try:
