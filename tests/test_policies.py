@@ -194,3 +194,20 @@ def test_steady_state_needs_no_new_os_memory():
     assert ws.stats()["os_maps"] == maps
     ref = np.tanh(w.detach() @ w.detach()) * 0.5 - w.detach()
     assert out == float(ref.mean())
+
+
+def test_strict_workspace_stops_spilling_after_fragmented_cycles():
+    """A strict size fits the peak but not its fragments: re-learning grows by what spilled."""
+    from wsarray import _demo
+
+    ws = wnp.workspace("STRICT_MLP", wnp.WorkspaceConfig(allocation="strict"))
+    state = _demo.mlp_setup(wnp, batch=64, d_in=32, d_hidden=32)
+    ref = _demo.mlp_setup(np, batch=64, d_in=32, d_hidden=32)
+    spilled = []
+    for _ in range(40):
+        with ws:
+            _demo.mlp_step(wnp, state)
+        _demo.mlp_step(np, ref)
+        spilled.append(ws.stats()["spilled_cycle_bytes"])
+    assert spilled[-10:] == [0] * 10, spilled
+    assert _demo.mlp_check(state) == _demo.mlp_check(ref)

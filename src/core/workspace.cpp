@@ -316,9 +316,10 @@ void Workspace::end_cycle() {
     std::size_t needed = stats_.peak_cycle_bytes + stats_.used;
     if (stats_.initialized && config_.learning != LearningPolicy::None &&
         stats_.spilled_cycle_bytes > 0) {
-        // The workload outgrew what was learned: learn again rather than spill every cycle.
+        // The workload outgrew what was learned: learn again rather than spill every cycle. When
+        // the peak fits but fragmentation made it spill (strict sizes), grow by what spilled.
         try {
-            learn_locked(needed);
+            learn_locked(std::max(needed, stats_.capacity + stats_.spilled_cycle_bytes));
         } catch (const std::bad_alloc &) {
         }
         return;
