@@ -1,8 +1,8 @@
 /// src/core/backing.h -- where a workspace's chunks of memory come from.
 ///
 /// The arena only hands out offsets into chunks; a Backing maps and unmaps the chunks. Host memory
-/// is anonymous mmap (huge pages advised, pages touched up front so the steady state takes no page
-/// faults); "mmap" location maps an unlinked temporary file. A device backing (CUDA) plugs in here.
+/// is anonymous mmap (huge pages advised; workspaces map chunks without touching them, so RSS follows
+/// what cycles use); "mmap" location maps an unlinked temporary file. A device backing (CUDA) plugs in here.
 ///
 /// Requests larger than the memory the process can still get fail with MappingRefused up front:
 /// touching pages the machine does not have would get the process OOM-killed instead.
