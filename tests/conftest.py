@@ -1,6 +1,14 @@
 import gc
+import os
 
 import pytest
+from hypothesis import settings
+
+# CI draws the same examples every run (a red CI must mean a regression, not a new draw);
+# local runs keep exploring with fresh random examples.
+settings.register_profile("ci", derandomize=True, deadline=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 import wsarray as wnp
 
