@@ -419,13 +419,14 @@ void export_array(nb::module_ &m) {
         if (!r) throw nb::python_error();
         return r;
     }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none());
-    cls.def("__array_ufunc__", [](nb::handle s, nb::handle ufunc, nb::str method, nb::args inputs, nb::kwargs kwargs) {
+    // The Arrays among the inputs are checked (and unwrapped) by apply(); self needs no extra step.
+    cls.def("__array_ufunc__", [](nb::handle, nb::handle ufunc, nb::str method, nb::args inputs, nb::kwargs kwargs) {
         nb::object f = ufunc.attr(method);
         std::string name = nb::cast<std::string>(ufunc.attr("__name__"));
         if (nb::cast<std::string>(method) != "__call__") name += "." + nb::cast<std::string>(method);
         return apply(name.c_str(), f.ptr(), inputs.ptr(), kwargs.ptr());
     });
-    cls.def("__array_function__", [](nb::handle s, nb::handle func, nb::handle types, nb::tuple args, nb::dict kwargs) {
+    cls.def("__array_function__", [](nb::handle, nb::handle func, nb::handle /* types */, nb::tuple args, nb::dict kwargs) {
         std::string name = nb::cast<std::string>(func.attr("__name__"));
         return apply(name.c_str(), func.ptr(), args.ptr(), kwargs.ptr());
     });
@@ -450,7 +451,7 @@ void export_array(nb::module_ &m) {
     cls.def("__dlpack_device__", [](nb::handle s) {
         return self_of(s, "Array.__dlpack_device__").data.attr("__dlpack_device__")();
     });
-    cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle stream) {
+    cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle /* stream: CPU has none */) {
         self_of(s, "Array.to_device");
         if (!(nb::isinstance<nb::str>(device) && nb::cast<std::string>(device) == "cpu"))
             raise(PyExc_ValueError, "wsarray.Array.to_device(): unknown device " +
