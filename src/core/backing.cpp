@@ -146,8 +146,20 @@ Mapping map_file(std::size_t size, const std::string &directory, bool prefault) 
     return m;
 }
 
+Mapping map_heap(std::size_t size) {
+    void *p = nullptr;
+    if (posix_memalign(&p, 64, size) != 0 || !p)
+        throw MappingRefused("the C heap refused " + std::to_string(size) + " bytes");
+    Mapping m;
+    m.ptr = p;
+    m.size = size;
+    m.heap = true;
+    return m;
+}
+
 void unmap(Mapping &m) {
-    if (m.ptr) munmap(m.ptr, m.size);
+    if (m.heap) std::free(m.ptr);
+    else if (m.ptr) munmap(m.ptr, m.size);
     if (m.fd >= 0) close(m.fd);
     m = Mapping();
 }

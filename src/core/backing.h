@@ -17,6 +17,7 @@ struct Mapping {
     void *ptr = nullptr;
     std::size_t size = 0;
     int fd = -1;  ///< file descriptor for file-backed mappings, -1 otherwise
+    bool heap = false;  ///< from the C heap (small spills), released with free()
 };
 
 /// The operating system cannot (or would not safely) provide a mapping; what() says why.
@@ -36,6 +37,10 @@ Mapping map_host(std::size_t size, bool prefault);
 /// Throws std::runtime_error naming the directory when the file cannot be created, and
 /// MappingRefused when the file system has no room for it.
 Mapping map_file(std::size_t size, const std::string &directory, bool prefault);
+
+/// `size` bytes, 64-byte aligned, from the C heap: small spills, where an mmap per allocation
+/// would cost a system call and page faults every time. Throws MappingRefused when out of memory.
+Mapping map_heap(std::size_t size);
 
 /// Give the mapping back to the operating system.
 void unmap(Mapping &m);

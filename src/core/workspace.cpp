@@ -96,6 +96,9 @@ Workspace::Workspace(std::string name, Config config)
 
 Workspace::~Workspace() { destroy(); }
 
+/// Spills below this size come from the C heap, larger ones from anonymous mmap (as malloc does).
+constexpr std::size_t kSmallSpill = std::size_t(256) << 10;
+
 Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill) {
     std::size_t rounded = round_up(std::max<std::size_t>(size, kAlign), spill ? page_size()
                                    : (size >= kHugePage ? kHugePage : page_size()));
@@ -104,7 +107,11 @@ Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill) {
     // touches about its peak, RSS stays near what the loop really uses (not the overallocated
     // capacity), and once a page has been touched later cycles reuse it without a fault.
     try {
-        if (config_.location == LocationPolicy::Mmap)
+        if (spill && size < kSmallSpill)  // spills are ordinary external memory, whatever the location
+            c->mapping = map_heap(round_up(size, kAlign));
+        else if (spill)
+            c->mapping = map_host(rounded, false);
+        else if (config_.location == LocationPolicy::Mmap)
             c->mapping = map_file(rounded, config_.temp_file_path, false);
         else
             c->mapping = map_host(rounded, false);

@@ -4,6 +4,7 @@
 
 #include "../core/workspace.h"
 
+#include <cstdint>
 #include <cstring>
 #include <numpy/arrayobject.h>
 #include <numpy/arrayscalars.h>
@@ -81,15 +82,24 @@ void init_numpy_alloc() {
 }
 
 void ensure_handler_installed() {
+    // The handler lives in a context variable. CPython bumps the thread's context_ver whenever a
+    // context is entered or left or any context variable is set, so while (context, version) is
+    // what it was after the last check, the handler is still installed: skip the lookup.
+    static thread_local const PyObject *checked_context = nullptr;
+    static thread_local std::uint64_t checked_version = 0;
+    PyThreadState *ts = PyThreadState_Get();
+    if (ts->context && ts->context == checked_context && ts->context_ver == checked_version) return;
     PyObject *current = PyDataMem_GetHandler();
-    if (current == g_capsule) {
+    if (current != g_capsule) {
+        Py_XDECREF(current);
+        PyObject *old = PyDataMem_SetHandler(g_capsule);
+        if (!old) throw std::runtime_error("wsarray: cannot install the workspace memory handler");
+        Py_DECREF(old);
+    } else {
         Py_DECREF(current);
-        return;
     }
-    Py_XDECREF(current);
-    PyObject *old = PyDataMem_SetHandler(g_capsule);
-    if (!old) throw std::runtime_error("wsarray: cannot install the workspace memory handler");
-    Py_DECREF(old);
+    checked_context = ts->context;
+    checked_version = ts->context_ver;
 }
 
 RouteGuard::RouteGuard(wsa::Workspace *target) : prev_(tl_route) {
