@@ -19,6 +19,9 @@ namespace wsa {
 /// ones are not worth reading /proc for (spills map one small chunk per allocation).
 constexpr std::size_t kCheckAbove = std::size_t(64) << 20;
 
+/// Chunks at least this big get MADV_HUGEPAGE.
+constexpr std::size_t kHugePageChunk = std::size_t(32) << 20;
+
 std::size_t page_size() {
     static const std::size_t ps = (std::size_t) sysconf(_SC_PAGESIZE);
     return ps;
@@ -88,7 +91,9 @@ Mapping map_host(std::size_t size, bool prefault) {
         throw MappingRefused("the operating system refused to map " + std::to_string(size) +
                              " bytes: " + std::strerror(errno));
 #ifdef MADV_HUGEPAGE
-    if (size >= kHugePage) madvise(p, size, MADV_HUGEPAGE);
+    // Huge pages only for big chunks: a touched huge page costs 2 MiB of RSS, which in a chunk of a
+    // few MiB would exceed what the cycles really use (TLB savings matter for the big ones).
+    if (size >= kHugePageChunk) madvise(p, size, MADV_HUGEPAGE);
 #endif
     if (prefault && !touch_pages(p, size)) {
         int err = errno;

@@ -2,6 +2,9 @@
 #include "workspace.h"
 
 #include <algorithm>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <map>
 #include <new>
 #include <pthread.h>
@@ -344,6 +347,11 @@ void Workspace::end_cycle() {
                 return;
             }
             stats_.initialized = true;
+#ifdef __GLIBC__
+            // The learning cycle's spills went to the C heap and were freed there; from now on the
+            // workspace serves those allocations, so hand the heap's free tail back to the OS.
+            malloc_trim(0);
+#endif
         }
     } else if (chunks_.size() > 1 && config_.spill == SpillPolicy::Reallocate) {
         // Chunks added mid-cycle by 'reallocate' become one chunk once they are all empty.
