@@ -2,7 +2,6 @@
 floating-point error reporting, temporary elision, in-place operators, stale arrays, threads."""
 
 import operator
-import threading
 import warnings
 
 import numpy
@@ -12,6 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import wsarray as wa
+
+from thread_helpers import run_threads
 
 BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.lt, operator.le,
           operator.eq, operator.ne, operator.gt, operator.ge]
@@ -187,27 +188,18 @@ def test_threads_use_their_own_workspaces_and_the_pool():
     n = 600_000  # above the pool's threshold: kernels split over worker threads
     a, b = data(n, 7, special=False), data(n, 8, special=False)
     expected = (a * b + a * 2.0 - a / (b + 1.0)) < 0.5
-    errors = []
 
     def worker(k):
-        try:
-            x, y = wa.asarray(a), wa.asarray(b)
-            ws = wa.workspace(f"FAST_T{k}")
-            for _ in range(5):
-                with ws:
-                    r = (x * y + x * 2.0 - x / (y + 1.0)) < 0.5
-                    assert r.workspace == f"FAST_T{k}"
-                    assert numpy.array_equal(numpy.asarray(r), expected)
-            wa.memory.destroy_workspace(f"FAST_T{k}")
-        except Exception as e:  # reported on the main thread
-            errors.append(e)
+        x, y = wa.asarray(a), wa.asarray(b)
+        ws = wa.workspace(f"FAST_T{k}")
+        for _ in range(5):
+            with ws:
+                r = (x * y + x * 2.0 - x / (y + 1.0)) < 0.5
+                assert r.workspace == f"FAST_T{k}"
+                assert numpy.array_equal(numpy.asarray(r), expected)
+        wa.memory.destroy_workspace(f"FAST_T{k}")
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    run_threads(worker, 4)
 
 
 def test_pool_survives_an_error_raised_after_a_kernel():

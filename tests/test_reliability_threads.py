@@ -15,25 +15,7 @@ import pytest
 import wsarray as wnp
 from wsarray import memory
 
-
-def run_threads(target, n):
-    errors = []
-
-    def wrapped(k):
-        try:
-            target(k)
-        except BaseException as e:  # noqa: BLE001 - reported to the main thread
-            errors.append((k, e))
-        finally:
-            memory.destroy_all_workspaces_for_current_thread()
-
-    threads = [threading.Thread(target=wrapped, args=(k,)) for k in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert not any(t.is_alive() for t in threads), "a thread hung"
-    assert not errors, errors
+from thread_helpers import run_threads
 
 
 def test_many_threads_with_nested_workspaces_compute_correctly():

@@ -7,6 +7,8 @@ import pytest
 import wsarray as wnp
 from wsarray import memory
 
+from thread_helpers import run_threads
+
 
 def test_nesting_allocates_in_the_innermost_workspace():
     with wnp.workspace("OUTER") as outer:
@@ -146,31 +148,22 @@ def test_allocation_statistics_and_print(capsys):
 
 
 def test_threads_have_independent_stacks_and_workspaces():
-    errors, results = [], {}
+    results = {}
     barrier = threading.Barrier(4)
 
     def worker(k):
-        try:
-            barrier.wait()
-            assert memory.workspace_stack() == []
-            assert not memory.workspace_exists("LOOP")
-            x = wnp.arange(1000.0)
-            for _ in range(200):
-                with wnp.workspace("LOOP"):
-                    y = (x * k + 1.0).sum()
-                    assert memory.current_workspace() == "LOOP"
-                    val = float(y)
-            results[k] = (val, memory.allocation_statistics()["LOOP"]["cycles"])
-            memory.destroy_all_workspaces_for_current_thread()
-        except BaseException as e:  # noqa: BLE001 - reported to the main thread
-            errors.append(e)
+        barrier.wait()
+        assert memory.workspace_stack() == []
+        assert not memory.workspace_exists("LOOP")
+        x = wnp.arange(1000.0)
+        for _ in range(200):
+            with wnp.workspace("LOOP"):
+                y = (x * k + 1.0).sum()
+                assert memory.current_workspace() == "LOOP"
+                val = float(y)
+        results[k] = (val, memory.allocation_statistics()["LOOP"]["cycles"])
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    run_threads(worker, 4)
     for k in range(4):
         assert results[k] == (float((np.arange(1000.0) * k + 1.0).sum()), 200)
     assert not memory.workspace_exists("LOOP")
