@@ -51,6 +51,19 @@ def test_binary_matches_numpy(op, n):
             same(op(scalar, wa.asarray(a)), op(scalar, a))
 
 
+@pytest.mark.parametrize("n", [1000, 40_000])
+@pytest.mark.parametrize("op", BINARY[4:], ids=lambda f: f.__name__)
+def test_comparisons_with_nan_everywhere_are_quiet(op, n):
+    """NaN, inf and -0.0 spread through the vectorised body of the loops (not only its first
+    elements): comparisons stay quiet (no "invalid") and match NumPy's element for element."""
+    a, b = data(n, 5), data(n, 6)
+    a[3::7], b[5::11], a[10::13], b[1::17] = numpy.nan, numpy.nan, -0.0, numpy.inf
+    with numpy.errstate(invalid="raise"):
+        same(op(wa.asarray(a), wa.asarray(b)), op(a, b))
+        same(op(wa.asarray(a), 0.0), op(a, 0.0))
+        same(op(-0.0, wa.asarray(b)), op(-0.0, b))
+
+
 @pytest.mark.parametrize("n", SIZES)
 def test_unary_matches_numpy(n):
     a = data(n)
@@ -84,7 +97,7 @@ def test_other_dtypes_and_broadcasting_take_numpys_path():
 @pytest.mark.parametrize("n", [1000, 600_000])
 def test_floating_point_errors_reported_like_numpy(n):
     a = numpy.ones(n)
-    a[n // 2] = 0.0
+    a[n // 2 + 3] = 0.0  # inside the loops' vectorised body
     inf = numpy.array([numpy.inf])
 
     def run(xp):
