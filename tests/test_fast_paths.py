@@ -83,6 +83,29 @@ def test_strided_2d_slices_match_numpy():
     same(w[:, ::-1] - w, u[:, ::-1] - u)                           # negative strides: NumPy path
 
 
+@pytest.mark.parametrize("shape", [(700, 33), (3, 200_000), (1, 5), (9, 1)])
+def test_contiguous_2d_and_nd_arrays_match_numpy(shape):
+    """Contiguous rows run as one long row; mixed with a sliced operand they run row by row."""
+    u, v = data(numpy.prod(shape), 7).reshape(shape), data(numpy.prod(shape), 8).reshape(shape)
+    big = data((shape[0] + 2) * (shape[1] + 3), 9).reshape(shape[0] + 2, shape[1] + 3)
+    s = big[1:-1, 2:-1]                                            # same shape, rows apart
+    w, x, ws = wa.asarray(u), wa.asarray(v), wa.asarray(big)[1:-1, 2:-1]
+    with numpy.errstate(all="ignore"):
+        for op in BINARY:
+            same(op(w, x), op(u, v))
+            same(op(w, ws), op(u, s))
+            same(op(ws, 2.5), op(s, 2.5))
+        same(-w, -u)
+        same(abs(ws), abs(s))
+        same(wa.reshape(w, (1,) + shape) * 3.0, u.reshape((1,) + shape) * 3.0)
+        w += x
+        u += v
+        same(w, u)
+        ws *= w
+        s *= u
+        same(ws, s)
+
+
 def test_other_dtypes_and_broadcasting_take_numpys_path():
     a = data(12).reshape(3, 4)
     same(wa.asarray(a) + wa.asarray(a[0]), a + a[0])

@@ -87,6 +87,19 @@ bool operand_of(PyObject *o, Operand &op, const char *fn) {
     return false;
 }
 
+/// When every array operand's rows follow each other in memory, run them as one long row: one
+/// vectorised kernel call instead of one per row (a 20000x32 array: 20,000 calls of 32 elements).
+void merge_contiguous_rows(Operand &a, Operand &b) {
+    for (const Operand *o : {&a, &b})
+        if (o->nd && o->rows > 1 && o->grid.row_stride != (std::ptrdiff_t) o->cols) return;
+    for (Operand *o : {&a, &b}) {
+        if (!o->nd) continue;
+        o->cols *= o->rows;
+        o->rows = 1;
+        o->grid.row_stride = (std::ptrdiff_t) o->cols;
+    }
+}
+
 bool same_shape(PyArrayObject *a, PyArrayObject *b) {
     return PyArray_NDIM(a) == PyArray_NDIM(b) &&
            PyArray_CompareLists(PyArray_DIMS(a), PyArray_DIMS(b), PyArray_NDIM(a));
@@ -306,6 +319,7 @@ PyObject *fast_binary(wsa::BinaryOp op, PyObject *x, PyObject *y, const char *fn
     // Both arrays use the same split into rows: 2-D arrays by their rows, others flattened.
     const Operand &shape = a.nd ? a : b;
     if (a.nd && b.nd && (a.rows != b.rows || a.cols != b.cols)) return nullptr;
+    merge_contiguous_rows(a, b);
     wsa::Workspace *target = current_target();
     bool compare = wsa::is_comparison(op);
     if (!compare) {
@@ -331,6 +345,8 @@ PyObject *fast_binary(wsa::BinaryOp op, PyObject *x, PyObject *y, const char *fn
 PyObject *fast_unary(wsa::UnaryOp op, PyObject *x, const char *fn) {
     Operand a;
     if (!operand_of(x, a, fn) || a.grid.scalar) return nullptr;
+    Operand none;
+    merge_contiguous_rows(a, none);
     wsa::Workspace *target = current_target();
     if (elidable(a, target)) {
         run_unary(op, a.rows, a.cols, a.grid, wsa::OutGrid{(void *) a.grid.data, a.grid.row_stride});
@@ -350,6 +366,7 @@ bool fast_inplace(wsa::BinaryOp op, PyObject *self, PyObject *other, const char 
     if (!ok_s || !ok_o || !s.nd || !PyArray_ISWRITEABLE(s.nd)) return false;
     if (o.nd && (!same_shape(s.nd, o.nd) || s.rows != o.rows || s.cols != o.cols)) return false;
     if (!safe_to_write_over(s, o)) return false;
+    merge_contiguous_rows(s, o);
     wsa::OutGrid out{(void *) s.grid.data, s.grid.row_stride};
     int flags = run_binary(op, s.rows, s.cols, s.grid, o.grid, out);
     report_fp_errors(op, flags);
