@@ -48,6 +48,8 @@ Token token_for(PyObject *o) {
     return t;
 }
 
+bool stands_for_scalar(const Array &a) { return a.from_scalar && ndarray_ndim(a.data.ptr()) == 0; }
+
 static PyObject *new_array(PyObject *nd, bool from_scalar = false) {
     Array a{nb::borrow(nd), token_for(nd), from_scalar};
     return nb::cast(std::move(a), nb::rv_policy::move).release().ptr();
@@ -93,6 +95,13 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
     if (is_array(o)) {
         Array &a = array_of(o);
         check_valid(a, name);
+        // A scalar result goes to NumPy as the scalar it stands for: NumPy then computes with
+        // scalar semantics (scalar math, np.asarray(s) is a new array, s is never written into).
+        if (stands_for_scalar(a)) {
+            PyObject *scalar = PyObject_GetItem(a.data.ptr(), nb::tuple().ptr());
+            if (!scalar) throw nb::python_error();
+            return scalar;
+        }
         seen.add(a.data.ptr(), o);
         return nb::handle(a.data).inc_ref().ptr();
     }

@@ -21,6 +21,40 @@ NumpyOps ops;
 
 PyObject *lookup(nb::handle module, const char *name) { return module.attr(name).inc_ref().ptr(); }
 
+/// Python's operators for the ufuncs above: when an operand stands for a NumPy scalar, NumPy's
+/// scalar arithmetic answers (its overflow warnings, its libm pow, its complex division), as in
+/// NumPy. Pairs (ufunc, operator); the floor division the array API patches is not among them.
+struct ScalarOp {
+    PyObject *ufunc, *op;
+};
+ScalarOp scalar_ops[16];
+std::size_t n_scalar_ops = 0;
+
+void load_scalar_ops() {
+    nb::module_ np = nb::module_::import_("numpy");
+    nb::module_ op = nb::module_::import_("operator");
+    nb::module_ builtins = nb::module_::import_("builtins");
+    const char *pairs[][2] = {{"add", "add"}, {"subtract", "sub"}, {"multiply", "mul"},
+                              {"true_divide", "truediv"}, {"floor_divide", "floordiv"},
+                              {"remainder", "mod"}, {"bitwise_and", "and_"}, {"bitwise_or", "or_"},
+                              {"bitwise_xor", "xor"}, {"left_shift", "lshift"},
+                              {"right_shift", "rshift"}, {"negative", "neg"}, {"positive", "pos"},
+                              {"absolute", "abs"}, {"invert", "invert"}};
+    for (auto &p : pairs) scalar_ops[n_scalar_ops++] = {lookup(np, p[0]), lookup(op, p[1])};
+    scalar_ops[n_scalar_ops++] = {lookup(np, "divmod"), lookup(builtins, "divmod")};
+}
+
+bool stands_for_scalar(nb::handle o) { return is_array(o.ptr()) && stands_for_scalar(array_of(o.ptr())); }
+
+/// The callable an operator runs: Python's operator when an operand stands for a NumPy scalar.
+PyObject *operator_for(PyObject *f, nb::handle x, nb::handle y = nb::handle()) {
+    if (!stands_for_scalar(x) && !(y.is_valid() && stands_for_scalar(y))) return f;
+    for (std::size_t i = 0; i < n_scalar_ops; ++i)
+        if (scalar_ops[i].ufunc == f) return scalar_ops[i].op;
+    return f;
+}
+
+
 void load_ops() {
     nb::module_ np = nb::module_::import_("numpy");
     nb::module_ op = nb::module_::import_("operator");
@@ -55,13 +89,14 @@ Array &self_of(nb::handle self, const char *fn) {
 /// What forwarded attributes are looked up on: the NumPy scalar for an array that stands for one
 /// (so s.astype(), s.is_integer(), s.round() behave as on np.float64), else the ndarray.
 nb::object attribute_owner(Array &a) {
-    if (!a.from_scalar || nb::cast<int>(a.data.attr("ndim")) != 0) return a.data;
+    if (!stands_for_scalar(a)) return a.data;
     nb::object scalar = nb::steal(PyObject_GetItem(a.data.ptr(), nb::tuple().ptr()));
     if (!scalar) throw nb::python_error();
     return scalar;
 }
 
 nb::object call1(const char *name, PyObject *f, nb::handle x) {
+    f = operator_for(f, x);
     nb::object args = nb::make_tuple(x);
     return apply(name, f, args.ptr(), nullptr);
 }
@@ -77,6 +112,7 @@ bool defers_to_sequence(nb::handle s, nb::handle seq) {
 nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
     if (f == ops.multiply && (defers_to_sequence(x, y) || defers_to_sequence(y, x)))
         return nb::borrow(Py_NotImplemented);
+    f = operator_for(f, x, y);
     nb::object args = nb::make_tuple(x, y);
     return apply(name, f, args.ptr(), nullptr);
 }
@@ -108,6 +144,9 @@ nb::object unary(const char *name, wsa::UnaryOp op, PyObject *f, nb::handle x) {
 /// In-place operator: NumPy writes into the array's own memory, so no allocation is made.
 nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle other) {
     Array &a = self_of(self, name);
+    // s += 1 on a scalar result rebinds s to a new scalar, as for NumPy's immutable scalars
+    // (with the type NumPy's scalar arithmetic gives); other references to s keep the old value.
+    if (stands_for_scalar(a)) return call2(name, f == ops.power ? ops.pow : f, self, other);
     nb::object args = nb::make_tuple(self, other);
     nb::dict kw;
     kw["out"] = nb::make_tuple(a.data);
@@ -158,6 +197,7 @@ PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer}, {0, nu
 
 void export_array(nb::module_ &m) {
     load_ops();
+    load_scalar_ops();
     m.def("_set_operator", &set_operator, nb::arg("name"), nb::arg("func"));
     init_fast_ops();
 
@@ -326,7 +366,7 @@ void export_array(nb::module_ &m) {
         // A scalar NumPy returned (a.sum(), a[0], ...) prints as NumPy prints it: np.float64(3.0).
         Array &a = self_of(s, "Array.__repr__");
         nb::object shown = a.data;
-        if (a.from_scalar && nb::cast<int>(a.data.attr("ndim")) == 0)
+        if (stands_for_scalar(a))
             shown = nb::steal(PyObject_GetItem(a.data.ptr(), nb::tuple().ptr()));
         if (!shown.is_valid()) throw nb::python_error();
         nb::object r = nb::steal(PyObject_Repr(shown.ptr()));
@@ -340,7 +380,7 @@ void export_array(nb::module_ &m) {
         // Put into the type's dict directly: setattr(type, "__class__") would set the metaclass.
         nb::object getter = nb::cpp_function([](nb::handle s) -> nb::object {
             Array &a = array_of(s.ptr());
-            if (a.from_scalar && nb::cast<int>(a.data.attr("ndim")) == 0)
+            if (stands_for_scalar(a))
                 return a.data.attr("dtype").attr("type");
             return nb::borrow((PyObject *) Py_TYPE(s.ptr()));
         });
@@ -507,7 +547,7 @@ void export_array(nb::module_ &m) {
     cls.def("__reduce__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__reduce__");
         nb::module_ ws = nb::module_::import_("wsarray");
-        if (a.from_scalar && nb::cast<int>(a.data.attr("ndim")) == 0)
+        if (stands_for_scalar(a))
             return nb::make_tuple(ws.attr("_numpy_extras").attr("_rebuild_scalar"),
                                   nb::make_tuple(attribute_owner(a)));
         return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(a.data.attr("copy")()));

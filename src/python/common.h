@@ -34,6 +34,10 @@ struct Array {
     bool from_scalar = false;
 };
 
+/// An Array that stands for the NumPy scalar a function returned (printed, copied, unwrapped and
+/// updated by `+=` & co as that scalar).
+bool stands_for_scalar(const Array &a);
+
 /// The Python type object of wsarray.Array (set by export_array).
 extern PyTypeObject *ArrayType;
 
