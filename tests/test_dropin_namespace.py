@@ -175,7 +175,8 @@ def test_numpy_settings_types_and_constants_are_numpys():
     import wsarray.testing as wt
     from wsarray.exceptions import AxisError
     from wsarray.typing import NDArray
-    assert wt.assert_allclose is np.testing.assert_allclose and wnp.testing is wt
+    assert wt.assert_raises is np.testing.assert_raises and wnp.testing is wt
+    assert wt.assert_allclose.__wrapped__ is np.testing.assert_allclose
     assert AxisError is np.exceptions.AxisError and NDArray is np.typing.NDArray
     assert wnp.dtypes.Float64DType is np.dtypes.Float64DType
     wt.assert_array_equal(wnp.arange(3), np.arange(3))
@@ -183,6 +184,28 @@ def test_numpy_settings_types_and_constants_are_numpys():
         assert repr(wnp.asarray([1.23456])) == "array([1.23])"
     with wnp.errstate(divide="raise"), pytest.raises(FloatingPointError):
         wnp.asarray([1.0]) / 0
+
+
+def test_testing_assertions_compare_wsarray_arrays_as_numpy_arrays():
+    # numpy.testing.assert_equal picks its array path with isinstance(x, numpy.ndarray).
+    w, n = wnp.asarray([[1, 2], [3, 4]]), np.asarray([[1, 2], [3, 4]])
+    for eq in (wnp.testing.assert_equal, wnp.testing.assert_almost_equal, wnp.testing.assert_array_equal):
+        eq(w, n.copy())
+        eq(w, wnp.asarray(n))
+    wnp.testing.assert_equal([w, {"k": (w.sum(), 1)}], [n, {"k": (n.sum(), 1)}])
+    wnp.testing.assert_equal(wnp.lexsort((w[0], w[1])), np.lexsort((n[0], n[1])))
+    wnp.testing.assert_approx_equal(wnp.asarray([1.0]).sum(), 1.0)
+    with pytest.raises(AssertionError) as got:
+        wnp.testing.assert_equal(w + 1, w)
+    with pytest.raises(AssertionError) as want:
+        np.testing.assert_equal(n + 1, n)
+    assert str(got.value) == str(want.value)
+    # Scalar results compare as NumPy scalars (a 0-d array would be compared as an array).
+    with pytest.raises(AssertionError) as got:
+        wnp.testing.assert_equal(w.sum(), 11)
+    with pytest.raises(AssertionError) as want:
+        np.testing.assert_equal(n.sum(), 11)
+    assert str(got.value) == str(want.value)
 
 
 def test_missing_names_explain_themselves():
@@ -302,3 +325,4 @@ def test_functions_carry_numpys_documentation():
 def test_version_is_numpys_for_feature_gates():
     assert wnp.__version__ == np.__version__
     assert wnp.__wsarray_version__ == "0.1.0"
+
