@@ -326,3 +326,50 @@ def test_version_is_numpys_for_feature_gates():
     assert wnp.__version__ == np.__version__
     assert wnp.__wsarray_version__ == "0.1.0"
 
+
+def test_numpys_aliases_are_the_same_objects():
+    # NumPy code compares functions by identity (np.conj is np.conjugate, dispatch tables of ufuncs).
+    for nmod, wmod in ((np, wnp), (np.linalg, wnp.linalg), (np.fft, wnp.fft)):
+        groups = {}
+        for name in dir(nmod):
+            obj = getattr(nmod, name)
+            if not name.startswith("_") and callable(obj) and hasattr(wmod, name):
+                groups.setdefault(id(obj), []).append(name)
+        for names in groups.values():
+            assert len({id(getattr(wmod, n)) for n in names}) == 1, names
+    assert wnp.abs.__name__ == np.abs.__name__ == "absolute"
+    with pytest.raises(ValueError, match=r"^wsarray\.absolute\(\): "):
+        wnp.abs(wnp.ones(3), out=wnp.ones(2))
+
+
+def test_public_names_numpy_keeps_out_of_all():
+    import warnings
+    assert wnp.exceptions.RankWarning is np.exceptions.RankWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wnp.exceptions.RankWarning)
+        wnp.polyfit(wnp.arange(3.0), wnp.arange(3.0), 5)
+    a = np.eye(4 * 6).reshape((4, 6, 8, 3))
+    got = wnp.linalg.tensorinv(wnp.asarray(a), ind=2)
+    assert isinstance(got, wnp.Array) and np.array_equal(np.asarray(got), np.linalg.tensorinv(a, ind=2))
+    m, b = np.eye(2 * 3 * 4).reshape((2 * 3, 4, 2, 3, 4)), np.arange(24.0).reshape(6, 4)
+    got = wnp.linalg.tensorsolve(wnp.asarray(m), wnp.asarray(b))
+    assert isinstance(got, wnp.Array) and np.array_equal(np.asarray(got), np.linalg.tensorsolve(m, b))
+    assert wnp.random.get_bit_generator() is np.random.get_bit_generator()
+    assert str(wnp.random.default_rng(1)) == str(np.random.default_rng(1)) == "Generator(PCG64)"
+    assert str(wnp.random.RandomState(1)) == str(np.random.RandomState(1))
+
+
+def test_isscalar_tells_scalar_results_from_zero_d_arrays():
+    w = wnp.asarray([1.5, 2.5])
+    assert wnp.isscalar(w.sum()) and wnp.isscalar(w[0]) and wnp.isscalar(3.1)
+    assert not wnp.isscalar(wnp.array(3.1)) and not wnp.isscalar(wnp.asarray(w.sum())) and not wnp.isscalar(w)
+
+
+def test_info_describes_arrays_as_numpy_does():
+    import io
+    n = np.zeros((2, 3), dtype=np.complex64)
+    got, want = io.StringIO(), io.StringIO()
+    wnp.info(wnp.asarray(n), output=got)
+    np.info(n, output=want)
+    strip = lambda text: [line for line in text.splitlines() if not line.startswith("data pointer")]  # noqa: E731
+    assert strip(got.getvalue()) == strip(want.getvalue()) and "shape:  (2, 3)" in got.getvalue()
