@@ -215,3 +215,38 @@ def test_numpy_computes_with_scalar_results_as_scalars(scope):
         warnings.simplefilter("always")
         np.asarray([100], dtype=np.int8)[0] * np.int8(2)
     assert [str(x.message) for x in got_w] == [str(x.message) for x in want_w] != []
+
+
+def test_real_imag_and_flat_can_be_assigned(scope):
+    results = []
+    for m in (wnp, np):
+        a = m.array([1 + 2j, 3 + 4j, 5 + 6j])
+        a.real = 9
+        a.imag = m.array([8, 10, 12])
+        x = m.arange(6).reshape(2, 3)
+        x.flat = 3
+        x.flat[[1, 4]] = 1
+        f = m.zeros(3)
+        f.real = m.asarray([1.0, 2.0, 3.0])
+        results.append((repr(a), repr(x), repr(f), repr(a.real), repr(x.sum().real)))
+    assert results[0] == results[1]
+    with pytest.raises(AttributeError, match="not writable"):
+        wnp.arange(3.0).sum().real = 1.0  # a scalar result is immutable, as NumPy's scalars
+
+
+def test_lists_numpy_returns_are_numpys_objects(scope):
+    # An element of an object array is the very object the array holds (a list, here).
+    for m in (wnp, np):
+        a = m.array([1, "m", [2, 3, 4]], dtype=object)
+        b = a.copy()  # shallow, as NumPy's
+        b[2][0] = 10
+        assert a[2] == [10, 3, 4] and a[2] is b[2]
+    t = wnp.asarray([[1, 2], [3, 4]]).tolist()
+    assert t == [[1, 2], [3, 4]] and type(t[0][0]) is int
+
+
+def test_iterating_zero_d_arrays_fails_as_in_numpy(scope):
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        list(wnp.asarray(1.0))
+    with pytest.raises(TypeError, match="'numpy.float64' object is not iterable"):
+        list(wnp.arange(3.0).sum())

@@ -120,7 +120,22 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
     return o;
 }
 
-/// New reference to `r` with ndarrays (and NumPy scalars) wrapped as wsarray.Array.
+/// Does `r` hold an ndarray or a NumPy scalar (itself, or in its tuples and lists)?
+bool needs_wrap(PyObject *r) {
+    if (is_ndarray_exact(r) || is_numpy_scalar(r)) return true;
+    if (PyTuple_Check(r)) {
+        for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(r); i < n; ++i)
+            if (needs_wrap(PyTuple_GET_ITEM(r, i))) return true;
+    } else if (PyList_CheckExact(r)) {
+        for (Py_ssize_t i = 0, n = PyList_GET_SIZE(r); i < n; ++i)
+            if (needs_wrap(PyList_GET_ITEM(r, i))) return true;
+    }
+    return false;
+}
+
+/// New reference to `r` with ndarrays (and NumPy scalars) wrapped as wsarray.Array. Lists and
+/// tuples are rebuilt only if they hold something to wrap: a list NumPy returns (an element of an
+/// object array, a.tolist()) stays the very object NumPy gave, as mutable as in NumPy.
 PyObject *wrap(PyObject *r, const Seen &seen) {
     if (is_ndarray_exact(r)) {
         if (PyObject *orig = seen.original_of(r)) {
@@ -133,6 +148,10 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
         nb::object nd = nb::steal(scalar_to_ndarray(r));
         if (!nd) throw nb::python_error();
         return new_array(nd.ptr(), true);
+    }
+    if ((PyTuple_Check(r) || PyList_CheckExact(r)) && !needs_wrap(r)) {
+        Py_INCREF(r);
+        return r;
     }
     if (PyTuple_Check(r)) {
         Py_ssize_t n = PyTuple_GET_SIZE(r);

@@ -15,6 +15,7 @@ struct NumpyOps {
         *bitwise_and, *bitwise_or, *bitwise_xor, *left_shift, *right_shift, *negative, *positive,
         *absolute, *invert, *less, *less_equal, *equal, *not_equal, *greater, *greater_equal,
         *divmod, *getitem, *setitem, *array, *copy, *numpy, *eq, *ne,
+        *setattr,  ///< builtins.setattr (a.real = ..., through the engine)
         *pow;  ///< operator.pow: ndarray's ** has fast paths (x ** 2 is np.square, keeping bool -> int8)
 };
 NumpyOps ops;
@@ -68,7 +69,8 @@ void load_ops() {
            lookup(op, "lt"), lookup(op, "le"), lookup(op, "eq"), lookup(op, "ne"), lookup(op, "gt"),
            lookup(op, "ge"), lookup(np, "divmod"), lookup(op, "getitem"),
            lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"), np.inc_ref().ptr(),
-           lookup(op, "eq"), lookup(op, "ne"), lookup(op, "pow")};
+           lookup(op, "eq"), lookup(op, "ne"), lookup(nb::module_::import_("builtins"), "setattr"),
+           lookup(op, "pow")};
 }
 
 /// `_core._set_operator(name, func)`: the operators named `name` (only "floor_divide" so far) call
@@ -328,12 +330,17 @@ void export_array(nb::module_ &m) {
     });
     cls.def("__iter__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__iter__");
+        if (ndarray_ndim(a.data.ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
+            PyObject *it = PyObject_GetIter(attribute_owner(a).ptr());
+            if (!it) raise_pending("Array.__iter__");
+            return nb::steal(it);
+        }
         Py_ssize_t n = PyObject_Length(a.data.ptr());
         if (n < 0) raise_pending("Array.__iter__");
         nb::list items;
         for (Py_ssize_t i = 0; i < n; ++i)
             items.append(call2("Array.__iter__", ops.getitem, s, nb::int_(i)));
-        return nb::iter(items);
+        return nb::object(nb::iter(items));
     });
     cls.def("__contains__", [](nb::handle s, nb::handle v) {
         Array &a = self_of(s, "Array.__contains__");
@@ -427,6 +434,18 @@ void export_array(nb::module_ &m) {
                             throw nb::python_error();
                         }
                     });
+    // a.real = ..., a.imag = ..., a.flat = ...: NumPy writes into the array (a scalar result
+    // refuses, as NumPy's scalars do). Reading goes through the same path as other attributes.
+    for (const char *attr : {"real", "imag", "flat"}) {
+        std::string fn = std::string("Array.") + attr, name = attr;
+        cls.def_prop_rw(attr, [fn, name](nb::handle s) {
+            Array &a = self_of(s, fn.c_str());
+            return wrap_ndarray(attribute_owner(a).attr(name.c_str()));
+        }, [fn, name](nb::handle s, nb::handle value) {
+            nb::object args = nb::make_tuple(s, nb::str(name.c_str()), value);
+            apply(fn.c_str(), ops.setattr, args.ptr(), nullptr);
+        }, nb::arg("value").none());
+    }
     cls.def_prop_ro("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); });
     cls.def_prop_ro("ndim", [](nb::handle s) { return self_of(s, "Array.ndim").data.attr("ndim"); });
     cls.def_prop_ro("size", [](nb::handle s) { return self_of(s, "Array.size").data.attr("size"); });
