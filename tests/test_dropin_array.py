@@ -250,3 +250,33 @@ def test_iterating_zero_d_arrays_fails_as_in_numpy(scope):
         list(wnp.asarray(1.0))
     with pytest.raises(TypeError, match="'numpy.float64' object is not iterable"):
         list(wnp.arange(3.0).sum())
+
+
+def test_deepcopy_copies_the_elements_of_object_arrays(scope):
+    import copy
+    for m in (wnp, np):
+        a = m.array([1, "m", [2, 3, 4]], dtype=object)
+        c = copy.deepcopy(a)
+        c[2][0] = 10
+        assert a[2] == [2, 3, 4] and c[2] == [10, 3, 4]
+
+
+def test_resize_checks_references_as_numpy_does(scope):
+    def run(m):
+        out = []
+        a = m.array([[0, 1], [2, 3]])
+        a.resize((2, 1))
+        out.append(a.tolist())
+        c = a
+        try:
+            a.resize((1, 1))
+        except ValueError as e:
+            out.append(str(e).removeprefix("wsarray.Array.resize(): "))
+        a.resize((1, 1), refcheck=False)
+        out.append((a.tolist(), c.tolist()))
+        b = m.arange(4.0)
+        b.resize(6)
+        out.append(b.tolist())
+        return out
+    assert run(wnp) == run(np)
+    assert "cannot resize an array that references" in run(np)[1]

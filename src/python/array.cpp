@@ -559,10 +559,27 @@ void export_array(nb::module_ &m) {
         if (array_of(s.ptr()).from_scalar) return call2("Array.__copy__", ops.getitem, s, nb::tuple());
         return call1("Array.__copy__", ops.copy, s);
     });
-    cls.def("__deepcopy__", [](nb::handle s, nb::handle) {
+    cls.def("__deepcopy__", [](nb::handle s, nb::handle memo) {
         if (array_of(s.ptr()).from_scalar) return call2("Array.__deepcopy__", ops.getitem, s, nb::tuple());
-        return call1("Array.__deepcopy__", ops.copy, s);
+        // ndarray.__deepcopy__: the elements of an object array are deep-copied too.
+        nb::object f = self_of(s, "Array.__deepcopy__").data.attr("__deepcopy__");
+        nb::object args = nb::make_tuple(memo.is_none() ? nb::object(nb::dict()) : nb::borrow(memo));
+        return apply("Array.__deepcopy__", f.ptr(), args.ptr(), nullptr);
     }, nb::arg("memo").none());
+    cls.def("resize", [](nb::handle s, nb::args args, nb::kwargs kwargs) {
+        // NumPy refuses to resize an array that other names reference (refcheck=True): here the
+        // names reference the Array (the caller's and this call's), not the ndarray it holds.
+        Array &a = self_of(s, "Array.resize");
+        nb::object refcheck = kwargs.contains("refcheck") ? nb::object(kwargs["refcheck"]) : nb::object(nb::bool_(true));
+        int check = PyObject_IsTrue(refcheck.ptr());
+        if (check < 0) raise_pending("Array.resize");
+        if (check && Py_REFCNT(s.ptr()) > 2)
+            raise(PyExc_ValueError, "wsarray.Array.resize(): cannot resize an array that references or is "
+                                    "referenced\nby another object in this way.\nUse the np.resize function "
+                                    "to get a new resized copy or\n set refcheck=False to disable this check");
+        nb::object f = a.data.attr("resize");
+        return apply("Array.resize", f.ptr(), args.ptr(), kwargs.ptr());
+    });
     cls.def("__reduce__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__reduce__");
         nb::module_ ws = nb::module_::import_("wsarray");
