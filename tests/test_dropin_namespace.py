@@ -373,3 +373,20 @@ def test_info_describes_arrays_as_numpy_does():
     np.info(n, output=want)
     strip = lambda text: [line for line in text.splitlines() if not line.startswith("data pointer")]  # noqa: E731
     assert strip(got.getvalue()) == strip(want.getvalue()) and "shape:  (2, 3)" in got.getvalue()
+
+
+def test_lib_names_and_clear_errors_for_the_rest():
+    import importlib
+    assert wnp.lib.scimath is wnp.emath and importlib.import_module("wsarray.lib.scimath") is wnp.emath
+    assert repr(wnp.lib.scimath.sqrt(-1)) == repr(np.lib.scimath.sqrt(-1))
+    assert wnp.lib.NumpyVersion is np.lib.NumpyVersion and wnp.lib.mixins is np.lib.mixins
+    with pytest.raises(AttributeError, match=r"wsarray does not provide numpy.lib.format"):
+        wnp.lib.format
+    with pytest.raises(AttributeError, match=r"wsarray does not provide numpy.char.chararray \(.*ndarray subclass"):
+        wnp.char.chararray
+    with pytest.raises(AttributeError, match=r"^module 'wsarray.lib' has no attribute 'nothing'$"):
+        wnp.lib.nothing
+    # nested_iters: NumPy's iterator class over the arrays' memory, as nditer.
+    a = wnp.arange(6).reshape(2, 3)
+    i, j = wnp.nested_iters(a, [[0], [1]], flags=["multi_index"])
+    assert [[int(y) for y in j] for _ in i] == [[0, 1, 2], [3, 4, 5]]

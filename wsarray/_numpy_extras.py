@@ -42,8 +42,8 @@ __all__ = [
     "iterable", "kaiser", "lexsort", "little_endian", "loadtxt", "logspace", "long", "longdouble",
     "longlong", "mask_indices", "matvec", "may_share_memory", "min_scalar_type", "mintypecode",
     "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmedian", "nanpercentile", "nanprod",
-    "nanquantile", "ndenumerate", "ndim", "ndindex", "nditer", "number", "object_", "packbits",
-    "partition", "piecewise", "place", "poly", "poly1d", "polyadd", "polyder", "polydiv", "polyfit",
+    "nanquantile", "ndenumerate", "ndim", "ndindex", "nditer", "nested_iters", "number", "object_",
+    "packbits", "partition", "piecewise", "place", "poly", "poly1d", "polyadd", "polyder", "polydiv", "polyfit",
     "polyint", "polymul", "polysub", "polyval", "printoptions", "promote_types", "put", "put_along_axis",
     "putmask", "ravel_multi_index", "real_if_close", "require", "resize", "rollaxis", "roots",
     "row_stack", "s_", "save", "savetxt", "savez", "savez_compressed", "ScalarType", "sctypeDict",
@@ -269,6 +269,7 @@ longlong = _np.longlong
 ndenumerate = _np.ndenumerate
 ndindex = _np.ndindex
 nditer = _np.nditer
+nested_iters = _np.nested_iters
 number = _np.number
 object_ = _np.object_
 poly1d = _np.poly1d
