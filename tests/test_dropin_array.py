@@ -280,3 +280,15 @@ def test_resize_checks_references_as_numpy_does(scope):
         return out
     assert run(wnp) == run(np)
     assert "cannot resize an array that references" in run(np)[1]
+
+
+def test_views_know_their_base_and_methods_may_return_self(scope):
+    def run(m):
+        a = m.arange(3.0)
+        b = a.reshape(3, 1)
+        x = m.arange(12.0).reshape(4, 3)
+        return [a.base is None, a[1:].base is a, b.base is a, b[0].base is a, b.T.base is a,
+                m.atleast_2d(a).base is a, m.atleast_3d(x).base is x.base, x.base is x.base,
+                a.real is a, a.astype(float, copy=False) is a, a.squeeze() is a, m.asarray(a) is a,
+                a[...] is a, a.reshape(3) is a, a.copy().base is None, a.sum().base is None]
+    assert run(wnp) == run(np)

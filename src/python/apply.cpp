@@ -50,8 +50,8 @@ Token token_for(PyObject *o) {
 
 bool stands_for_scalar(const Array &a) { return a.from_scalar && ndarray_ndim(a.data.ptr()) == 0; }
 
-static PyObject *new_array(PyObject *nd, bool from_scalar = false) {
-    Array a{nb::borrow(nd), token_for(nd), from_scalar};
+static PyObject *new_array(PyObject *nd, bool from_scalar = false, PyObject *base = nullptr) {
+    Array a{nb::borrow(nd), token_for(nd), from_scalar, nb::borrow(base)};
     return nb::cast(std::move(a), nb::rv_policy::move).release().ptr();
 }
 
@@ -74,6 +74,20 @@ struct Seen {
             if (inline_pairs[i].first == nd) return inline_pairs[i].second;
         for (auto &p : more)
             if (p.first == nd) return p.second;
+        return nullptr;
+    }
+    /// The Array holding `base` (NumPy's base of a new view): an argument, or an argument's base.
+    PyObject *array_holding(PyObject *base) const {
+        if (!base) return nullptr;
+        if (PyObject *arr = original_of(base)) return arr;
+        auto through = [base](PyObject *arr) -> PyObject * {
+            const nb::object &b = array_of(arr).base;
+            return b.is_valid() && array_of(b.ptr()).data.ptr() == base ? b.ptr() : nullptr;
+        };
+        for (std::size_t i = 0; i < n_inline; ++i)
+            if (PyObject *b = through(inline_pairs[i].second)) return b;
+        for (auto &p : more)
+            if (PyObject *b = through(p.second)) return b;
         return nullptr;
     }
 };
@@ -142,7 +156,7 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
             Py_INCREF(orig);
             return orig;
         }
-        return new_array(r);
+        return new_array(r, false, seen.array_holding(ndarray_base(r)));
     }
     if (is_numpy_scalar(r)) {
         nb::object nd = nb::steal(scalar_to_ndarray(r));
@@ -291,13 +305,17 @@ void raise_pending(const char *name) {
     throw nb::python_error();
 }
 
-nb::object wrap_ndarray(nb::handle nd) {
-    Seen none;
-    return nb::steal(wrap(nd.ptr(), none));
+nb::object wrap_ndarray(nb::handle nd, nb::handle source) {
+    Seen seen;
+    if (source.is_valid() && is_array(source.ptr()) && !stands_for_scalar(array_of(source.ptr())))
+        seen.add(array_of(source.ptr()).data.ptr(), source.ptr());
+    return nb::steal(wrap(nd.ptr(), seen));
 }
 
-nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs) {
+nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, PyObject *self_array) {
     Seen seen;
+    if (self_array && !stands_for_scalar(array_of(self_array)))
+        seen.add(array_of(self_array).data.ptr(), self_array);
     // Positional arguments go to NumPy through vectorcall from a stack array (no new tuple).
     constexpr Py_ssize_t kStack = 8;
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);

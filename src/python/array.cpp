@@ -207,7 +207,7 @@ void export_array(nb::module_ &m) {
         .def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
             std::string fn = "Array." + b.name;
             self_of(b.self, fn.c_str());  // still in its cycle when called
-            return apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr());
+            return apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr(), b.self.ptr());
         })
         .def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
 
@@ -283,7 +283,7 @@ void export_array(nb::module_ &m) {
             RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
             if (PyObject *r = PyObject_GetItem(a.data.ptr(), key.ptr())) {
                 nb::object view = nb::steal(r);
-                return wrap_ndarray(view);
+                return wrap_ndarray(view, s);
             }
             PyErr_Clear();
             take_allocation_error();
@@ -440,12 +440,24 @@ void export_array(nb::module_ &m) {
         std::string fn = std::string("Array.") + attr, name = attr;
         cls.def_prop_rw(attr, [fn, name](nb::handle s) {
             Array &a = self_of(s, fn.c_str());
-            return wrap_ndarray(attribute_owner(a).attr(name.c_str()));
+            return wrap_ndarray(attribute_owner(a).attr(name.c_str()), s);
         }, [fn, name](nb::handle s, nb::handle value) {
             nb::object args = nb::make_tuple(s, nb::str(name.c_str()), value);
             apply(fn.c_str(), ops.setattr, args.ptr(), nullptr);
         }, nb::arg("value").none());
     }
+    cls.def_prop_ro("base", [](nb::handle s) -> nb::object {
+        // y = x[2:]; y.base is x, as in NumPy: the Array the view was made from, else (the array
+        // that made the memory is gone) one Array kept for the base, so repeated reads agree.
+        Array &a = self_of(s, "Array.base");
+        if (stands_for_scalar(a)) return nb::none();  // NumPy's scalars have no base
+        PyObject *b = ndarray_base(a.data.ptr());
+        if (!b) return nb::none();
+        if (a.base.is_valid() && array_of(a.base.ptr()).data.ptr() == b) return a.base;
+        nb::object w = wrap_ndarray(b);
+        if (is_array(w.ptr())) a.base = w;
+        return w;
+    });
     cls.def_prop_ro("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); });
     cls.def_prop_ro("ndim", [](nb::handle s) { return self_of(s, "Array.ndim").data.attr("ndim"); });
     cls.def_prop_ro("size", [](nb::handle s) { return self_of(s, "Array.size").data.attr("size"); });
@@ -454,13 +466,13 @@ void export_array(nb::module_ &m) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";
         // NumPy programs use v.T on vectors).
         Array &a = self_of(s, "Array.T");
-        return wrap_ndarray(a.data.attr("T"));
+        return wrap_ndarray(a.data.attr("T"), s);
     });
     cls.def_prop_ro("mT", [](nb::handle s) {
         Array &a = self_of(s, "Array.mT");
         if (nb::cast<int>(a.data.attr("ndim")) < 2)
             raise(PyExc_ValueError, "wsarray.Array.mT: the array must have at least 2 dimensions");
-        return wrap_ndarray(a.data.attr("mT"));
+        return wrap_ndarray(a.data.attr("mT"), s);
     });
 
     cls.def("__array__", [](nb::handle s, nb::handle dtype, nb::handle copy) {
@@ -621,7 +633,7 @@ void export_array(nb::module_ &m) {
             raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '" + name + "'");
         }
         if (PyCallable_Check(attr.ptr())) return nb::cast(BoundMethod{nb::borrow(s), name, attr});
-        return wrap_ndarray(attr);
+        return wrap_ndarray(attr, s);
     });
     cls.attr("__array_priority__") = 100;
 }
