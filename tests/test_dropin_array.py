@@ -252,6 +252,18 @@ def test_iterating_zero_d_arrays_fails_as_in_numpy(scope):
         list(wnp.arange(3.0).sum())
 
 
+def test_iteration_makes_items_one_at_a_time(scope):
+    # As NumPy's iterator: a loop that breaks early makes only the items it reached (matplotlib's
+    # hist iterates arrays it does not recognise), and the items are the same as indexing gives.
+    x = wnp.arange(6.0).reshape(3, 2)
+    it = iter(x)
+    assert iter(it) is it and repr(next(it)) == "array([0., 1.])" and next(it).base is x.base
+    assert [repr(v) for v in it] == ["array([4., 5.])"]
+    assert [repr(v) for v in wnp.arange(3)] == [repr(v) for v in np.arange(3)]
+    if scope is not None:
+        assert all(v.workspace == scope.name for v in wnp.arange(3.0))
+
+
 def test_deepcopy_copies_the_elements_of_object_arrays(scope):
     import copy
     for m in (wnp, np):

@@ -179,6 +179,30 @@ struct BoundMethod {
     nb::object method;  ///< the ndarray's bound method (an Array's ndarray never changes)
 };
 
+/// iter(a): the items a[0], a[1], ... made one at a time (as NumPy's iterator), each checked
+/// against the array's cycle.
+struct ArrayIter {
+    nb::object array;
+    Py_ssize_t next, n;
+};
+
+nb::object array_iter_next(ArrayIter &it) {
+    if (it.next >= it.n) throw nb::stop_iteration();
+    Array &a = self_of(it.array, "Array.__iter__");
+    {
+        RouteGuard route(current_target());  // a scalar item becomes a 0-d array here
+        if (PyObject *item = PySequence_GetItem(a.data.ptr(), it.next)) {
+            nb::object owned = nb::steal(item);
+            ++it.next;
+            return wrap_ndarray(owned, it.array);
+        }
+        PyErr_Clear();
+        take_allocation_error();
+    }
+    // The general path reports the failure (a WorkspaceMemoryError for a full workspace).
+    return call2("Array.__iter__", ops.getitem, it.array, nb::int_(it.next++));
+}
+
 int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     Array &a = array_of(self);
     if (!token_valid(a.token)) {
@@ -210,6 +234,10 @@ void export_array(nb::module_ &m) {
             return apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr(), b.self.ptr());
         })
         .def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
+
+    nb::class_<ArrayIter>(m, "_ArrayIterator")
+        .def("__iter__", [](nb::handle it) { return nb::borrow(it); })
+        .def("__next__", &array_iter_next);
 
     auto cls = nb::class_<Array>(m, "Array", nb::type_slots(array_slots),
                                  "An n-dimensional array whose memory comes from the current "
@@ -331,16 +359,16 @@ void export_array(nb::module_ &m) {
     cls.def("__iter__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__iter__");
         if (ndarray_ndim(a.data.ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
-            PyObject *it = PyObject_GetIter(attribute_owner(a).ptr());
-            if (!it) raise_pending("Array.__iter__");
-            return nb::steal(it);
+            if (stands_for_scalar(a))
+                raise(PyExc_TypeError, "wsarray.Array.__iter__(): '" +
+                                           nb::cast<std::string>(a.data.attr("dtype").attr("type").attr("__module__")) +
+                                           "." + nb::cast<std::string>(a.data.attr("dtype").attr("type").attr("__name__")) +
+                                           "' object is not iterable");
+            raise(PyExc_TypeError, "wsarray.Array.__iter__(): iteration over a 0-d array");
         }
         Py_ssize_t n = PyObject_Length(a.data.ptr());
         if (n < 0) raise_pending("Array.__iter__");
-        nb::list items;
-        for (Py_ssize_t i = 0; i < n; ++i)
-            items.append(call2("Array.__iter__", ops.getitem, s, nb::int_(i)));
-        return nb::object(nb::iter(items));
+        return ArrayIter{nb::borrow(s), 0, n};
     });
     cls.def("__contains__", [](nb::handle s, nb::handle v) {
         Array &a = self_of(s, "Array.__contains__");
