@@ -304,3 +304,19 @@ def test_views_know_their_base_and_methods_may_return_self(scope):
                 a.real is a, a.astype(float, copy=False) is a, a.squeeze() is a, m.asarray(a) is a,
                 a[...] is a, a.reshape(3) is a, a.copy().base is None, a.sum().base is None]
     assert run(wnp) == run(np)
+
+
+def test_a_failing_iter_is_as_cheap_as_numpys():
+    # np.iterable() and matplotlib call iter() on every scalar result they meet.
+    import timeit
+    s, n = wnp.arange(3.0)[0], np.arange(3.0)[0]
+
+    def probe(x):
+        try:
+            iter(x)
+        except TypeError:
+            pass
+    got = min(timeit.repeat(lambda: probe(s), number=5000, repeat=7))
+    want = min(timeit.repeat(lambda: probe(n), number=5000, repeat=7))
+    assert got < 4 * want  # a C++ exception per call made it ~8x NumPy's
+    assert not wnp.iterable(s) and wnp.iterable(wnp.arange(3))

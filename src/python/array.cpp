@@ -217,7 +217,35 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     return PyObject_GetBuffer(a.data.ptr(), view, flags);
 }
 
-PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer}, {0, nullptr}};
+/// iter(a), as a type slot: a failing iter() (what np.iterable() and matplotlib ask of every
+/// scalar result) sets its TypeError without a C++ exception, as cheaply as NumPy's.
+PyObject *array_iter(PyObject *self) {
+    try {
+        Array &a = self_of(self, "Array.__iter__");
+        if (ndarray_ndim(a.data.ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
+            if (stands_for_scalar(a)) {
+                nb::object type = a.data.attr("dtype").attr("type");
+                PyErr_Format(PyExc_TypeError, "wsarray.Array.__iter__(): '%s' object is not iterable",
+                             ((PyTypeObject *) type.ptr())->tp_name);
+            } else {
+                PyErr_SetString(PyExc_TypeError, "wsarray.Array.__iter__(): iteration over a 0-d array");
+            }
+            return nullptr;
+        }
+        Py_ssize_t n = PyObject_Length(a.data.ptr());
+        if (n < 0) raise_pending("Array.__iter__");
+        return nb::cast(ArrayIter{nb::borrow(self), 0, n}).release().ptr();
+    } catch (nb::python_error &e) {
+        e.restore();
+    } catch (const std::bad_alloc &) {
+        PyErr_NoMemory();
+    }
+    return nullptr;
+}
+
+PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer},
+                             {Py_tp_iter, (void *) array_iter},
+                             {0, nullptr}};
 
 } // namespace
 
@@ -355,20 +383,6 @@ void export_array(nb::module_ &m) {
         Py_ssize_t n = PyObject_Length(a.data.ptr());
         if (n < 0) raise_pending("Array.__len__");
         return n;
-    });
-    cls.def("__iter__", [](nb::handle s) {
-        Array &a = self_of(s, "Array.__iter__");
-        if (ndarray_ndim(a.data.ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
-            if (stands_for_scalar(a))
-                raise(PyExc_TypeError, "wsarray.Array.__iter__(): '" +
-                                           nb::cast<std::string>(a.data.attr("dtype").attr("type").attr("__module__")) +
-                                           "." + nb::cast<std::string>(a.data.attr("dtype").attr("type").attr("__name__")) +
-                                           "' object is not iterable");
-            raise(PyExc_TypeError, "wsarray.Array.__iter__(): iteration over a 0-d array");
-        }
-        Py_ssize_t n = PyObject_Length(a.data.ptr());
-        if (n < 0) raise_pending("Array.__iter__");
-        return ArrayIter{nb::borrow(s), 0, n};
     });
     cls.def("__contains__", [](nb::handle s, nb::handle v) {
         Array &a = self_of(s, "Array.__contains__");
