@@ -175,7 +175,8 @@ def test_numpy_settings_types_and_constants_are_numpys():
     import wsarray.testing as wt
     from wsarray.exceptions import AxisError
     from wsarray.typing import NDArray
-    assert wt.assert_allclose is np.testing.assert_allclose and wnp.testing is wt
+    assert wt.assert_raises is np.testing.assert_raises and wnp.testing is wt
+    assert wt.assert_allclose.__wrapped__ is np.testing.assert_allclose
     assert AxisError is np.exceptions.AxisError and NDArray is np.typing.NDArray
     assert wnp.dtypes.Float64DType is np.dtypes.Float64DType
     wt.assert_array_equal(wnp.arange(3), np.arange(3))
@@ -183,6 +184,28 @@ def test_numpy_settings_types_and_constants_are_numpys():
         assert repr(wnp.asarray([1.23456])) == "array([1.23])"
     with wnp.errstate(divide="raise"), pytest.raises(FloatingPointError):
         wnp.asarray([1.0]) / 0
+
+
+def test_testing_assertions_compare_wsarray_arrays_as_numpy_arrays():
+    # numpy.testing.assert_equal picks its array path with isinstance(x, numpy.ndarray).
+    w, n = wnp.asarray([[1, 2], [3, 4]]), np.asarray([[1, 2], [3, 4]])
+    for eq in (wnp.testing.assert_equal, wnp.testing.assert_almost_equal, wnp.testing.assert_array_equal):
+        eq(w, n.copy())
+        eq(w, wnp.asarray(n))
+    wnp.testing.assert_equal([w, {"k": (w.sum(), 1)}], [n, {"k": (n.sum(), 1)}])
+    wnp.testing.assert_equal(wnp.lexsort((w[0], w[1])), np.lexsort((n[0], n[1])))
+    wnp.testing.assert_approx_equal(wnp.asarray([1.0]).sum(), 1.0)
+    with pytest.raises(AssertionError) as got:
+        wnp.testing.assert_equal(w + 1, w)
+    with pytest.raises(AssertionError) as want:
+        np.testing.assert_equal(n + 1, n)
+    assert str(got.value) == str(want.value)
+    # Scalar results compare as NumPy scalars (a 0-d array would be compared as an array).
+    with pytest.raises(AssertionError) as got:
+        wnp.testing.assert_equal(w.sum(), 11)
+    with pytest.raises(AssertionError) as want:
+        np.testing.assert_equal(n.sum(), 11)
+    assert str(got.value) == str(want.value)
 
 
 def test_missing_names_explain_themselves():
@@ -302,3 +325,68 @@ def test_functions_carry_numpys_documentation():
 def test_version_is_numpys_for_feature_gates():
     assert wnp.__version__ == np.__version__
     assert wnp.__wsarray_version__ == "0.1.0"
+
+
+def test_numpys_aliases_are_the_same_objects():
+    # NumPy code compares functions by identity (np.conj is np.conjugate, dispatch tables of ufuncs).
+    for nmod, wmod in ((np, wnp), (np.linalg, wnp.linalg), (np.fft, wnp.fft)):
+        groups = {}
+        for name in dir(nmod):
+            obj = getattr(nmod, name)
+            if not name.startswith("_") and callable(obj) and hasattr(wmod, name):
+                groups.setdefault(id(obj), []).append(name)
+        for names in groups.values():
+            assert len({id(getattr(wmod, n)) for n in names}) == 1, names
+    assert wnp.abs.__name__ == np.abs.__name__ == "absolute"
+    with pytest.raises(ValueError, match=r"^wsarray\.absolute\(\): "):
+        wnp.abs(wnp.ones(3), out=wnp.ones(2))
+
+
+def test_public_names_numpy_keeps_out_of_all():
+    import warnings
+    assert wnp.exceptions.RankWarning is np.exceptions.RankWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wnp.exceptions.RankWarning)
+        wnp.polyfit(wnp.arange(3.0), wnp.arange(3.0), 5)
+    a = np.eye(4 * 6).reshape((4, 6, 8, 3))
+    got = wnp.linalg.tensorinv(wnp.asarray(a), ind=2)
+    assert isinstance(got, wnp.Array) and np.array_equal(np.asarray(got), np.linalg.tensorinv(a, ind=2))
+    m, b = np.eye(2 * 3 * 4).reshape((2 * 3, 4, 2, 3, 4)), np.arange(24.0).reshape(6, 4)
+    got = wnp.linalg.tensorsolve(wnp.asarray(m), wnp.asarray(b))
+    assert isinstance(got, wnp.Array) and np.array_equal(np.asarray(got), np.linalg.tensorsolve(m, b))
+    assert wnp.random.get_bit_generator() is np.random.get_bit_generator()
+    assert str(wnp.random.default_rng(1)) == str(np.random.default_rng(1)) == "Generator(PCG64)"
+    assert str(wnp.random.RandomState(1)) == str(np.random.RandomState(1))
+
+
+def test_isscalar_tells_scalar_results_from_zero_d_arrays():
+    w = wnp.asarray([1.5, 2.5])
+    assert wnp.isscalar(w.sum()) and wnp.isscalar(w[0]) and wnp.isscalar(3.1)
+    assert not wnp.isscalar(wnp.array(3.1)) and not wnp.isscalar(wnp.asarray(w.sum())) and not wnp.isscalar(w)
+
+
+def test_info_describes_arrays_as_numpy_does():
+    import io
+    n = np.zeros((2, 3), dtype=np.complex64)
+    got, want = io.StringIO(), io.StringIO()
+    wnp.info(wnp.asarray(n), output=got)
+    np.info(n, output=want)
+    strip = lambda text: [line for line in text.splitlines() if not line.startswith("data pointer")]  # noqa: E731
+    assert strip(got.getvalue()) == strip(want.getvalue()) and "shape:  (2, 3)" in got.getvalue()
+
+
+def test_lib_names_and_clear_errors_for_the_rest():
+    import importlib
+    assert wnp.lib.scimath is wnp.emath and importlib.import_module("wsarray.lib.scimath") is wnp.emath
+    assert repr(wnp.lib.scimath.sqrt(-1)) == repr(np.lib.scimath.sqrt(-1))
+    assert wnp.lib.NumpyVersion is np.lib.NumpyVersion and wnp.lib.mixins is np.lib.mixins
+    with pytest.raises(AttributeError, match=r"wsarray does not provide numpy.lib.format"):
+        wnp.lib.format
+    with pytest.raises(AttributeError, match=r"wsarray does not provide numpy.char.chararray \(.*ndarray subclass"):
+        wnp.char.chararray
+    with pytest.raises(AttributeError, match=r"^module 'wsarray.lib' has no attribute 'nothing'$"):
+        wnp.lib.nothing
+    # nested_iters: NumPy's iterator class over the arrays' memory, as nditer.
+    a = wnp.arange(6).reshape(2, 3)
+    i, j = wnp.nested_iters(a, [[0], [1]], flags=["multi_index"])
+    assert [[int(y) for y in j] for _ in i] == [[0, 1, 2], [3, 4, 5]]

@@ -116,10 +116,7 @@ __all__ = [
     "trunc",
 ]
 
-abs = _F(_np.absolute, "abs")
 absolute = _F(_np.absolute, "absolute")
-acos = _F(_np.arccos, "acos")
-acosh = _F(_np.arccosh, "acosh")
 add = _F(_np.add, "add")
 angle = _F(_np.angle, "angle")
 arccos = _F(_np.arccos, "arccos")
@@ -129,21 +126,12 @@ arcsinh = _F(_np.arcsinh, "arcsinh")
 arctan = _F(_np.arctan, "arctan")
 arctan2 = _F(_np.arctan2, "arctan2")
 arctanh = _F(_np.arctanh, "arctanh")
-asin = _F(_np.arcsin, "asin")
-asinh = _F(_np.arcsinh, "asinh")
-atan = _F(_np.arctan, "atan")
-atan2 = _F(_np.arctan2, "atan2")
-atanh = _F(_np.arctanh, "atanh")
 bitwise_and = _F(_np.bitwise_and, "bitwise_and")
-bitwise_invert = _F(_np.invert, "bitwise_invert")
-bitwise_left_shift = _F(_np.left_shift, "bitwise_left_shift")
 bitwise_or = _F(_np.bitwise_or, "bitwise_or")
-bitwise_right_shift = _F(_np.right_shift, "bitwise_right_shift")
 bitwise_xor = _F(_np.bitwise_xor, "bitwise_xor")
 cbrt = _F(_np.cbrt, "cbrt")
 ceil = _F(_np.ceil, "ceil")
 clip = _F(_impl.clip, "clip")
-conj = _F(_np.conj, "conj")
 conjugate = _F(_np.conjugate, "conjugate")
 copysign = _F(_np.copysign, "copysign")
 cos = _F(_np.cos, "cos")
@@ -191,7 +179,6 @@ logical_or = _F(_np.logical_or, "logical_or")
 logical_xor = _F(_np.logical_xor, "logical_xor")
 maximum = _F(_np.maximum, "maximum")
 minimum = _F(_np.minimum, "minimum")
-mod = _F(_np.mod, "mod")
 modf = _F(_np.modf, "modf")
 multiply = _F(_np.multiply, "multiply")
 nan_to_num = _F(_np.nan_to_num, "nan_to_num")
@@ -199,7 +186,6 @@ negative = _F(_np.negative, "negative")
 nextafter = _F(_np.nextafter, "nextafter")
 not_equal = _F(_np.not_equal, "not_equal")
 positive = _F(_np.positive, "positive")
-pow = _F(_np.power, "pow")
 power = _F(_np.power, "power")
 rad2deg = _F(_np.rad2deg, "rad2deg")
 radians = _F(_np.radians, "radians")
@@ -220,8 +206,25 @@ square = _F(_np.square, "square")
 subtract = _F(_np.subtract, "subtract")
 tan = _F(_np.tan, "tan")
 tanh = _F(_impl.tanh, "tanh")
-true_divide = _F(_np.true_divide, "true_divide")
 trunc = _F(_np.trunc, "trunc")
+
+# NumPy's aliases are the same objects as in NumPy (np.abs is np.absolute, np.conj is np.conjugate):
+# code compares ufuncs by identity, and the errors name NumPy's function (its __name__).
+abs = absolute
+acos = arccos
+acosh = arccosh
+asin = arcsin
+asinh = arcsinh
+atan = arctan
+atan2 = arctan2
+atanh = arctanh
+bitwise_invert = invert
+bitwise_left_shift = left_shift
+bitwise_right_shift = right_shift
+conj = conjugate
+true_divide = divide
+mod = remainder
+pow = power
 
 # ``x // y`` and ``x //= y`` on Arrays use the same standard-conforming floor division.
 _set_operator("floor_divide", _impl.floor_divide)

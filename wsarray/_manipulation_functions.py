@@ -17,7 +17,6 @@ broadcast_arrays = _F(_np.broadcast_arrays, "broadcast_arrays")
 broadcast_shapes = _F(_np.broadcast_shapes, "broadcast_shapes")
 broadcast_to = _F(_np.broadcast_to, "broadcast_to")
 column_stack = _F(_np.column_stack, "column_stack")
-concat = _F(_np.concat, "concat")
 concatenate = _F(_np.concatenate, "concatenate")
 copy = _F(_np.copy, "copy")
 diag = _F(_np.diag, "diag")
@@ -28,7 +27,6 @@ flip = _F(_np.flip, "flip")
 hstack = _F(_np.hstack, "hstack")
 moveaxis = _F(_np.moveaxis, "moveaxis")
 pad = _F(_np.pad, "pad")
-permute_dims = _F(_np.permute_dims, "permute_dims")
 ravel = _F(_np.ravel, "ravel")
 repeat = _F(_np.repeat, "repeat")
 reshape = _F(_np.reshape, "reshape")
@@ -42,3 +40,7 @@ tile = _F(_np.tile, "tile")
 transpose = _F(_np.transpose, "transpose")
 unstack = _F(_np.unstack, "unstack")
 vstack = _F(_np.vstack, "vstack")
+
+# NumPy's aliases are the same objects (np.concat is np.concatenate).
+concat = concatenate
+permute_dims = transpose

@@ -20,6 +20,7 @@ import numpy as _np
 
 from ._core import Array as _Array
 from ._core import Function as _F
+from ._elementwise_functions import invert as _invert
 
 __all__ = [
     "einsum_path", "frompyfunc", "ix_", "append", "apply_along_axis", "apply_over_axes", "argpartition",
@@ -41,8 +42,8 @@ __all__ = [
     "iterable", "kaiser", "lexsort", "little_endian", "loadtxt", "logspace", "long", "longdouble",
     "longlong", "mask_indices", "matvec", "may_share_memory", "min_scalar_type", "mintypecode",
     "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmedian", "nanpercentile", "nanprod",
-    "nanquantile", "ndenumerate", "ndim", "ndindex", "nditer", "number", "object_", "packbits",
-    "partition", "piecewise", "place", "poly", "poly1d", "polyadd", "polyder", "polydiv", "polyfit",
+    "nanquantile", "ndenumerate", "ndim", "ndindex", "nditer", "nested_iters", "number", "object_",
+    "packbits", "partition", "piecewise", "place", "poly", "poly1d", "polyadd", "polyder", "polydiv", "polyfit",
     "polyint", "polymul", "polysub", "polyval", "printoptions", "promote_types", "put", "put_along_axis",
     "putmask", "ravel_multi_index", "real_if_close", "require", "resize", "rollaxis", "roots",
     "row_stack", "s_", "save", "savetxt", "savez", "savez_compressed", "ScalarType", "sctypeDict",
@@ -71,7 +72,6 @@ astype = _F(_np.astype, "astype")
 bartlett = _F(_np.bartlett, "bartlett")
 bincount = _F(_np.bincount, "bincount")
 bitwise_count = _F(_np.bitwise_count, "bitwise_count")
-bitwise_not = _F(_np.bitwise_not, "bitwise_not")
 blackman = _F(_np.blackman, "blackman")
 block = _F(_np.block, "block")
 choose = _F(_np.choose, "choose")
@@ -175,6 +175,9 @@ vander = _F(_np.vander, "vander")
 vecmat = _F(_np.vecmat, "vecmat")
 vsplit = _F(_np.vsplit, "vsplit")
 
+# NumPy's alias of invert is the same object (np.bitwise_not is np.invert).
+bitwise_not = _invert
+
 # Routed functions that write into an argument (the wsarray array's own memory).
 copyto = _F(_np.copyto, "copyto")
 fill_diagonal = _F(_np.fill_diagonal, "fill_diagonal")
@@ -222,7 +225,6 @@ get_printoptions = _np.get_printoptions
 getbufsize = _np.getbufsize
 geterr = _np.geterr
 geterrcall = _np.geterrcall
-info = _np.info
 isdtype = _np.isdtype
 issubdtype = _np.issubdtype
 iterable = _np.iterable
@@ -267,6 +269,7 @@ longlong = _np.longlong
 ndenumerate = _np.ndenumerate
 ndindex = _np.ndindex
 nditer = _np.nditer
+nested_iters = _np.nested_iters
 number = _np.number
 object_ = _np.object_
 poly1d = _np.poly1d
@@ -314,9 +317,20 @@ def _rebuild_scalar(value):
 
 
 def isscalar(element):
-    """``numpy.isscalar``; a 0-d wsarray array (what wsarray returns where NumPy returns a scalar,
-    e.g. ``a.sum()`` or ``a[0]``) counts as a scalar."""
-    return _np.isscalar(_numpy_scalar(element))
+    """``numpy.isscalar``; a scalar result (the 0-d wsarray array returned where NumPy returns a
+    scalar, e.g. ``a.sum()`` or ``a[0]``) counts as a scalar, a 0-d array (``np.array(3.1)``) does not."""
+    if isinstance(element, _Array):
+        return element.__class__ is not _Array
+    return _np.isscalar(element)
+
+
+def info(object=None, maxwidth=76, output=None, toplevel="numpy"):  # noqa: A002  (NumPy's name)
+    """``numpy.info``; a wsarray array is described as the NumPy array it holds (class, shape,
+    strides, ...), a scalar result as the NumPy scalar it stands for."""
+    if isinstance(object, _Array):
+        nd = _np.asarray(object)
+        object = nd if object.__class__ is _Array else nd[()]
+    return _np.info(object, maxwidth=maxwidth, output=output, toplevel=toplevel)
 
 
 def format_float_positional(x, *args, **kwargs):

@@ -64,3 +64,13 @@ title = _F(_char.title, "char.title")
 translate = _F(_char.translate, "char.translate")
 upper = _F(_char.upper, "char.upper")
 zfill = _F(_char.zfill, "char.zfill")
+
+
+def __getattr__(name):
+    """A clear error for ``char.array``/``char.asarray``/``chararray`` (NumPy's ndarray subclass)."""
+    if name in ("array", "asarray", "chararray"):
+        raise AttributeError(f"module 'wsarray.char' has no attribute '{name}': wsarray does not provide "
+                             f"numpy.char.{name} (it makes numpy.char.chararray, an ndarray subclass whose "
+                             "memory and behaviour wsarray cannot manage; use the functions of wsarray.char "
+                             "or wsarray.strings on ordinary string arrays)")
+    raise AttributeError(f"module 'wsarray.char' has no attribute '{name}'")

@@ -7,7 +7,7 @@ from ._impl import linalg as _impl
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
            "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
            "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
-           "tensordot", "trace", "vecdot", "vector_norm", "LinAlgError"]
+           "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot", "vector_norm", "LinAlgError"]
 
 LinAlgError = _la.LinAlgError
 cholesky = _F(_la.cholesky, "linalg.cholesky")
@@ -36,6 +36,8 @@ solve = _F(_la.solve, "linalg.solve")
 svd = _F(_la.svd, "linalg.svd")
 svdvals = _F(_la.svdvals, "linalg.svdvals")
 tensordot = _F(_la.tensordot, "linalg.tensordot")
+tensorinv = _F(_la.tensorinv, "linalg.tensorinv")
+tensorsolve = _F(_la.tensorsolve, "linalg.tensorsolve")
 trace = _F(_la.trace, "linalg.trace")
 vecdot = _F(_la.vecdot, "linalg.vecdot")
 vector_norm = _F(_la.vector_norm, "linalg.vector_norm")

@@ -18,13 +18,13 @@ from ._core import Function as _F
 __all__ = [
     "BitGenerator", "Generator", "MT19937", "PCG64", "PCG64DXSM", "Philox", "RandomState", "SFC64",
     "SeedSequence", "beta", "binomial", "bytes", "chisquare", "choice", "default_rng", "dirichlet",
-    "exponential", "f", "gamma", "geometric", "get_state", "gumbel", "hypergeometric", "laplace",
-    "logistic", "lognormal", "logseries", "multinomial", "multivariate_normal", "negative_binomial",
-    "noncentral_chisquare", "noncentral_f", "normal", "pareto", "permutation", "poisson", "power",
-    "rand", "randint", "randn", "random", "random_integers", "random_sample", "ranf", "rayleigh",
-    "sample", "seed", "set_state", "shuffle", "standard_cauchy", "standard_exponential",
-    "standard_gamma", "standard_normal", "standard_t", "triangular", "uniform", "vonmises", "wald",
-    "weibull", "zipf",
+    "exponential", "f", "gamma", "geometric", "get_bit_generator", "get_state", "gumbel",
+    "hypergeometric", "laplace", "logistic", "lognormal", "logseries", "multinomial",
+    "multivariate_normal", "negative_binomial", "noncentral_chisquare", "noncentral_f", "normal",
+    "pareto", "permutation", "poisson", "power", "rand", "randint", "randn", "random",
+    "random_integers", "random_sample", "ranf", "rayleigh", "sample", "seed", "set_bit_generator",
+    "set_state", "shuffle", "standard_cauchy", "standard_exponential", "standard_gamma",
+    "standard_normal", "standard_t", "triangular", "uniform", "vonmises", "wald", "weibull", "zipf",
 ]
 
 BitGenerator = _nr.BitGenerator
@@ -34,6 +34,8 @@ PCG64DXSM = _nr.PCG64DXSM
 Philox = _nr.Philox
 SFC64 = _nr.SFC64
 SeedSequence = _nr.SeedSequence
+get_bit_generator = _nr.get_bit_generator  # the global RandomState's bit generator (no arrays)
+set_bit_generator = _nr.set_bit_generator
 
 
 class _Routed:
@@ -60,6 +62,9 @@ class _Routed:
 
     def __repr__(self):
         return repr(self._impl)
+
+    def __str__(self):
+        return str(self._impl)
 
 
 class Generator(_Routed):

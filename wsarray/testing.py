@@ -1,7 +1,52 @@
-"""``wsarray.testing``: NumPy's testing helpers (``assert_allclose``, ...); they read wsarray arrays through
-``__array__``, so they compare wsarray and NumPy arrays alike.
+"""``wsarray.testing``: NumPy's testing helpers (``assert_allclose``, ...), importable as
+``wsarray.testing`` (``import wsarray.testing``).
 
-The same objects as ``numpy.testing``, importable as ``wsarray.testing`` (``import wsarray.testing``)."""
+The comparing assertions see wsarray arrays as NumPy sees its own: an array as a NumPy array (a
+zero-copy view), a scalar result (``a.sum()``, ``a[0]``) as the NumPy scalar it stands for, also
+inside lists, tuples and dicts. NumPy's ``assert_equal`` and ``assert_almost_equal`` choose their
+array path with ``isinstance(x, numpy.ndarray)``, which a wsarray array is not; without this they
+would compare arrays as scalars. Failure messages are NumPy's. Everything else is NumPy's object.
+"""
 
+import functools as _functools
+
+import numpy as _np
 from numpy.testing import *  # noqa: F401,F403
 from numpy.testing import __all__  # noqa: F401
+
+from ._core import Array as _Array
+
+
+def _as_numpy(x):
+    """``x`` with wsarray arrays replaced by what NumPy would hold there (also inside containers)."""
+    if isinstance(x, _Array):
+        nd = _np.asarray(x)
+        return nd[()] if x.__class__ is not _Array else nd  # a scalar result: NumPy's scalar
+    if type(x) in (list, tuple):
+        return type(x)(_as_numpy(v) for v in x)
+    if type(x) is dict:
+        return {k: _as_numpy(v) for k, v in x.items()}
+    return x
+
+
+def _comparing(assertion):
+    @_functools.wraps(assertion)
+    def compare(*args, **kwargs):
+        args = tuple(_as_numpy(a) for a in args)
+        kwargs = {k: _as_numpy(v) for k, v in kwargs.items()}
+        return assertion(*args, **kwargs)
+    return compare
+
+
+# The assertions that compare values (the rest take callables, strings or nothing array-like).
+assert_allclose = _comparing(assert_allclose)  # noqa: F405
+assert_almost_equal = _comparing(assert_almost_equal)  # noqa: F405
+assert_approx_equal = _comparing(assert_approx_equal)  # noqa: F405
+assert_array_almost_equal = _comparing(assert_array_almost_equal)  # noqa: F405
+assert_array_almost_equal_nulp = _comparing(assert_array_almost_equal_nulp)  # noqa: F405
+assert_array_compare = _comparing(assert_array_compare)  # noqa: F405
+assert_array_equal = _comparing(assert_array_equal)  # noqa: F405
+assert_array_less = _comparing(assert_array_less)  # noqa: F405
+assert_array_max_ulp = _comparing(assert_array_max_ulp)  # noqa: F405
+assert_equal = _comparing(assert_equal)  # noqa: F405
+print_assert_equal = _comparing(print_assert_equal)  # noqa: F405

@@ -48,8 +48,10 @@ Token token_for(PyObject *o) {
     return t;
 }
 
-static PyObject *new_array(PyObject *nd, bool from_scalar = false) {
-    Array a{nb::borrow(nd), token_for(nd), from_scalar};
+bool stands_for_scalar(const Array &a) { return a.from_scalar && ndarray_ndim(a.data.ptr()) == 0; }
+
+static PyObject *new_array(PyObject *nd, bool from_scalar = false, PyObject *base = nullptr) {
+    Array a{nb::borrow(nd), token_for(nd), from_scalar, nb::borrow(base)};
     return nb::cast(std::move(a), nb::rv_policy::move).release().ptr();
 }
 
@@ -74,6 +76,20 @@ struct Seen {
             if (p.first == nd) return p.second;
         return nullptr;
     }
+    /// The Array holding `base` (NumPy's base of a new view): an argument, or an argument's base.
+    PyObject *array_holding(PyObject *base) const {
+        if (!base) return nullptr;
+        if (PyObject *arr = original_of(base)) return arr;
+        auto through = [base](PyObject *arr) -> PyObject * {
+            const nb::object &b = array_of(arr).base;
+            return b.is_valid() && array_of(b.ptr()).data.ptr() == base ? b.ptr() : nullptr;
+        };
+        for (std::size_t i = 0; i < n_inline; ++i)
+            if (PyObject *b = through(inline_pairs[i].second)) return b;
+        for (auto &p : more)
+            if (PyObject *b = through(p.second)) return b;
+        return nullptr;
+    }
 };
 
 bool needs_unwrap(PyObject *o) {
@@ -93,6 +109,13 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
     if (is_array(o)) {
         Array &a = array_of(o);
         check_valid(a, name);
+        // A scalar result goes to NumPy as the scalar it stands for: NumPy then computes with
+        // scalar semantics (scalar math, np.asarray(s) is a new array, s is never written into).
+        if (stands_for_scalar(a)) {
+            PyObject *scalar = PyObject_GetItem(a.data.ptr(), nb::tuple().ptr());
+            if (!scalar) throw nb::python_error();
+            return scalar;
+        }
         seen.add(a.data.ptr(), o);
         return nb::handle(a.data).inc_ref().ptr();
     }
@@ -111,19 +134,38 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
     return o;
 }
 
-/// New reference to `r` with ndarrays (and NumPy scalars) wrapped as wsarray.Array.
+/// Does `r` hold an ndarray or a NumPy scalar (itself, or in its tuples and lists)?
+bool needs_wrap(PyObject *r) {
+    if (is_ndarray_exact(r) || is_numpy_scalar(r)) return true;
+    if (PyTuple_Check(r)) {
+        for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(r); i < n; ++i)
+            if (needs_wrap(PyTuple_GET_ITEM(r, i))) return true;
+    } else if (PyList_CheckExact(r)) {
+        for (Py_ssize_t i = 0, n = PyList_GET_SIZE(r); i < n; ++i)
+            if (needs_wrap(PyList_GET_ITEM(r, i))) return true;
+    }
+    return false;
+}
+
+/// New reference to `r` with ndarrays (and NumPy scalars) wrapped as wsarray.Array. Lists and
+/// tuples are rebuilt only if they hold something to wrap: a list NumPy returns (an element of an
+/// object array, a.tolist()) stays the very object NumPy gave, as mutable as in NumPy.
 PyObject *wrap(PyObject *r, const Seen &seen) {
     if (is_ndarray_exact(r)) {
         if (PyObject *orig = seen.original_of(r)) {
             Py_INCREF(orig);
             return orig;
         }
-        return new_array(r);
+        return new_array(r, false, seen.array_holding(ndarray_base(r)));
     }
     if (is_numpy_scalar(r)) {
         nb::object nd = nb::steal(scalar_to_ndarray(r));
         if (!nd) throw nb::python_error();
         return new_array(nd.ptr(), true);
+    }
+    if ((PyTuple_Check(r) || PyList_CheckExact(r)) && !needs_wrap(r)) {
+        Py_INCREF(r);
+        return r;
     }
     if (PyTuple_Check(r)) {
         Py_ssize_t n = PyTuple_GET_SIZE(r);
@@ -263,13 +305,17 @@ void raise_pending(const char *name) {
     throw nb::python_error();
 }
 
-nb::object wrap_ndarray(nb::handle nd) {
-    Seen none;
-    return nb::steal(wrap(nd.ptr(), none));
+nb::object wrap_ndarray(nb::handle nd, nb::handle source) {
+    Seen seen;
+    if (source.is_valid() && is_array(source.ptr()) && !stands_for_scalar(array_of(source.ptr())))
+        seen.add(array_of(source.ptr()).data.ptr(), source.ptr());
+    return nb::steal(wrap(nd.ptr(), seen));
 }
 
-nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs) {
+nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, PyObject *self_array) {
     Seen seen;
+    if (self_array && !stands_for_scalar(array_of(self_array)))
+        seen.add(array_of(self_array).data.ptr(), self_array);
     // Positional arguments go to NumPy through vectorcall from a stack array (no new tuple).
     constexpr Py_ssize_t kStack = 8;
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);

@@ -15,11 +15,46 @@ struct NumpyOps {
         *bitwise_and, *bitwise_or, *bitwise_xor, *left_shift, *right_shift, *negative, *positive,
         *absolute, *invert, *less, *less_equal, *equal, *not_equal, *greater, *greater_equal,
         *divmod, *getitem, *setitem, *array, *copy, *numpy, *eq, *ne,
+        *setattr,  ///< builtins.setattr (a.real = ..., through the engine)
         *pow;  ///< operator.pow: ndarray's ** has fast paths (x ** 2 is np.square, keeping bool -> int8)
 };
 NumpyOps ops;
 
 PyObject *lookup(nb::handle module, const char *name) { return module.attr(name).inc_ref().ptr(); }
+
+/// Python's operators for the ufuncs above: when an operand stands for a NumPy scalar, NumPy's
+/// scalar arithmetic answers (its overflow warnings, its libm pow, its complex division), as in
+/// NumPy. Pairs (ufunc, operator); the floor division the array API patches is not among them.
+struct ScalarOp {
+    PyObject *ufunc, *op;
+};
+ScalarOp scalar_ops[16];
+std::size_t n_scalar_ops = 0;
+
+void load_scalar_ops() {
+    nb::module_ np = nb::module_::import_("numpy");
+    nb::module_ op = nb::module_::import_("operator");
+    nb::module_ builtins = nb::module_::import_("builtins");
+    const char *pairs[][2] = {{"add", "add"}, {"subtract", "sub"}, {"multiply", "mul"},
+                              {"true_divide", "truediv"}, {"floor_divide", "floordiv"},
+                              {"remainder", "mod"}, {"bitwise_and", "and_"}, {"bitwise_or", "or_"},
+                              {"bitwise_xor", "xor"}, {"left_shift", "lshift"},
+                              {"right_shift", "rshift"}, {"negative", "neg"}, {"positive", "pos"},
+                              {"absolute", "abs"}, {"invert", "invert"}};
+    for (auto &p : pairs) scalar_ops[n_scalar_ops++] = {lookup(np, p[0]), lookup(op, p[1])};
+    scalar_ops[n_scalar_ops++] = {lookup(np, "divmod"), lookup(builtins, "divmod")};
+}
+
+bool stands_for_scalar(nb::handle o) { return is_array(o.ptr()) && stands_for_scalar(array_of(o.ptr())); }
+
+/// The callable an operator runs: Python's operator when an operand stands for a NumPy scalar.
+PyObject *operator_for(PyObject *f, nb::handle x, nb::handle y = nb::handle()) {
+    if (!stands_for_scalar(x) && !(y.is_valid() && stands_for_scalar(y))) return f;
+    for (std::size_t i = 0; i < n_scalar_ops; ++i)
+        if (scalar_ops[i].ufunc == f) return scalar_ops[i].op;
+    return f;
+}
+
 
 void load_ops() {
     nb::module_ np = nb::module_::import_("numpy");
@@ -34,7 +69,8 @@ void load_ops() {
            lookup(op, "lt"), lookup(op, "le"), lookup(op, "eq"), lookup(op, "ne"), lookup(op, "gt"),
            lookup(op, "ge"), lookup(np, "divmod"), lookup(op, "getitem"),
            lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"), np.inc_ref().ptr(),
-           lookup(op, "eq"), lookup(op, "ne"), lookup(op, "pow")};
+           lookup(op, "eq"), lookup(op, "ne"), lookup(nb::module_::import_("builtins"), "setattr"),
+           lookup(op, "pow")};
 }
 
 /// `_core._set_operator(name, func)`: the operators named `name` (only "floor_divide" so far) call
@@ -55,13 +91,14 @@ Array &self_of(nb::handle self, const char *fn) {
 /// What forwarded attributes are looked up on: the NumPy scalar for an array that stands for one
 /// (so s.astype(), s.is_integer(), s.round() behave as on np.float64), else the ndarray.
 nb::object attribute_owner(Array &a) {
-    if (!a.from_scalar || nb::cast<int>(a.data.attr("ndim")) != 0) return a.data;
+    if (!stands_for_scalar(a)) return a.data;
     nb::object scalar = nb::steal(PyObject_GetItem(a.data.ptr(), nb::tuple().ptr()));
     if (!scalar) throw nb::python_error();
     return scalar;
 }
 
 nb::object call1(const char *name, PyObject *f, nb::handle x) {
+    f = operator_for(f, x);
     nb::object args = nb::make_tuple(x);
     return apply(name, f, args.ptr(), nullptr);
 }
@@ -77,6 +114,7 @@ bool defers_to_sequence(nb::handle s, nb::handle seq) {
 nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
     if (f == ops.multiply && (defers_to_sequence(x, y) || defers_to_sequence(y, x)))
         return nb::borrow(Py_NotImplemented);
+    f = operator_for(f, x, y);
     nb::object args = nb::make_tuple(x, y);
     return apply(name, f, args.ptr(), nullptr);
 }
@@ -108,6 +146,9 @@ nb::object unary(const char *name, wsa::UnaryOp op, PyObject *f, nb::handle x) {
 /// In-place operator: NumPy writes into the array's own memory, so no allocation is made.
 nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle other) {
     Array &a = self_of(self, name);
+    // s += 1 on a scalar result rebinds s to a new scalar, as for NumPy's immutable scalars
+    // (with the type NumPy's scalar arithmetic gives); other references to s keep the old value.
+    if (stands_for_scalar(a)) return call2(name, f == ops.power ? ops.pow : f, self, other);
     nb::object args = nb::make_tuple(self, other);
     nb::dict kw;
     kw["out"] = nb::make_tuple(a.data);
@@ -138,6 +179,30 @@ struct BoundMethod {
     nb::object method;  ///< the ndarray's bound method (an Array's ndarray never changes)
 };
 
+/// iter(a): the items a[0], a[1], ... made one at a time (as NumPy's iterator), each checked
+/// against the array's cycle.
+struct ArrayIter {
+    nb::object array;
+    Py_ssize_t next, n;
+};
+
+nb::object array_iter_next(ArrayIter &it) {
+    if (it.next >= it.n) throw nb::stop_iteration();
+    Array &a = self_of(it.array, "Array.__iter__");
+    {
+        RouteGuard route(current_target());  // a scalar item becomes a 0-d array here
+        if (PyObject *item = PySequence_GetItem(a.data.ptr(), it.next)) {
+            nb::object owned = nb::steal(item);
+            ++it.next;
+            return wrap_ndarray(owned, it.array);
+        }
+        PyErr_Clear();
+        take_allocation_error();
+    }
+    // The general path reports the failure (a WorkspaceMemoryError for a full workspace).
+    return call2("Array.__iter__", ops.getitem, it.array, nb::int_(it.next++));
+}
+
 int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     Array &a = array_of(self);
     if (!token_valid(a.token)) {
@@ -152,12 +217,41 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     return PyObject_GetBuffer(a.data.ptr(), view, flags);
 }
 
-PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer}, {0, nullptr}};
+/// iter(a), as a type slot: a failing iter() (what np.iterable() and matplotlib ask of every
+/// scalar result) sets its TypeError without a C++ exception, as cheaply as NumPy's.
+PyObject *array_iter(PyObject *self) {
+    try {
+        Array &a = self_of(self, "Array.__iter__");
+        if (ndarray_ndim(a.data.ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
+            if (stands_for_scalar(a)) {
+                nb::object type = a.data.attr("dtype").attr("type");
+                PyErr_Format(PyExc_TypeError, "wsarray.Array.__iter__(): '%s' object is not iterable",
+                             ((PyTypeObject *) type.ptr())->tp_name);
+            } else {
+                PyErr_SetString(PyExc_TypeError, "wsarray.Array.__iter__(): iteration over a 0-d array");
+            }
+            return nullptr;
+        }
+        Py_ssize_t n = PyObject_Length(a.data.ptr());
+        if (n < 0) raise_pending("Array.__iter__");
+        return nb::cast(ArrayIter{nb::borrow(self), 0, n}).release().ptr();
+    } catch (nb::python_error &e) {
+        e.restore();
+    } catch (const std::bad_alloc &) {
+        PyErr_NoMemory();
+    }
+    return nullptr;
+}
+
+PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer},
+                             {Py_tp_iter, (void *) array_iter},
+                             {0, nullptr}};
 
 } // namespace
 
 void export_array(nb::module_ &m) {
     load_ops();
+    load_scalar_ops();
     m.def("_set_operator", &set_operator, nb::arg("name"), nb::arg("func"));
     init_fast_ops();
 
@@ -165,9 +259,13 @@ void export_array(nb::module_ &m) {
         .def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
             std::string fn = "Array." + b.name;
             self_of(b.self, fn.c_str());  // still in its cycle when called
-            return apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr());
+            return apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr(), b.self.ptr());
         })
         .def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
+
+    nb::class_<ArrayIter>(m, "_ArrayIterator")
+        .def("__iter__", [](nb::handle it) { return nb::borrow(it); })
+        .def("__next__", &array_iter_next);
 
     auto cls = nb::class_<Array>(m, "Array", nb::type_slots(array_slots),
                                  "An n-dimensional array whose memory comes from the current "
@@ -241,7 +339,7 @@ void export_array(nb::module_ &m) {
             RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
             if (PyObject *r = PyObject_GetItem(a.data.ptr(), key.ptr())) {
                 nb::object view = nb::steal(r);
-                return wrap_ndarray(view);
+                return wrap_ndarray(view, s);
             }
             PyErr_Clear();
             take_allocation_error();
@@ -286,15 +384,6 @@ void export_array(nb::module_ &m) {
         if (n < 0) raise_pending("Array.__len__");
         return n;
     });
-    cls.def("__iter__", [](nb::handle s) {
-        Array &a = self_of(s, "Array.__iter__");
-        Py_ssize_t n = PyObject_Length(a.data.ptr());
-        if (n < 0) raise_pending("Array.__iter__");
-        nb::list items;
-        for (Py_ssize_t i = 0; i < n; ++i)
-            items.append(call2("Array.__iter__", ops.getitem, s, nb::int_(i)));
-        return nb::iter(items);
-    });
     cls.def("__contains__", [](nb::handle s, nb::handle v) {
         Array &a = self_of(s, "Array.__contains__");
         nb::object uv = is_array(v.ptr()) ? self_of(v, "Array.__contains__").data : nb::borrow(v);
@@ -326,7 +415,7 @@ void export_array(nb::module_ &m) {
         // A scalar NumPy returned (a.sum(), a[0], ...) prints as NumPy prints it: np.float64(3.0).
         Array &a = self_of(s, "Array.__repr__");
         nb::object shown = a.data;
-        if (a.from_scalar && nb::cast<int>(a.data.attr("ndim")) == 0)
+        if (stands_for_scalar(a))
             shown = nb::steal(PyObject_GetItem(a.data.ptr(), nb::tuple().ptr()));
         if (!shown.is_valid()) throw nb::python_error();
         nb::object r = nb::steal(PyObject_Repr(shown.ptr()));
@@ -340,7 +429,7 @@ void export_array(nb::module_ &m) {
         // Put into the type's dict directly: setattr(type, "__class__") would set the metaclass.
         nb::object getter = nb::cpp_function([](nb::handle s) -> nb::object {
             Array &a = array_of(s.ptr());
-            if (a.from_scalar && nb::cast<int>(a.data.attr("ndim")) == 0)
+            if (stands_for_scalar(a))
                 return a.data.attr("dtype").attr("type");
             return nb::borrow((PyObject *) Py_TYPE(s.ptr()));
         });
@@ -387,6 +476,30 @@ void export_array(nb::module_ &m) {
                             throw nb::python_error();
                         }
                     });
+    // a.real = ..., a.imag = ..., a.flat = ...: NumPy writes into the array (a scalar result
+    // refuses, as NumPy's scalars do). Reading goes through the same path as other attributes.
+    for (const char *attr : {"real", "imag", "flat"}) {
+        std::string fn = std::string("Array.") + attr, name = attr;
+        cls.def_prop_rw(attr, [fn, name](nb::handle s) {
+            Array &a = self_of(s, fn.c_str());
+            return wrap_ndarray(attribute_owner(a).attr(name.c_str()), s);
+        }, [fn, name](nb::handle s, nb::handle value) {
+            nb::object args = nb::make_tuple(s, nb::str(name.c_str()), value);
+            apply(fn.c_str(), ops.setattr, args.ptr(), nullptr);
+        }, nb::arg("value").none());
+    }
+    cls.def_prop_ro("base", [](nb::handle s) -> nb::object {
+        // y = x[2:]; y.base is x, as in NumPy: the Array the view was made from, else (the array
+        // that made the memory is gone) one Array kept for the base, so repeated reads agree.
+        Array &a = self_of(s, "Array.base");
+        if (stands_for_scalar(a)) return nb::none();  // NumPy's scalars have no base
+        PyObject *b = ndarray_base(a.data.ptr());
+        if (!b) return nb::none();
+        if (a.base.is_valid() && array_of(a.base.ptr()).data.ptr() == b) return a.base;
+        nb::object w = wrap_ndarray(b);
+        if (is_array(w.ptr())) a.base = w;
+        return w;
+    });
     cls.def_prop_ro("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); });
     cls.def_prop_ro("ndim", [](nb::handle s) { return self_of(s, "Array.ndim").data.attr("ndim"); });
     cls.def_prop_ro("size", [](nb::handle s) { return self_of(s, "Array.size").data.attr("size"); });
@@ -395,13 +508,13 @@ void export_array(nb::module_ &m) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";
         // NumPy programs use v.T on vectors).
         Array &a = self_of(s, "Array.T");
-        return wrap_ndarray(a.data.attr("T"));
+        return wrap_ndarray(a.data.attr("T"), s);
     });
     cls.def_prop_ro("mT", [](nb::handle s) {
         Array &a = self_of(s, "Array.mT");
         if (nb::cast<int>(a.data.attr("ndim")) < 2)
             raise(PyExc_ValueError, "wsarray.Array.mT: the array must have at least 2 dimensions");
-        return wrap_ndarray(a.data.attr("mT"));
+        return wrap_ndarray(a.data.attr("mT"), s);
     });
 
     cls.def("__array__", [](nb::handle s, nb::handle dtype, nb::handle copy) {
@@ -500,14 +613,31 @@ void export_array(nb::module_ &m) {
         if (array_of(s.ptr()).from_scalar) return call2("Array.__copy__", ops.getitem, s, nb::tuple());
         return call1("Array.__copy__", ops.copy, s);
     });
-    cls.def("__deepcopy__", [](nb::handle s, nb::handle) {
+    cls.def("__deepcopy__", [](nb::handle s, nb::handle memo) {
         if (array_of(s.ptr()).from_scalar) return call2("Array.__deepcopy__", ops.getitem, s, nb::tuple());
-        return call1("Array.__deepcopy__", ops.copy, s);
+        // ndarray.__deepcopy__: the elements of an object array are deep-copied too.
+        nb::object f = self_of(s, "Array.__deepcopy__").data.attr("__deepcopy__");
+        nb::object args = nb::make_tuple(memo.is_none() ? nb::object(nb::dict()) : nb::borrow(memo));
+        return apply("Array.__deepcopy__", f.ptr(), args.ptr(), nullptr);
     }, nb::arg("memo").none());
+    cls.def("resize", [](nb::handle s, nb::args args, nb::kwargs kwargs) {
+        // NumPy refuses to resize an array that other names reference (refcheck=True): here the
+        // names reference the Array (the caller's and this call's), not the ndarray it holds.
+        Array &a = self_of(s, "Array.resize");
+        nb::object refcheck = kwargs.contains("refcheck") ? nb::object(kwargs["refcheck"]) : nb::object(nb::bool_(true));
+        int check = PyObject_IsTrue(refcheck.ptr());
+        if (check < 0) raise_pending("Array.resize");
+        if (check && Py_REFCNT(s.ptr()) > 2)
+            raise(PyExc_ValueError, "wsarray.Array.resize(): cannot resize an array that references or is "
+                                    "referenced\nby another object in this way.\nUse the np.resize function "
+                                    "to get a new resized copy or\n set refcheck=False to disable this check");
+        nb::object f = a.data.attr("resize");
+        return apply("Array.resize", f.ptr(), args.ptr(), kwargs.ptr());
+    });
     cls.def("__reduce__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__reduce__");
         nb::module_ ws = nb::module_::import_("wsarray");
-        if (a.from_scalar && nb::cast<int>(a.data.attr("ndim")) == 0)
+        if (stands_for_scalar(a))
             return nb::make_tuple(ws.attr("_numpy_extras").attr("_rebuild_scalar"),
                                   nb::make_tuple(attribute_owner(a)));
         return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(a.data.attr("copy")()));
@@ -545,7 +675,7 @@ void export_array(nb::module_ &m) {
             raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '" + name + "'");
         }
         if (PyCallable_Check(attr.ptr())) return nb::cast(BoundMethod{nb::borrow(s), name, attr});
-        return wrap_ndarray(attr);
+        return wrap_ndarray(attr, s);
     });
     cls.attr("__array_priority__") = 100;
 }

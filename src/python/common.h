@@ -32,7 +32,14 @@ struct Array {
     /// NumPy returned a scalar here (np.float64, ...), wrapped as 0-d: repr() shows the scalar's
     /// repr so printed output matches NumPy.
     bool from_scalar = false;
+    /// The Array whose ndarray is `data`'s base (a view's `a.base is x`, as in NumPy); set when the
+    /// view is made from `x` (or from a view of `x`), or on the first read of `a.base`.
+    nb::object base;
 };
+
+/// An Array that stands for the NumPy scalar a function returned (printed, copied, unwrapped and
+/// updated by `+=` & co as that scalar).
+bool stands_for_scalar(const Array &a);
 
 /// The Python type object of wsarray.Array (set by export_array).
 extern PyTypeObject *ArrayType;
@@ -51,13 +58,17 @@ inline bool token_valid(const Token &t) {
 /// Token for memory at the data pointer of ndarray `o`.
 Token token_for(PyObject *o);
 
-/// Wrap an ndarray (or NumPy scalar) in a new wsarray.Array.
-nb::object wrap_ndarray(nb::handle nd);
+/// Wrap an ndarray (or NumPy scalar) in a new wsarray.Array; `source`: the Array it was taken
+/// from (a view of it gets it as its base; its own ndarray comes back as `source` itself).
+nb::object wrap_ndarray(nb::handle nd, nb::handle source = nb::handle());
 
 /// Call `func(*args, **kwargs)` with every wsarray.Array argument (also inside lists and tuples)
 /// replaced by its ndarray, NumPy's allocations routed into the current workspace, and every
 /// ndarray in the result wrapped. Errors name `name` ("wsarray.<name>()").
-nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs);
+/// `self_array`: the Array a method is called on (a view of it gets it as its base; a result that
+/// is its ndarray comes back as the Array itself, as NumPy returns self).
+nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs,
+                 PyObject *self_array = nullptr);
 
 /// The current allocation target of this thread (null: outside every workspace or scoped out).
 inline wsa::Workspace *current_target() { return wsa::ThreadWorkspaces::current().target(); }

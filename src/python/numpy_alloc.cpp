@@ -116,6 +116,8 @@ std::string take_allocation_error() {
 }
 
 void *ndarray_data(PyObject *o) { return PyArray_Check(o) ? PyArray_DATA((PyArrayObject *) o) : nullptr; }
+PyObject *ndarray_base(PyObject *o) { return PyArray_Check(o) ? PyArray_BASE((PyArrayObject *) o) : nullptr; }
+int ndarray_ndim(PyObject *o) { return PyArray_Check(o) ? PyArray_NDIM((PyArrayObject *) o) : -1; }
 bool is_ndarray(PyObject *o) { return PyArray_Check(o); }
 bool is_ndarray_exact(PyObject *o) { return PyArray_CheckExact(o); }
 // Flexible scalars (np.str_, np.bytes_ and np.void records) stay as they are: str_/bytes_ are
