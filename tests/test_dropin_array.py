@@ -168,3 +168,32 @@ def test_equality_with_none_and_other_types_is_numpys(scope):
     assert repr(w.sum() == "") == repr(n.sum() == "") and (w.sum() == None) == (n.sum() == None)  # noqa: E711
     assert (w == wnp.asarray([0, 5, 2])).tolist() == [True, False, True]
     assert (w == [0, 1, 5]).tolist() == [True, True, False] and (w != 1).tolist() == [True, False, True]
+
+
+def test_base_of_views_is_the_array_they_view(scope):
+    # Tutorials check `view.base is x` (from-python-to-numpy, scipy-lectures); NumPy's base is the
+    # array owning the memory, so a view of a view names the owner too.
+    for mod in (np, wnp):
+        z = mod.zeros((5, 5))
+        checks = [z.base is None, z[:3, :].base is z, z[:3][1:].base is z, z.ravel().base is z,
+                  z[::2, ::2].ravel().base is None, z.flatten().base is None, z[[0, 1, 2], :].base is None,
+                  z.T.base is z, z.reshape(25).base is z, z.view().base is z, z[1:].base is z[1:].base,
+                  z.astype(z.dtype, copy=False) is z]
+        if mod is np:
+            want = checks
+        else:
+            assert checks == want
+    r = wnp.arange(9).reshape(3, 3)
+    assert isinstance(r.base, wnp.Array) and r.base is r.base and r.base.shape == (9,)
+
+
+def test_arrays_refuse_item_deletion_like_numpy(scope):
+    a = wnp.arange(5)
+    with pytest.raises(ValueError, match="cannot delete array elements"):
+        del a[2:5]
+    assert a.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_abs_is_absolute_and_version_module(scope):
+    assert wnp.abs is wnp.absolute and wnp.abs.__name__ == np.abs.__name__ == "absolute"
+    assert wnp.version.version == np.version.version and wnp.__config__ is np.__config__

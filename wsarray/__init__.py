@@ -40,6 +40,8 @@ from ._info import __array_namespace_info__
 # Drop-in: code that gates features on np.__version__ must see the NumPy doing the math.
 # wsarray's own version is __wsarray_version__ (and the package metadata).
 __version__ = _numpy_version
+# Likewise NumPy's version module and build configuration (np.version.version, np.__config__.show()).
+from numpy import __config__, version  # noqa: E402,F401
 __wsarray_version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")

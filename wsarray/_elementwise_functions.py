@@ -116,8 +116,8 @@ __all__ = [
     "trunc",
 ]
 
-abs = _F(_np.absolute, "abs")
 absolute = _F(_np.absolute, "absolute")
+abs = absolute  # as in NumPy (np.abs is np.absolute: its __name__ is "absolute")
 acos = _F(_np.arccos, "acos")
 acosh = _F(_np.arccosh, "acosh")
 add = _F(_np.add, "add")

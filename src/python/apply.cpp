@@ -111,6 +111,30 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
     return o;
 }
 
+/// A new Array for a view `nd` of one of the arguments remembers that argument's Array (or the
+/// Array that argument has as its base) as its `.base`: NumPy's views name the array that owns
+/// the memory, and a wsarray view must name the same wsarray.Array.
+void link_base(PyObject *array, PyObject *nd, const Seen &seen) {
+    PyObject *b = ndarray_base(nd);
+    if (!b || !is_ndarray(b)) return;
+    auto link = [&](PyObject *arr) {
+        if (array_of(arr).data.ptr() == b) {
+            array_of(array).base_array = nb::borrow(arr);
+            return true;
+        }
+        const nb::object &up = array_of(arr).base_array;
+        if (up.is_valid() && array_of(up.ptr()).data.ptr() == b) {
+            array_of(array).base_array = up;
+            return true;
+        }
+        return false;
+    };
+    for (std::size_t i = 0; i < seen.n_inline; ++i)
+        if (link(seen.inline_pairs[i].second)) return;
+    for (auto &p : seen.more)
+        if (link(p.second)) return;
+}
+
 /// New reference to `r` with ndarrays (and NumPy scalars) wrapped as wsarray.Array.
 PyObject *wrap(PyObject *r, const Seen &seen) {
     if (is_ndarray_exact(r)) {
@@ -118,7 +142,9 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
             Py_INCREF(orig);
             return orig;
         }
-        return new_array(r);
+        PyObject *a = new_array(r);
+        if (seen.n_inline) link_base(a, r, seen);
+        return a;
     }
     if (is_numpy_scalar(r)) {
         nb::object nd = nb::steal(scalar_to_ndarray(r));
@@ -263,13 +289,29 @@ void raise_pending(const char *name) {
     throw nb::python_error();
 }
 
-nb::object wrap_ndarray(nb::handle nd) {
-    Seen none;
-    return nb::steal(wrap(nd.ptr(), none));
+nb::object wrap_ndarray(nb::handle nd, PyObject *parent) {
+    Seen seen;
+    if (parent && is_array(parent)) seen.add(array_of(parent).data.ptr(), parent);
+    return nb::steal(wrap(nd.ptr(), seen));
+}
+
+namespace {
+nb::object apply_seen(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen);
 }
 
 nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs) {
     Seen seen;
+    return apply_seen(name, func, args, kwargs, seen);
+}
+
+nb::object apply_method(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, PyObject *self) {
+    Seen seen;
+    if (self && is_array(self)) seen.add(array_of(self).data.ptr(), self);
+    return apply_seen(name, func, args, kwargs, seen);
+}
+
+namespace {
+nb::object apply_seen(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen) {
     // Positional arguments go to NumPy through vectorcall from a stack array (no new tuple).
     constexpr Py_ssize_t kStack = 8;
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
@@ -301,5 +343,7 @@ nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwa
     if (!result) raise_call_error(name);
     return result;
 }
+
+} // namespace
 
 } // namespace wsa_py

@@ -165,7 +165,7 @@ void export_array(nb::module_ &m) {
         .def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
             std::string fn = "Array." + b.name;
             self_of(b.self, fn.c_str());  // still in its cycle when called
-            return apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr());
+            return apply_method(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr(), b.self.ptr());
         })
         .def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
 
@@ -241,7 +241,7 @@ void export_array(nb::module_ &m) {
             RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
             if (PyObject *r = PyObject_GetItem(a.data.ptr(), key.ptr())) {
                 nb::object view = nb::steal(r);
-                return wrap_ndarray(view);
+                return wrap_ndarray(view, s.ptr());
             }
             PyErr_Clear();
             take_allocation_error();
@@ -280,6 +280,10 @@ void export_array(nb::module_ &m) {
         nb::object args = nb::make_tuple(s, key, v);
         apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
     }, nb::arg("key").none(), nb::arg("value").none());
+    cls.def("__delitem__", [](nb::handle s, nb::handle) {
+        self_of(s, "Array.__delitem__");
+        raise(PyExc_ValueError, "wsarray.Array.__delitem__(): cannot delete array elements");
+    }, nb::arg("key").none());
     cls.def("__len__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__len__");
         Py_ssize_t n = PyObject_Length(a.data.ptr());
@@ -387,6 +391,18 @@ void export_array(nb::module_ &m) {
                             throw nb::python_error();
                         }
                     });
+    cls.def_prop_ro("base", [](nb::handle s) -> nb::object {
+        // NumPy's base: None for an array that owns its memory, else the array that does. The
+        // Array a view was made from answers (x[1:].base is x); else a wrapper, kept so that
+        // repeated reads give the same object.
+        Array &a = self_of(s, "Array.base");
+        PyObject *b = ndarray_base(a.data.ptr());
+        if (!b) return nb::none();
+        if (a.base_array.is_valid() && array_of(a.base_array.ptr()).data.ptr() == b) return a.base_array;
+        nb::object r = wrap_ndarray(b);
+        if (is_array(r.ptr())) a.base_array = r;
+        return r;
+    });
     cls.def_prop_ro("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); });
     cls.def_prop_ro("ndim", [](nb::handle s) { return self_of(s, "Array.ndim").data.attr("ndim"); });
     cls.def_prop_ro("size", [](nb::handle s) { return self_of(s, "Array.size").data.attr("size"); });
@@ -395,13 +411,13 @@ void export_array(nb::module_ &m) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";
         // NumPy programs use v.T on vectors).
         Array &a = self_of(s, "Array.T");
-        return wrap_ndarray(a.data.attr("T"));
+        return wrap_ndarray(a.data.attr("T"), s.ptr());
     });
     cls.def_prop_ro("mT", [](nb::handle s) {
         Array &a = self_of(s, "Array.mT");
         if (nb::cast<int>(a.data.attr("ndim")) < 2)
             raise(PyExc_ValueError, "wsarray.Array.mT: the array must have at least 2 dimensions");
-        return wrap_ndarray(a.data.attr("mT"));
+        return wrap_ndarray(a.data.attr("mT"), s.ptr());
     });
 
     cls.def("__array__", [](nb::handle s, nb::handle dtype, nb::handle copy) {
@@ -545,7 +561,7 @@ void export_array(nb::module_ &m) {
             raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '" + name + "'");
         }
         if (PyCallable_Check(attr.ptr())) return nb::cast(BoundMethod{nb::borrow(s), name, attr});
-        return wrap_ndarray(attr);
+        return wrap_ndarray(attr, s.ptr());
     });
     cls.attr("__array_priority__") = 100;
 }

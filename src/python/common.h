@@ -32,6 +32,9 @@ struct Array {
     /// NumPy returned a scalar here (np.float64, ...), wrapped as 0-d: repr() shows the scalar's
     /// repr so printed output matches NumPy.
     bool from_scalar = false;
+    /// The Array whose ndarray is `data.base`, when known (a view made from an Array): `.base`
+    /// answers with it, so `x[1:].base is x` holds as in NumPy. Null otherwise.
+    nb::object base_array;
 };
 
 /// The Python type object of wsarray.Array (set by export_array).
@@ -51,8 +54,13 @@ inline bool token_valid(const Token &t) {
 /// Token for memory at the data pointer of ndarray `o`.
 Token token_for(PyObject *o);
 
-/// Wrap an ndarray (or NumPy scalar) in a new wsarray.Array.
-nb::object wrap_ndarray(nb::handle nd);
+/// Wrap an ndarray (or NumPy scalar) in a new wsarray.Array. `parent`: the Array the ndarray was
+/// taken from (a view of it keeps it as its `.base`, as NumPy's views do).
+nb::object wrap_ndarray(nb::handle nd, PyObject *parent = nullptr);
+
+/// Call `func(*args, **kwargs)` as apply() does, for a method of the Array `self`: a result that
+/// is self's ndarray comes back as `self`, a view of it has `self` as its `.base`.
+nb::object apply_method(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, PyObject *self);
 
 /// Call `func(*args, **kwargs)` with every wsarray.Array argument (also inside lists and tuples)
 /// replaced by its ndarray, NumPy's allocations routed into the current workspace, and every

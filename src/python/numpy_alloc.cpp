@@ -118,6 +118,7 @@ std::string take_allocation_error() {
 void *ndarray_data(PyObject *o) { return PyArray_Check(o) ? PyArray_DATA((PyArrayObject *) o) : nullptr; }
 bool is_ndarray(PyObject *o) { return PyArray_Check(o); }
 bool is_ndarray_exact(PyObject *o) { return PyArray_CheckExact(o); }
+PyObject *ndarray_base(PyObject *o) { return PyArray_Check(o) ? PyArray_BASE((PyArrayObject *) o) : nullptr; }
 // Flexible scalars (np.str_, np.bytes_ and np.void records) stay as they are: str_/bytes_ are
 // Python str/bytes, and record["field"] must give the field's scalar as in NumPy.
 bool is_numpy_scalar(PyObject *o) { return PyArray_IsScalar(o, Generic) && !PyArray_IsScalar(o, Flexible); }

@@ -38,6 +38,8 @@ std::string take_allocation_error();
 
 /// Data pointer of a NumPy ndarray (null if `o` is not an ndarray).
 void *ndarray_data(PyObject *o);
+/// The ndarray's base object (borrowed; null if none or `o` is not an ndarray).
+PyObject *ndarray_base(PyObject *o);
 bool is_ndarray(PyObject *o);
 bool is_ndarray_exact(PyObject *o);
 /// A NumPy scalar that wsarray wraps as a 0-d Array (numbers, bools, datetimes; not str/bytes/void).
