@@ -181,6 +181,9 @@ def test_pinv_default_tolerance_is_the_standards():
     np.testing.assert_allclose(np.asarray(wnp.linalg.pinv(x)), [[1.0, 0.0], [0.0, 2e15]])
     np.testing.assert_allclose(np.asarray(wnp.linalg.pinv(x, 1e-15)), [[1.0, 0.0], [0.0, 0.0]])
     np.testing.assert_allclose(np.asarray(wnp.linalg.pinv(x, rtol=1e-15)), [[1.0, 0.0], [0.0, 0.0]])
+    # Integer input works as in NumPy (computed in float64; NumPy's rtol=None path fails there).
+    m = [[1, 2, 3], [5, 7, 11], [21, 29, 31]]
+    np.testing.assert_allclose(np.asarray(wnp.linalg.pinv(wnp.asarray(m))), np.linalg.pinv(np.asarray(m)))
 
 
 @pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])

@@ -115,6 +115,9 @@ def test_file_io_round_trip(tmp_path, scope):
         same(z["first"], n, scope)
         same(z["second"], np.arange(3), scope)
         assert sorted(z.keys()) == ["first", "second"]
+    np.savez(tmp_path / "n.npz", first=n, second=np.arange(3))
+    with wnp.load(tmp_path / "z.npz") as z, np.load(tmp_path / "n.npz") as zn:
+        assert repr(z).replace("z.npz", "n.npz") == repr(zn)  # printed as NumPy prints it
     with pytest.raises(NotImplementedError, match="mmap_mode"):
         wnp.load(tmp_path / "a.npy", mmap_mode="r")
     with pytest.raises(FileNotFoundError):
