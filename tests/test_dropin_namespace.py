@@ -305,3 +305,29 @@ def test_functions_carry_numpys_documentation():
 def test_version_is_numpys_for_feature_gates():
     assert wnp.__version__ == np.__version__
     assert wnp.__wsarray_version__ == "0.1.0"
+
+
+def test_polynomial_package(scope):
+    # numpy.polynomial as the tutorials use it (scipy-lectures, numpy-tutorials' fractals):
+    # NumPy's classes and printing, array results routed into the workspace.
+    import pickle
+
+    n = np.linspace(-1, 1, 50)
+    w = wnp.asarray(n)
+    p, pn = wnp.polynomial.Polynomial([-1, 2, 3]), np.polynomial.Polynomial([-1, 2, 3])
+    assert isinstance(p, np.polynomial.Polynomial) and repr(p) == repr(pn) and str(p) == str(pn)
+    assert repr(p(0)) == repr(pn(0)) and p.degree() == 2
+    same(p(w), pn(n), scope)
+    same(p.roots(), pn.roots(), scope)
+    for got, want in zip(p.linspace(5), pn.linspace(5)):
+        same(got, want, scope)
+    assert repr(p.deriv()) == repr(pn.deriv()) and repr(p + p * 2) == repr(pn + pn * 2)
+    fit, fitn = wnp.polynomial.Polynomial.fit(w, wnp.cos(w), 3), np.polynomial.Polynomial.fit(n, np.cos(n), 3)
+    assert repr(fit) == repr(fitn) and type(fit) is wnp.polynomial.Polynomial
+    same(wnp.polynomial.polynomial.polyfit(w, w ** 2, 2), np.polynomial.polynomial.polyfit(n, n ** 2, 2), scope)
+    same(wnp.polynomial.chebyshev.chebval(w, [1, 2]), np.polynomial.chebyshev.chebval(n, [1, 2]), scope)
+    assert repr(wnp.polynomial.Chebyshev([1, 2])) == repr(np.polynomial.Chebyshev([1, 2]))
+    assert pickle.loads(pickle.dumps(p)) == p
+    from wsarray.polynomial import polynomial as P  # noqa: N812  (NumPy's documented spelling)
+
+    assert P.polyval is wnp.polynomial.polynomial.polyval
