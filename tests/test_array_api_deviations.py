@@ -328,3 +328,11 @@ def test_devices():
         x.to_device("gpu")
     with pytest.raises(ValueError, match="wsarray.zeros"):
         wnp.zeros(2, device="gpu")
+
+
+def test_finfo_iinfo_print_as_numpys():
+    # Fields are Python numbers (the standard), but the objects print as NumPy's do.
+    for t in (np.float16, np.float32, np.float64, np.complex128):
+        assert repr(wnp.finfo(t)) == repr(np.finfo(t)) and str(wnp.finfo(t)) == str(np.finfo(t))
+    for t in (int, np.int8, np.int32, np.uint64):
+        assert repr(wnp.iinfo(t)) == repr(np.iinfo(t)) and str(wnp.iinfo(t)) == str(np.iinfo(t))
