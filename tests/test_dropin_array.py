@@ -197,3 +197,16 @@ def test_arrays_refuse_item_deletion_like_numpy(scope):
 def test_abs_is_absolute_and_version_module(scope):
     assert wnp.abs is wnp.absolute and wnp.abs.__name__ == np.abs.__name__ == "absolute"
     assert wnp.version.version == np.version.version and wnp.__config__ is np.__config__
+
+
+def test_dtype_assignment_reinterprets_in_place(scope):
+    # scipy-lectures' advanced NumPy chapter: x.dtype = "<i2" views the same bytes as int16.
+    n, w = np.array([1, 2, 3, 4], dtype=np.uint8), wnp.asarray(np.array([1, 2, 3, 4], dtype=np.uint8))
+    n.dtype = "<i2"
+    w.dtype = "<i2"
+    assert w.dtype == n.dtype and np.asarray(w).tolist() == n.tolist() == [513, 1027]
+    with pytest.raises(ValueError) as want:
+        n.dtype = "<i8"
+    with pytest.raises(ValueError) as got:
+        w.dtype = "<i8"
+    assert str(got.value) == "wsarray.Array.dtype(): " + str(want.value)

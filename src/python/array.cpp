@@ -403,7 +403,15 @@ void export_array(nb::module_ &m) {
         if (is_array(r.ptr())) a.base_array = r;
         return r;
     });
-    cls.def_prop_ro("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); });
+    cls.def_prop_rw("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); },
+                    [](nb::handle s, nb::handle dtype) {
+                        // x.dtype = "<i2": NumPy reinterprets the memory in place (a view's rules).
+                        Array &a = self_of(s, "Array.dtype");
+                        if (PyObject_SetAttrString(a.data.ptr(), "dtype", dtype.ptr()) < 0) {
+                            prefix_error_for("Array.dtype");
+                            throw nb::python_error();
+                        }
+                    });
     cls.def_prop_ro("ndim", [](nb::handle s) { return self_of(s, "Array.ndim").data.attr("ndim"); });
     cls.def_prop_ro("size", [](nb::handle s) { return self_of(s, "Array.size").data.attr("size"); });
     cls.def_prop_ro("device", [](nb::handle s) { self_of(s, "Array.device"); return nb::str("cpu"); });
