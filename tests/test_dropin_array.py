@@ -210,3 +210,13 @@ def test_dtype_assignment_reinterprets_in_place(scope):
     with pytest.raises(ValueError) as got:
         w.dtype = "<i8"
     assert str(got.value) == "wsarray.Array.dtype(): " + str(want.value)
+
+
+def test_getsizeof_counts_the_data_like_numpy(scope):
+    # w3resource-style exercises print sys.getsizeof(a) next to a.size * a.itemsize.
+    import sys
+
+    for n in (np.random.random((3, 4)), np.array([1, 7, 13, 105]), np.zeros(0), np.arange(10)[2:5]):
+        w = wnp.asarray(n) if n.base is None else wnp.arange(10)[2:5]
+        assert sys.getsizeof(w) == sys.getsizeof(n)
+    assert sys.getsizeof(wnp.asarray([1.5, 2.5]).sum()) == sys.getsizeof(np.float64(4.0))

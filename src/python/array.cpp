@@ -280,6 +280,14 @@ void export_array(nb::module_ &m) {
         nb::object args = nb::make_tuple(s, key, v);
         apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
     }, nb::arg("key").none(), nb::arg("value").none());
+    cls.def("__sizeof__", [](nb::handle s) {
+        // sys.getsizeof(a) as in NumPy (a classic exercise prints it): the ndarray's own size,
+        // which counts the data it owns; a scalar result's is the NumPy scalar's. Arrays are not
+        // tracked by the GC, so sys.getsizeof() adds nothing to this.
+        Array &a = self_of(s, "Array.__sizeof__");
+        nb::object size = nb::module_::import_("sys").attr("getsizeof")(attribute_owner(a));
+        return nb::cast<Py_ssize_t>(size);
+    });
     cls.def("__delitem__", [](nb::handle s, nb::handle) {
         self_of(s, "Array.__delitem__");
         raise(PyExc_ValueError, "wsarray.Array.__delitem__(): cannot delete array elements");
