@@ -220,3 +220,28 @@ def test_getsizeof_counts_the_data_like_numpy(scope):
         w = wnp.asarray(n) if n.base is None else wnp.arange(10)[2:5]
         assert sys.getsizeof(w) == sys.getsizeof(n)
     assert sys.getsizeof(wnp.asarray([1.5, 2.5]).sum()) == sys.getsizeof(np.float64(4.0))
+
+
+def test_operators_defer_to_operands_that_opt_out_of_ufuncs(scope):
+    # NumPy's rule: an operand whose type sets __array_ufunc__ = None gets its reflected operator
+    # (2 * arr.sum() * polynomial is a Polynomial; user classes opting out likewise).
+    class OptOut:
+        __array_ufunc__ = None
+
+        def __rmul__(self, other):
+            return "rmul"
+
+        def __radd__(self, other):
+            return "radd"
+
+        def __gt__(self, other):
+            return "gt"
+
+    for mod in (np, wnp):
+        p = mod.polynomial.Polynomial([1, 2])
+        got = [repr(mod.arange(3) * p), repr(mod.arange(3.0).sum() * p), repr(mod.asarray(2.0) ** 2 * p),
+               mod.arange(3) + OptOut(), mod.arange(3) * OptOut(), mod.arange(3) < OptOut(), mod.arange(3) == p]
+        if mod is np:
+            want = got
+        else:
+            assert got == want
