@@ -181,6 +181,9 @@ def test_pinv_default_tolerance_is_the_standards():
     np.testing.assert_allclose(np.asarray(wnp.linalg.pinv(x)), [[1.0, 0.0], [0.0, 2e15]])
     np.testing.assert_allclose(np.asarray(wnp.linalg.pinv(x, 1e-15)), [[1.0, 0.0], [0.0, 0.0]])
     np.testing.assert_allclose(np.asarray(wnp.linalg.pinv(x, rtol=1e-15)), [[1.0, 0.0], [0.0, 0.0]])
+    # Integer input works as in NumPy (computed in float64; NumPy's rtol=None path fails there).
+    m = [[1, 2, 3], [5, 7, 11], [21, 29, 31]]
+    np.testing.assert_allclose(np.asarray(wnp.linalg.pinv(wnp.asarray(m))), np.linalg.pinv(np.asarray(m)))
 
 
 @pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
@@ -325,3 +328,11 @@ def test_devices():
         x.to_device("gpu")
     with pytest.raises(ValueError, match="wsarray.zeros"):
         wnp.zeros(2, device="gpu")
+
+
+def test_finfo_iinfo_print_as_numpys():
+    # Fields are Python numbers (the standard), but the objects print as NumPy's do.
+    for t in (np.float16, np.float32, np.float64, np.complex128):
+        assert repr(wnp.finfo(t)) == repr(np.finfo(t)) and str(wnp.finfo(t)) == str(np.finfo(t))
+    for t in (int, np.int8, np.int32, np.uint64):
+        assert repr(wnp.iinfo(t)) == repr(np.iinfo(t)) and str(wnp.iinfo(t)) == str(np.iinfo(t))

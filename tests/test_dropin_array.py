@@ -317,3 +317,78 @@ def test_iter_of_a_scalar_result_fails_like_numpys():
         messages.append(str(e.value))
     assert messages[0] == "wsarray.Array.__iter__(): " + messages[1]
     assert not wnp.iterable(s) and wnp.iterable(wnp.arange(3))
+def test_base_of_views_is_the_array_they_view(scope):
+    # Tutorials check `view.base is x` (from-python-to-numpy, scipy-lectures); NumPy's base is the
+    # array owning the memory, so a view of a view names the owner too.
+    for mod in (np, wnp):
+        z = mod.zeros((5, 5))
+        checks = [z.base is None, z[:3, :].base is z, z[:3][1:].base is z, z.ravel().base is z,
+                  z[::2, ::2].ravel().base is None, z.flatten().base is None, z[[0, 1, 2], :].base is None,
+                  z.T.base is z, z.reshape(25).base is z, z.view().base is z, z[1:].base is z[1:].base,
+                  z.astype(z.dtype, copy=False) is z]
+        if mod is np:
+            want = checks
+        else:
+            assert checks == want
+    r = wnp.arange(9).reshape(3, 3)
+    assert isinstance(r.base, wnp.Array) and r.base is r.base and r.base.shape == (9,)
+
+
+def test_arrays_refuse_item_deletion_like_numpy(scope):
+    a = wnp.arange(5)
+    with pytest.raises(ValueError, match="cannot delete array elements"):
+        del a[2:5]
+    assert a.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_abs_is_absolute_and_version_module(scope):
+    assert wnp.abs is wnp.absolute and wnp.abs.__name__ == np.abs.__name__ == "absolute"
+    assert wnp.version.version == np.version.version and wnp.__config__ is np.__config__
+
+
+def test_dtype_assignment_reinterprets_in_place(scope):
+    # scipy-lectures' advanced NumPy chapter: x.dtype = "<i2" views the same bytes as int16.
+    n, w = np.array([1, 2, 3, 4], dtype=np.uint8), wnp.asarray(np.array([1, 2, 3, 4], dtype=np.uint8))
+    n.dtype = "<i2"
+    w.dtype = "<i2"
+    assert w.dtype == n.dtype and np.asarray(w).tolist() == n.tolist() == [513, 1027]
+    with pytest.raises(ValueError) as want:
+        n.dtype = "<i8"
+    with pytest.raises(ValueError) as got:
+        w.dtype = "<i8"
+    assert str(got.value) == "wsarray.Array.dtype(): " + str(want.value)
+
+
+def test_getsizeof_counts_the_data_like_numpy(scope):
+    # w3resource-style exercises print sys.getsizeof(a) next to a.size * a.itemsize.
+    import sys
+
+    for n in (np.random.random((3, 4)), np.array([1, 7, 13, 105]), np.zeros(0), np.arange(10)[2:5]):
+        w = wnp.asarray(n) if n.base is None else wnp.arange(10)[2:5]
+        assert sys.getsizeof(w) == sys.getsizeof(n)
+    assert sys.getsizeof(wnp.asarray([1.5, 2.5]).sum()) == sys.getsizeof(np.float64(4.0))
+
+
+def test_operators_defer_to_operands_that_opt_out_of_ufuncs(scope):
+    # NumPy's rule: an operand whose type sets __array_ufunc__ = None gets its reflected operator
+    # (2 * arr.sum() * polynomial is a Polynomial; user classes opting out likewise).
+    class OptOut:
+        __array_ufunc__ = None
+
+        def __rmul__(self, other):
+            return "rmul"
+
+        def __radd__(self, other):
+            return "radd"
+
+        def __gt__(self, other):
+            return "gt"
+
+    for mod in (np, wnp):
+        p = mod.polynomial.Polynomial([1, 2])
+        got = [repr(mod.arange(3) * p), repr(mod.arange(3.0).sum() * p), repr(mod.asarray(2.0) ** 2 * p),
+               mod.arange(3) + OptOut(), mod.arange(3) * OptOut(), mod.arange(3) < OptOut(), mod.arange(3) == p]
+        if mod is np:
+            want = got
+        else:
+            assert got == want

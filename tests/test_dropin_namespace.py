@@ -115,6 +115,9 @@ def test_file_io_round_trip(tmp_path, scope):
         same(z["first"], n, scope)
         same(z["second"], np.arange(3), scope)
         assert sorted(z.keys()) == ["first", "second"]
+    np.savez(tmp_path / "n.npz", first=n, second=np.arange(3))
+    with wnp.load(tmp_path / "z.npz") as z, np.load(tmp_path / "n.npz") as zn:
+        assert repr(z).replace("z.npz", "n.npz") == repr(zn)  # printed as NumPy prints it
     with pytest.raises(NotImplementedError, match="mmap_mode"):
         wnp.load(tmp_path / "a.npy", mmap_mode="r")
     with pytest.raises(FileNotFoundError):
@@ -390,3 +393,27 @@ def test_lib_names_and_clear_errors_for_the_rest():
     a = wnp.arange(6).reshape(2, 3)
     i, j = wnp.nested_iters(a, [[0], [1]], flags=["multi_index"])
     assert [[int(y) for y in j] for _ in i] == [[0, 1, 2], [3, 4, 5]]
+def test_polynomial_package(scope):
+    # numpy.polynomial as the tutorials use it (scipy-lectures, numpy-tutorials' fractals):
+    # NumPy's classes and printing, array results routed into the workspace.
+    import pickle
+
+    n = np.linspace(-1, 1, 50)
+    w = wnp.asarray(n)
+    p, pn = wnp.polynomial.Polynomial([-1, 2, 3]), np.polynomial.Polynomial([-1, 2, 3])
+    assert isinstance(p, np.polynomial.Polynomial) and repr(p) == repr(pn) and str(p) == str(pn)
+    assert repr(p(0)) == repr(pn(0)) and p.degree() == 2
+    same(p(w), pn(n), scope)
+    same(p.roots(), pn.roots(), scope)
+    for got, want in zip(p.linspace(5), pn.linspace(5)):
+        same(got, want, scope)
+    assert repr(p.deriv()) == repr(pn.deriv()) and repr(p + p * 2) == repr(pn + pn * 2)
+    fit, fitn = wnp.polynomial.Polynomial.fit(w, wnp.cos(w), 3), np.polynomial.Polynomial.fit(n, np.cos(n), 3)
+    assert repr(fit) == repr(fitn) and type(fit) is wnp.polynomial.Polynomial
+    same(wnp.polynomial.polynomial.polyfit(w, w ** 2, 2), np.polynomial.polynomial.polyfit(n, n ** 2, 2), scope)
+    same(wnp.polynomial.chebyshev.chebval(w, [1, 2]), np.polynomial.chebyshev.chebval(n, [1, 2]), scope)
+    assert repr(wnp.polynomial.Chebyshev([1, 2])) == repr(np.polynomial.Chebyshev([1, 2]))
+    assert pickle.loads(pickle.dumps(p)) == p
+    from wsarray.polynomial import polynomial as P  # noqa: N812  (NumPy's documented spelling)
+
+    assert P.polyval is wnp.polynomial.polynomial.polyval

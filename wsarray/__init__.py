@@ -40,6 +40,8 @@ from ._info import __array_namespace_info__
 # Drop-in: code that gates features on np.__version__ must see the NumPy doing the math.
 # wsarray's own version is __wsarray_version__ (and the package metadata).
 __version__ = _numpy_version
+# Likewise NumPy's version module and build configuration (np.version.version, np.__config__.show()).
+from numpy import __config__, version  # noqa: E402,F401
 __wsarray_version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
@@ -73,7 +75,7 @@ __all__ = (
 # NumPy's namespace beyond the array API (issue 4): random numbers, index builders, file reading,
 # the long tail of functions, scalar types, settings, and the module __getattr__ that explains
 # which NumPy names wsarray does not provide.
-from . import char, dtypes, emath, exceptions, lib, strings  # noqa: E402  (random, testing, typing: lazy)
+from . import char, dtypes, emath, exceptions, lib, strings  # noqa: E402  (polynomial, random, testing, typing: lazy)
 from ._index_tricks import *  # noqa: E402,F401,F403
 from ._index_tricks import __all__ as _index_tricks_all  # noqa: E402
 from ._io import *  # noqa: E402,F401,F403
@@ -82,6 +84,6 @@ from ._numpy_extras import *  # noqa: E402,F401,F403
 from ._numpy_extras import __all__ as _numpy_extras_all  # noqa: E402
 from ._numpy_extras import __getattr__  # noqa: E402,F401
 
-__all__ = __all__ + ["char", "dtypes", "emath", "exceptions", "lib", "random", "strings",
+__all__ = __all__ + ["char", "dtypes", "emath", "exceptions", "lib", "polynomial", "random", "strings",
                      "testing", "typing"] + _index_tricks_all + _io_all + _numpy_extras_all
 from ._ndarray import ndarray  # noqa: E402,F401,F811  (isinstance/subclass/constructor like NumPy's)

@@ -46,7 +46,7 @@ class NpzFile(_Mapping):
         self.close()
 
     def __repr__(self):
-        return repr(self._npz).replace("NpzFile", "wsarray.NpzFile", 1)
+        return repr(self._npz)  # NumPy's text: printed output stays the same after the swap
 
 
 def load(file, mmap_mode=None, *args, **kwargs):

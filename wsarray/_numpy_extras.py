@@ -380,7 +380,7 @@ class vectorize(_np.vectorize):
         return _F(_np.vectorize.__call__, "vectorize")(self, *args, **kwargs)
 
 
-_LAZY_SUBMODULES = ("random", "testing", "typing")
+_LAZY_SUBMODULES = ("polynomial", "random", "testing", "typing")
 
 # Why some NumPy names are not provided (module __getattr__ below says so).
 _SUBCLASS = ("it returns a numpy.ndarray subclass whose memory and behaviour wsarray cannot manage; "
@@ -391,7 +391,7 @@ _NOT_PROVIDED = {
     "asmatrix": _SUBCLASS, "bmat": _SUBCLASS, "matrix": _SUBCLASS, "memmap": _SUBCLASS,
     "recarray": _SUBCLASS, "record": _SUBCLASS,
     "core": _MODULE, "ctypeslib": _MODULE, "f2py": _MODULE,
-    "ma": _MODULE + "; masked arrays are an ndarray subclass", "polynomial": _MODULE, "rec": _MODULE,
+    "ma": _MODULE + "; masked arrays are an ndarray subclass", "rec": _MODULE,
     "test": "run numpy.test() for NumPy's own test suite",
 }
 

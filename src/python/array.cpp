@@ -132,6 +132,19 @@ bool is_basic_index(PyObject *key) {
     return true;
 }
 
+/// NumPy's binary-operator deferral: an operand whose type sets `__array_ufunc__ = None` (numpy
+/// polynomials, user classes opting out) gets its reflected operator: `a * p` is `p.__rmul__(a)`.
+/// Plain Python values, ndarrays, NumPy scalars and Arrays never defer (no lookup for them).
+bool should_defer(PyObject *other) {
+    if (is_array(other) || other == Py_None || PyLong_CheckExact(other) || PyFloat_CheckExact(other) ||
+        PyBool_Check(other) || PyComplex_CheckExact(other) || PyList_CheckExact(other) ||
+        PyTuple_CheckExact(other) || PyUnicode_CheckExact(other) || is_ndarray_exact(other) ||
+        is_numpy_scalar(other))
+        return false;
+    static PyObject *name = PyUnicode_InternFromString("__array_ufunc__");
+    return _PyType_Lookup(Py_TYPE(other), name) == Py_None;
+}
+
 /// `x op y` through the float64 fast path when it applies (fast_ops.h), else through NumPy.
 nb::object binary(const char *name, wsa::BinaryOp op, PyObject *f, nb::handle x, nb::handle y) {
     if (PyObject *r = fast_binary(op, x.ptr(), y.ptr(), name)) return nb::steal(r);
@@ -273,7 +286,10 @@ void export_array(nb::module_ &m) {
     ArrayType = (PyTypeObject *) cls.ptr();
 
 #define WSA_BINARY(py, rpy, ipy, f)                                                                \
-    cls.def(py, [](nb::handle s, nb::handle o) { return call2("Array." py, ops.f, s, o); },      \
+    cls.def(py, [](nb::handle s, nb::handle o) {                                                 \
+        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);                         \
+        return call2("Array." py, ops.f, s, o);                                                  \
+    },                                                                                           \
             nb::arg("other").none());                                                             \
     cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); },    \
             nb::arg("other").none());                                                             \
@@ -281,8 +297,10 @@ void export_array(nb::module_ &m) {
             nb::arg("other").none());
     // Operators with a float64 fast path (fast_ops.h) try it first.
 #define WSA_BINARY_FAST(py, rpy, ipy, f, OP)                                                          \
-    cls.def(py, [](nb::handle s, nb::handle o) { return binary("Array." py, OP, ops.f, s, o); },     \
-            nb::arg("other").none());                                                                \
+    cls.def(py, [](nb::handle s, nb::handle o) {                                                      \
+        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);                              \
+        return binary("Array." py, OP, ops.f, s, o);                                                  \
+    }, nb::arg("other").none());                                                                      \
     cls.def(rpy, [](nb::handle s, nb::handle o) { return binary("Array." rpy, OP, ops.f, o, s); },   \
             nb::arg("other").none());                                                                \
     cls.def(ipy, [](nb::handle s, nb::handle o) {                                                     \
@@ -296,7 +314,10 @@ void export_array(nb::module_ &m) {
 #undef WSA_BINARY_FAST
     WSA_BINARY("__floordiv__", "__rfloordiv__", "__ifloordiv__", floor_divide)
     WSA_BINARY("__mod__", "__rmod__", "__imod__", remainder)
-    cls.def("__pow__", [](nb::handle s, nb::handle o) { return call2("Array.__pow__", ops.pow, s, o); },
+    cls.def("__pow__", [](nb::handle s, nb::handle o) {
+        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);
+        return call2("Array.__pow__", ops.pow, s, o);
+    },
             nb::arg("other").none());
     cls.def("__rpow__", [](nb::handle s, nb::handle o) { return call2("Array.__rpow__", ops.pow, o, s); },
             nb::arg("other").none());
@@ -310,8 +331,10 @@ void export_array(nb::module_ &m) {
     WSA_BINARY("__rshift__", "__rrshift__", "__irshift__", right_shift)
 #undef WSA_BINARY
 #define WSA_COMPARE(py, f, OP)                                                                       \
-    cls.def(py, [](nb::handle s, nb::handle o) { return binary("Array." py, OP, ops.f, s, o); },    \
-            nb::arg("other").none());
+    cls.def(py, [](nb::handle s, nb::handle o) {                                                     \
+        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);                             \
+        return binary("Array." py, OP, ops.f, s, o);                                                 \
+    }, nb::arg("other").none());
     WSA_COMPARE("__lt__", less, wsa::BinaryOp::Less)
     WSA_COMPARE("__le__", less_equal, wsa::BinaryOp::LessEqual)
     WSA_COMPARE("__eq__", eq, wsa::BinaryOp::Equal)
@@ -378,6 +401,18 @@ void export_array(nb::module_ &m) {
         nb::object args = nb::make_tuple(s, key, v);
         apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
     }, nb::arg("key").none(), nb::arg("value").none());
+    cls.def("__sizeof__", [](nb::handle s) {
+        // sys.getsizeof(a) as in NumPy (a classic exercise prints it): the ndarray's own size,
+        // which counts the data it owns; a scalar result's is the NumPy scalar's. Arrays are not
+        // tracked by the GC, so sys.getsizeof() adds nothing to this.
+        Array &a = self_of(s, "Array.__sizeof__");
+        nb::object size = nb::module_::import_("sys").attr("getsizeof")(attribute_owner(a));
+        return nb::cast<Py_ssize_t>(size);
+    });
+    cls.def("__delitem__", [](nb::handle s, nb::handle) {
+        self_of(s, "Array.__delitem__");
+        raise(PyExc_ValueError, "wsarray.Array.__delitem__(): cannot delete array elements");
+    }, nb::arg("key").none());
     cls.def("__len__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__len__");
         Py_ssize_t n = PyObject_Length(a.data.ptr());
@@ -500,7 +535,15 @@ void export_array(nb::module_ &m) {
         if (is_array(w.ptr())) a.base = w;
         return w;
     });
-    cls.def_prop_ro("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); });
+    cls.def_prop_rw("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); },
+                    [](nb::handle s, nb::handle dtype) {
+                        // x.dtype = "<i2": NumPy reinterprets the memory in place (a view's rules).
+                        Array &a = self_of(s, "Array.dtype");
+                        if (PyObject_SetAttrString(a.data.ptr(), "dtype", dtype.ptr()) < 0) {
+                            prefix_error_for("Array.dtype");
+                            throw nb::python_error();
+                        }
+                    });
     cls.def_prop_ro("ndim", [](nb::handle s) { return self_of(s, "Array.ndim").data.attr("ndim"); });
     cls.def_prop_ro("size", [](nb::handle s) { return self_of(s, "Array.size").data.attr("size"); });
     cls.def_prop_ro("device", [](nb::handle s) { self_of(s, "Array.device"); return nb::str("cpu"); });

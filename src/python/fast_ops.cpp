@@ -219,7 +219,7 @@ PyObject *wrap_new(PyObject *nd, wsa::Workspace *target, bool from_scalar = fals
         t.ws = target->shared_from_this();
         t.generation = t.ws->generation();
     }
-    Array a{nb::steal(nd), std::move(t), from_scalar};
+    Array a{nb::steal(nd), std::move(t), from_scalar, nb::object()};
     return nb::cast(std::move(a), nb::rv_policy::move).release().ptr();
 }
 

@@ -14,6 +14,12 @@ class _NumpyFallback:
             raise AttributeError(name)
         return getattr(object.__getattribute__(self, "_numpy_info"), name)
 
+    def __repr__(self):  # printed as NumPy's: finfo(resolution=1e-15, min=..., max=..., dtype=float64)
+        return repr(self._numpy_info)
+
+    def __str__(self):
+        return str(self._numpy_info)
+
 
 class _Limit(float):
     """A Python ``float`` (as the standard asks) that prints like NumPy's finfo field, so
@@ -36,7 +42,7 @@ class _Limit(float):
         return (float, (float(self),))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class finfo_object(_NumpyFallback):
     """Machine limits of a floating-point dtype (array API ``finfo``)."""
 
@@ -49,7 +55,7 @@ class finfo_object(_NumpyFallback):
     _numpy_info: object = field(repr=False, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class iinfo_object(_NumpyFallback):
     """Machine limits of an integer dtype (array API ``iinfo``)."""
 
