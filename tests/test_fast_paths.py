@@ -305,3 +305,258 @@ def test_sum_edge_values_and_errors_match_numpy():
         float(s)
     wa.memory.destroy_workspace("FAST_SUM")
     same(wa.asarray(numpy.ones((3, 4))).sum(axis=0), numpy.ones((3, 4)).sum(axis=0))
+
+
+# ---- lean paths of namespace functions and indexing (small arrays) ---------------------------
+
+UNARY_UFUNCS = ["exp", "sqrt", "abs", "absolute", "sin", "cos", "log", "log1p", "expm1", "tanh",
+                "negative", "square", "floor", "isnan", "isfinite", "sign", "logical_not", "invert"]
+DTYPES = ["float64", "float32", "float16", "int64", "int32", "uint8", "bool", "complex128",
+          "complex64", "longdouble"]
+
+
+def values(dtype, n, seed=0):
+    rng = numpy.random.default_rng(seed)
+    x = rng.standard_normal(n) * 3
+    if numpy.dtype(dtype).kind == "f" and n >= 6:
+        x[:6] = [numpy.nan, numpy.inf, -numpy.inf, 0.0, -0.0, 1e-310]
+    if numpy.dtype(dtype).kind == "c":
+        return (x + 1j * rng.standard_normal(n)).astype(dtype)
+    if numpy.dtype(dtype).kind in "iub":
+        return (x * 10).astype("int64").astype(dtype)
+    return x.astype(dtype)
+
+
+def outcome(f, *args):
+    """(result, warnings) or the exception of f(*args)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            r = f(*args)
+        except Exception as e:  # noqa: BLE001
+            return type(e), [str(w.message) for w in caught]
+    return r, sorted(str(w.message) for w in caught)
+
+
+def same_value(got, expected):
+    """Exactly NumPy's result, where NumPy's scalar results are wsarray's 0-d scalar results."""
+    assert isinstance(got, wa.Array)
+    if isinstance(expected, numpy.generic):
+        assert got.ndim == 0 and repr(got) == repr(expected)
+        expected = numpy.asarray(expected)
+    g = numpy.asarray(got)
+    assert g.dtype == expected.dtype and g.shape == expected.shape
+    assert g.flags.c_contiguous == expected.flags.c_contiguous
+    assert g.tobytes() == expected.tobytes() or numpy.array_equal(g, expected, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", UNARY_UFUNCS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unary_functions_match_numpy(name, dtype):
+    f, g = getattr(wa, name), getattr(numpy, "abs" if name == "abs" else name)
+    shapes = [(1,), (7,), (1000,), (3, 4), (), (0,), (2, 0)]
+    for shape in shapes:
+        x = values(dtype, int(numpy.prod(shape)) or 0).reshape(shape)
+        for inside in (False, True):
+            ws = wa.workspace("FAST_UFUNC")
+            with ws if inside else wa.scope_out():
+                got, got_w = outcome(f, wa.asarray(x))
+                expected, expected_w = outcome(g, x)
+                assert got_w == expected_w
+                if isinstance(expected, type):  # NumPy raised: the same class
+                    assert got is expected
+                    continue
+                if name in ("tanh", "expm1") and x.dtype.kind == "c":  # wsarray patches complex results
+                    continue
+                same_value(got, expected)
+                if inside and got.ndim:
+                    assert got.workspace == "FAST_UFUNC"
+            wa.memory.destroy_workspace("FAST_UFUNC")
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # cos(inf), both sides
+def test_unary_functions_on_views_and_other_layouts_match_numpy():
+    a = values("float64", 60).reshape(6, 10)
+    for key in ((slice(None), slice(None, None, 2)), (slice(None, None, -1),), (slice(1, 3),)):
+        same_value(wa.exp(wa.asarray(a)[key]), numpy.exp(a[key]))
+    f = numpy.asfortranarray(a)
+    got = wa.cos(wa.asarray(f))
+    assert numpy.asarray(got).flags.f_contiguous  # NumPy keeps the input's layout
+    same_value(got, numpy.cos(f))
+    swapped = a.astype(">f8")
+    same_value(wa.exp(wa.asarray(swapped)), numpy.exp(swapped))
+    same_value(wa.exp(wa.asarray(a[0, 0])), numpy.exp(a[0, 0]))  # 0-d: NumPy's scalar
+    same_value(wa.exp(wa.asarray(a)[0, 0]), numpy.exp(a[0, 0]))  # scalar result in, scalar out
+    out = wa.zeros((6, 10))
+    assert wa.exp(wa.asarray(a), out=out) is out
+    same_value(out, numpy.exp(a))
+    same_value(wa.exp(wa.asarray(a), where=wa.asarray(a) > 0, out=out), numpy.exp(a, where=a > 0, out=numpy.exp(a)))
+
+
+def test_unary_functions_report_floating_point_errors_like_numpy():
+    x = numpy.array([0.0, -1.0, 1.0])
+    for f in ("log", "sqrt", "log1p", "arccosh"):
+        for mode in ("ignore", "warn", "raise"):
+            with numpy.errstate(all=mode):
+                got, got_w = outcome(getattr(wa, f), wa.asarray(x))
+                expected, expected_w = outcome(getattr(numpy, f), x)
+            assert got_w == expected_w
+            if isinstance(expected, type):
+                assert got is expected
+            else:
+                same_value(got, expected)
+    # A flag left set by earlier code is not reported by a clean call.
+    with numpy.errstate(all="ignore"):
+        numpy.log(x)
+    with numpy.errstate(all="raise"):
+        same_value(wa.exp(wa.asarray([1.0, 2.0])), numpy.exp([1.0, 2.0]))
+
+
+def test_unary_functions_check_staleness_and_name_themselves():
+    ws = wa.workspace("FAST_UFUNC_STALE")
+    with ws:
+        t = wa.asarray([1.0, 2.0]) * 2.0
+        assert wa.exp(t).workspace == "FAST_UFUNC_STALE"
+    for f in (wa.exp, wa.tanh, wa.abs, wa.sqrt):
+        with pytest.raises(wa.WorkspaceError, match=rf"wsarray\.{f.__name__}\(\)"):
+            f(t)
+    with pytest.raises(TypeError, match=r"wsarray\.invert\(\)|raised by wsarray\.invert"):
+        try:
+            wa.invert(wa.asarray([1.5]))
+        except TypeError as e:
+            raise TypeError(str(e) + " ".join(getattr(e, "__notes__", []))) from None
+    wa.memory.destroy_workspace("FAST_UFUNC_STALE")
+
+
+CREATION_CALLS = [
+    ("zeros", (5,), {}), ("zeros", ((2, 3),), {}), ("zeros", (0,), {}), ("zeros", ((),), {}),
+    ("zeros", (3, "int32"), {}), ("zeros", (3,), {"dtype": bool}), ("zeros", (3,), {"dtype": complex}),
+    ("zeros", (3,), {"dtype": ">f8"}), ("zeros", (3,), {"dtype": object}), ("zeros", (3,), {"dtype": "U3"}),
+    ("zeros", (3,), {"order": "F"}), ("zeros", ((2, 3),), {"order": "F"}), ("zeros", (-1,), {}),
+    ("zeros", (2**62,), {}), ("zeros", (3.0,), {}), ("zeros", ([2, 2],), {}), ("zeros", ((2, -2),), {}),
+    ("ones", (4,), {}), ("ones", ((2, 2),), {"dtype": "int8"}), ("ones", (3,), {"dtype": "float16"}),
+    ("ones", (3,), {"dtype": "complex64"}), ("ones", (3,), {"dtype": "uint64"}), ("ones", (3,), {"dtype": "longdouble"}),
+    ("ones", (3,), {"dtype": "bool"}), ("ones", (3,), {"dtype": "float32"}), ("ones", (0,), {}),
+    ("empty", (0,), {}), ("empty", ((4, 0),), {"dtype": "int16"}),
+    ("full", (3, 2.5), {}), ("full", ((2, 2), -0.0), {}), ("full", (3, float("nan")), {}),
+    ("full", (3, 7), {}), ("full", (3, True), {}), ("full", (3, 2.5), {"dtype": "float32"}),
+    ("full", (3, 2.5, int), {}), ("full", (0, 1.5), {}), ("full", (3, numpy.float32(1.5)), {}),
+    ("full", (3, 1 + 2j), {}), ("full", (-3, 1.0), {}), ("zeros", (), {}), ("zeros", (3, None, "C"), {}),
+    ("zeros", (3,), {"dtype": None}), ("zeros", (3, float), {"dtype": float}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", CREATION_CALLS, ids=lambda v: repr(v)[:40])
+def test_creation_functions_match_numpy(name, args, kwargs):
+    for inside in (False, True):
+        ws = wa.workspace("FAST_CREATE")
+        with ws if inside else wa.scope_out():
+            got, _ = outcome(lambda: getattr(wa, name)(*args, **kwargs))
+            expected, _ = outcome(lambda: getattr(numpy, name)(*args, **kwargs))
+            if isinstance(expected, type):
+                assert got is expected
+                continue
+            assert isinstance(got, wa.Array)
+            g = numpy.asarray(got)
+            assert g.dtype == expected.dtype and g.shape == expected.shape and got.strides == expected.strides
+            if name != "empty":
+                assert g.tobytes() == expected.tobytes() or numpy.array_equal(g, expected, equal_nan=True)
+            if inside:
+                assert got.workspace == "FAST_CREATE"
+            else:
+                assert got.workspace is None
+        wa.memory.destroy_workspace("FAST_CREATE")
+
+
+def test_created_arrays_go_stale_and_reuse_freed_memory():
+    ws = wa.workspace("FAST_CREATE_STALE")
+    with ws:
+        z = wa.zeros(4)
+        dirty = wa.full(16, 7.0)
+        del dirty
+        again = wa.zeros(16)  # reused memory is zeroed
+        assert not numpy.asarray(again).any()
+        assert numpy.asarray(wa.ones(16)).tolist() == [1.0] * 16
+    with pytest.raises(wa.WorkspaceError, match="cycle"):
+        z + 1.0
+    wa.memory.destroy_workspace("FAST_CREATE_STALE")
+
+
+ITEM_DTYPES = ["float64", "float32", "int64", "int8", "uint16", "bool", "complex128", "float16",
+               "longdouble", ">f8", "object", "U2", "datetime64[s]"]
+
+
+@pytest.mark.parametrize("dtype", ITEM_DTYPES)
+def test_item_access_matches_numpy(dtype):
+    base = numpy.arange(24).reshape(2, 3, 4)
+    a = base.astype(dtype) if dtype != "object" else base.astype(object)
+    views = [a, a[:, ::-1], a[1], a[0, 1], a.T]
+    keys = [0, -1, 1, (0, 0), (1, -1), (-2, 2), (0, 1, 2), (1, -3, -4), (0, 0, 0, 0), 5, -6, (0, 9),
+            True, numpy.int64(1), (0, numpy.int32(1)), 2**70, -(2**70), (), (0, slice(None))]
+    for v in views:
+        w = wa.asarray(v)
+        for key in keys:
+            for inside in (False, True):
+                ws = wa.workspace("FAST_ITEM")
+                with ws if inside else wa.scope_out():
+                    got, _ = outcome(lambda: w[key])
+                    expected, _ = outcome(lambda: v[key])
+                    if isinstance(expected, type):
+                        assert got is expected
+                    elif isinstance(expected, numpy.ndarray):
+                        same_value(got, expected)
+                    elif isinstance(expected, numpy.generic) and numpy.asarray(expected).dtype.kind not in "OUSV":
+                        same_value(got, expected)
+                        assert type(got) is wa.Array and got.__class__ is type(expected)
+                        assert got.workspace == ("FAST_ITEM" if inside else None)
+                    else:
+                        assert got == expected or (got != got and expected != expected)
+                wa.memory.destroy_workspace("FAST_ITEM")
+
+
+def test_item_access_errors_name_the_method_and_check_staleness():
+    w = wa.asarray(numpy.arange(6.0).reshape(2, 3))
+    for key in (2, -3, (0, 3), (0, -4), (0, 0, 0)):
+        with pytest.raises(IndexError, match=r"wsarray\.Array\.__getitem__\(\)"):
+            w[key]
+    ws = wa.workspace("FAST_ITEM_STALE")
+    with ws:
+        t = w * 1.0
+        x = t[1, 2]
+        assert float(x) == 5.0 and x.workspace == "FAST_ITEM_STALE"
+        s = t[1:]
+        assert s.workspace == "FAST_ITEM_STALE"
+    for use in (lambda: t[0, 0], lambda: t[0], lambda: x + 1, lambda: s[0], lambda: len(t), lambda: t.shape,
+                lambda: t.dtype, lambda: t.ndim, lambda: t.size):
+        with pytest.raises(wa.WorkspaceError, match="cycle"):
+            use()
+    with pytest.raises(wa.WorkspaceError, match=r"wsarray\.Array\.__setitem__\(\)"):
+        t[0, 0] = 1.0
+    wa.memory.destroy_workspace("FAST_ITEM_STALE")
+
+
+def test_setitem_and_attributes_match_numpy():
+    for dtype in ("float64", "int32", "bool", "complex128", "float32"):
+        a = numpy.zeros((3, 4), dtype)
+        w = wa.asarray(a.copy())
+        for key, value in [(0, 1.5), ((1, 2), 7), (-1, True), ((slice(None), 1), 2.0), (Ellipsis, 0),
+                           ((0, 0), 1 + 2j), (1, wa.asarray(numpy.arange(4.0))), ((2, -1), wa.asarray(3.0)),
+                           ((0, 5), 1.0), (7, 1), ((0,), 2**70), (0, float("nan"))]:
+            exp_v = numpy.asarray(value) if isinstance(value, wa.Array) else value
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r1, _ = outcome(lambda: w.__setitem__(key, value))
+                r2, _ = outcome(lambda: a.__setitem__(key, exp_v))
+            if isinstance(r2, type):
+                assert r1 is r2
+            assert numpy.array_equal(numpy.asarray(w), a, equal_nan=True)
+        assert w.shape == a.shape and w.dtype == a.dtype and w.ndim == a.ndim and w.size == a.size
+        assert len(w) == len(a)
+    with pytest.raises(TypeError, match=r"wsarray\.Array\.__len__\(\)"):
+        len(wa.asarray(1.0))
+    with pytest.raises(ValueError, match=r"wsarray\.Array\.__delitem__\(\)"):
+        del w[0]
+    w.shape = (4, 3)
+    assert w.shape == (4, 3)
+    with pytest.raises(ValueError, match=r"wsarray\.Array\.shape\(\): cannot reshape"):
+        w.shape = (5, 5)

@@ -2,6 +2,7 @@
 #include "common.h"
 #include "numpy_alloc.h"
 
+#include <new>
 #include <vector>
 
 namespace wsa_py {
@@ -48,9 +49,15 @@ Token token_for(PyObject *o) {
     return t;
 }
 
+PyObject *make_array(PyObject *nd, Token token, bool from_scalar) {
+    nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
+    new (nb::inst_ptr<Array>(inst)) Array{nb::borrow(nd), std::move(token), from_scalar};
+    nb::inst_mark_ready(inst);
+    return inst.release().ptr();
+}
+
 static PyObject *new_array(PyObject *nd, bool from_scalar = false) {
-    Array a{nb::borrow(nd), token_for(nd), from_scalar};
-    return nb::cast(std::move(a), nb::rv_policy::move).release().ptr();
+    return make_array(nd, token_for(nd), from_scalar);
 }
 
 namespace {
@@ -257,6 +264,8 @@ void prefix_error_for(const char *name) {
     }
     PyErr_Restore(type, value, tb);
 }
+
+void raise_routed_error(const char *name) { raise_call_error(name); }
 
 void raise_pending(const char *name) {
     prefix_error_for(name);

@@ -152,7 +152,159 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     return PyObject_GetBuffer(a.data.ptr(), view, flags);
 }
 
-PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer}, {0, nullptr}};
+/// Run a slot's body; C++ exceptions become the pending Python exception and `fail` is returned.
+template <class F, class R> R guarded(F &&body, R fail) {
+    try {
+        return body();
+    } catch (nb::python_error &e) {
+        e.restore();
+    } catch (const std::bad_alloc &) {
+        PyErr_NoMemory();
+    } catch (const std::exception &e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+    return fail;
+}
+
+/// a[key]. Slots instead of methods: Python calls them directly, without a method lookup and
+/// nanobind's argument dispatch (the per-call cost of indexing in loops).
+PyObject *array_subscript(PyObject *s, PyObject *key) {
+    return guarded([&]() -> PyObject * {
+        Array &a = self_of(s, "Array.__getitem__");
+        // One element of a numeric array: its 0-d result made directly (fast_ops.h).
+        if (PyObject *r = fast_item(a, key)) return r;
+        // Basic indexing (ints, slices, ..., None, and tuples of them) goes straight to the
+        // ndarray; anything else (Array or list keys, and every error) takes the general path.
+        if (is_basic_index(key)) {
+            RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
+            if (PyObject *r = PyObject_GetItem(a.data.ptr(), key)) {
+                nb::object view = nb::steal(r);
+                // A view of this array's own memory belongs to the same workspace cycle.
+                if (is_ndarray_exact(r) && ndarray_base(r) == a.data.ptr()) return make_array(r, a.token);
+                return wrap_ndarray(view).release().ptr();
+            }
+            PyErr_Clear();
+            take_allocation_error();
+        }
+        return call2("Array.__getitem__", ops.getitem, s, key).release().ptr();
+    }, (PyObject *) nullptr);
+}
+
+void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
+    Array &a = self_of(s, "Array.__setitem__");
+    nb::object v = nb::borrow(value);
+    // NumPy converts a list element by element while writing, so a bad element would leave
+    // the target half-assigned: convert first (same casting), assign only if that worked.
+    if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
+        nb::object dtype = a.data.attr("dtype");
+        std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+        if (kind != "O" && kind != "V") {
+            nb::dict kw;
+            kw["dtype"] = dtype;
+            nb::object conv_args = nb::make_tuple(value);
+            try {
+                v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
+            } catch (nb::python_error &) {
+                // Raise NumPy's own error (its order of key and value checks) by assigning
+                // into scratch memory of the same shape; the target stays untouched. Should
+                // NumPy accept the value after all, assign it to the target as NumPy would.
+                nb::object scratch;
+                {
+                    RouteGuard outside(nullptr);
+                    scratch = nb::handle(ops.numpy).attr("empty_like")(a.data);
+                }
+                nb::object scratch_args = nb::make_tuple(scratch, key, value);
+                apply("Array.__setitem__", ops.setitem, scratch_args.ptr(), nullptr);
+                v = nb::borrow(value);
+            }
+        }
+    }
+    nb::object args = nb::make_tuple(s, key, v);
+    apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
+}
+
+/// A value NumPy writes in one step (no partial assignment possible): a Python number or a valid
+/// Array (its ndarray).
+PyObject *plain_value(PyObject *value) {
+    if (PyFloat_CheckExact(value) || PyLong_CheckExact(value) || PyBool_Check(value) || PyComplex_CheckExact(value))
+        return value;
+    if (is_array(value)) return self_of(value, "Array.__setitem__").data.ptr();
+    return nullptr;
+}
+
+int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
+    return guarded([&]() -> int {
+        Array &a = self_of(s, "Array.__setitem__");
+        if (!value) {  // del a[key]: NumPy's error
+            if (PyObject_DelItem(a.data.ptr(), key) < 0) raise_pending("Array.__delitem__");
+            return 0;
+        }
+        if (is_basic_index(key)) {
+            if (PyObject *v = plain_value(value)) {
+                RouteGuard route(current_target());
+                if (PyObject_SetItem(a.data.ptr(), key, v) < 0) raise_routed_error("Array.__setitem__");
+                return 0;
+            }
+        }
+        setitem_general(s, key, value);
+        return 0;
+    }, -1);
+}
+
+Py_ssize_t array_length(PyObject *s) {
+    return guarded([&]() -> Py_ssize_t {
+        Array &a = self_of(s, "Array.__len__");
+        Py_ssize_t n = PyObject_Length(a.data.ptr());
+        if (n < 0) raise_pending("Array.__len__");
+        return n;
+    }, (Py_ssize_t) -1);
+}
+
+PyObject *get_shape(PyObject *s, void *) {
+    return guarded([&]() -> PyObject * {
+        PyObject *r = ndarray_shape(self_of(s, "Array.shape").data.ptr());
+        if (!r) throw nb::python_error();
+        return r;
+    }, (PyObject *) nullptr);
+}
+
+int set_shape(PyObject *s, PyObject *shape, void *) {
+    return guarded([&]() -> int {
+        // a.shape = (3, 2): NumPy reshapes in place (no copy, else AttributeError).
+        Array &a = self_of(s, "Array.shape");
+        if (!shape) raise(PyExc_AttributeError, "wsarray.Array.shape: cannot delete array shape");
+        if (PyObject_SetAttrString(a.data.ptr(), "shape", shape) < 0) raise_pending("Array.shape");
+        return 0;
+    }, -1);
+}
+
+PyObject *get_dtype(PyObject *s, void *) {
+    return guarded([&] { return ndarray_dtype(self_of(s, "Array.dtype").data.ptr()); }, (PyObject *) nullptr);
+}
+
+PyObject *get_ndim(PyObject *s, void *) {
+    return guarded([&] { return PyLong_FromLong(ndarray_ndim(self_of(s, "Array.ndim").data.ptr())); },
+                   (PyObject *) nullptr);
+}
+
+PyObject *get_size(PyObject *s, void *) {
+    return guarded([&] { return PyLong_FromSsize_t(ndarray_size(self_of(s, "Array.size").data.ptr())); },
+                   (PyObject *) nullptr);
+}
+
+PyGetSetDef array_getset[] = {
+    {"shape", get_shape, set_shape, "Dimensions of the array (assignable, as NumPy's).", nullptr},
+    {"dtype", get_dtype, nullptr, "Data type of the array's elements.", nullptr},
+    {"ndim", get_ndim, nullptr, "Number of dimensions.", nullptr},
+    {"size", get_size, nullptr, "Number of elements.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer},
+                             {Py_mp_subscript, (void *) array_subscript},
+                             {Py_mp_ass_subscript, (void *) array_ass_subscript},
+                             {Py_mp_length, (void *) array_length},
+                             {Py_tp_getset, (void *) array_getset},
+                             {0, nullptr}};
 
 } // namespace
 
@@ -169,7 +321,8 @@ void export_array(nb::module_ &m) {
         })
         .def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
 
-    auto cls = nb::class_<Array>(m, "Array", nb::type_slots(array_slots),
+    // pooled: dead instances are kept for reuse (no allocation, no instance-map update per result).
+    auto cls = nb::class_<Array>(m, "Array", nb::type_slots(array_slots), nb::pooled(),
                                  "An n-dimensional array whose memory comes from the current "
                                  "thread's workspace (made by wsarray functions, never directly).");
     ArrayType = (PyTypeObject *) cls.ptr();
@@ -232,60 +385,7 @@ void export_array(nb::module_ &m) {
     cls.def("__neg__", [](nb::handle s) { return unary("Array.__neg__", wsa::UnaryOp::Negative, ops.negative, s); });
     cls.def("__abs__", [](nb::handle s) { return unary("Array.__abs__", wsa::UnaryOp::Absolute, ops.absolute, s); });
 
-    // .none(): x[None] (a new axis) is a valid key, which nanobind rejects by default.
-    cls.def("__getitem__", [](nb::handle s, nb::handle key) {
-        // Basic indexing (ints, slices, ..., None, and tuples of them) goes straight to the
-        // ndarray; anything else (Array or list keys, and every error) takes the general path.
-        if (is_basic_index(key.ptr())) {
-            Array &a = self_of(s, "Array.__getitem__");
-            RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
-            if (PyObject *r = PyObject_GetItem(a.data.ptr(), key.ptr())) {
-                nb::object view = nb::steal(r);
-                return wrap_ndarray(view);
-            }
-            PyErr_Clear();
-            take_allocation_error();
-        }
-        return call2("Array.__getitem__", ops.getitem, s, key);
-    }, nb::arg("key").none());
-    cls.def("__setitem__", [](nb::handle s, nb::handle key, nb::handle value) {
-        Array &a = self_of(s, "Array.__setitem__");
-        nb::object v = nb::borrow(value);
-        // NumPy converts a list element by element while writing, so a bad element would leave
-        // the target half-assigned: convert first (same casting), assign only if that worked.
-        if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
-            nb::object dtype = a.data.attr("dtype");
-            std::string kind = nb::cast<std::string>(dtype.attr("kind"));
-            if (kind != "O" && kind != "V") {
-                nb::dict kw;
-                kw["dtype"] = dtype;
-                nb::object conv_args = nb::make_tuple(value);
-                try {
-                    v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
-                } catch (nb::python_error &) {
-                    // Raise NumPy's own error (its order of key and value checks) by assigning
-                    // into scratch memory of the same shape; the target stays untouched. Should
-                    // NumPy accept the value after all, assign it to the target as NumPy would.
-                    nb::object scratch;
-                    {
-                        RouteGuard outside(nullptr);
-                        scratch = nb::handle(ops.numpy).attr("empty_like")(a.data);
-                    }
-                    nb::object scratch_args = nb::make_tuple(scratch, key, value);
-                    apply("Array.__setitem__", ops.setitem, scratch_args.ptr(), nullptr);
-                    v = nb::borrow(value);
-                }
-            }
-        }
-        nb::object args = nb::make_tuple(s, key, v);
-        apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
-    }, nb::arg("key").none(), nb::arg("value").none());
-    cls.def("__len__", [](nb::handle s) {
-        Array &a = self_of(s, "Array.__len__");
-        Py_ssize_t n = PyObject_Length(a.data.ptr());
-        if (n < 0) raise_pending("Array.__len__");
-        return n;
-    });
+    // __getitem__, __setitem__, __len__, shape, dtype, ndim, size: type slots (array_slots).
     cls.def("__iter__", [](nb::handle s) {
         Array &a = self_of(s, "Array.__iter__");
         Py_ssize_t n = PyObject_Length(a.data.ptr());
@@ -378,18 +478,6 @@ void export_array(nb::module_ &m) {
         return h;
     });
 
-    cls.def_prop_rw("shape", [](nb::handle s) { return self_of(s, "Array.shape").data.attr("shape"); },
-                    [](nb::handle s, nb::handle shape) {
-                        // a.shape = (3, 2): NumPy reshapes in place (no copy, else AttributeError).
-                        Array &a = self_of(s, "Array.shape");
-                        if (PyObject_SetAttrString(a.data.ptr(), "shape", shape.ptr()) < 0) {
-                            prefix_error_for("Array.shape");
-                            throw nb::python_error();
-                        }
-                    });
-    cls.def_prop_ro("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); });
-    cls.def_prop_ro("ndim", [](nb::handle s) { return self_of(s, "Array.ndim").data.attr("ndim"); });
-    cls.def_prop_ro("size", [](nb::handle s) { return self_of(s, "Array.size").data.attr("size"); });
     cls.def_prop_ro("device", [](nb::handle s) { self_of(s, "Array.device"); return nb::str("cpu"); });
     cls.def_prop_ro("T", [](nb::handle s) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";

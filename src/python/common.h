@@ -51,6 +51,19 @@ inline bool token_valid(const Token &t) {
 /// Token for memory at the data pointer of ndarray `o`.
 Token token_for(PyObject *o);
 
+/// A new wsarray.Array (new reference) holding ndarray `nd` (a reference is taken). Builds the
+/// instance directly (no type lookup as nb::cast does); instances come from nanobind's pool.
+PyObject *make_array(PyObject *nd, Token token, bool from_scalar = false);
+/// Token for an array made now in `target` (the current route; null: no workspace).
+inline Token token_of_target(wsa::Workspace *target) {
+    Token t;
+    if (target) {
+        t.ws = target->shared_from_this();
+        t.generation = t.ws->generation();
+    }
+    return t;
+}
+
 /// Wrap an ndarray (or NumPy scalar) in a new wsarray.Array.
 nb::object wrap_ndarray(nb::handle nd);
 
@@ -66,6 +79,9 @@ inline wsa::Workspace *current_target() { return wsa::ThreadWorkspaces::current(
 void prefix_error_for(const char *name);
 /// prefix_error_for(name), then throw the pending Python exception.
 [[noreturn]] void raise_pending(const char *name);
+/// Throw the pending error of a NumPy call made under a RouteGuard as apply() does (a failed
+/// workspace allocation becomes WorkspaceMemoryError), named after `name`.
+[[noreturn]] void raise_routed_error(const char *name);
 
 void export_workspace(nb::module_ &m);
 void export_array(nb::module_ &m);

@@ -32,4 +32,36 @@ PyObject *fast_sum(PyObject *x, const char *fn);
 /// `self op= other` written into self; returns false (nothing written) when it does not apply.
 bool fast_inplace(wsa::BinaryOp op, PyObject *self, PyObject *other, const char *fn);
 
+/// What a 1-input, 1-output NumPy ufunc needs per input dtype for the lean path, resolved the
+/// first time that dtype is seen (one per wsarray function; the GIL guards it).
+struct UfuncCache {
+    struct Entry;
+    Entry *entries = nullptr;  ///< indexed by NumPy type number (builtin numeric types)
+    UfuncCache() = default;
+    UfuncCache(const UfuncCache &) = delete;
+    UfuncCache &operator=(const UfuncCache &) = delete;
+    ~UfuncCache();
+};
+
+/// `ufunc(x)` for a C-contiguous, non-empty Array `x` of a builtin numeric dtype: NumPy's own
+/// strided loop for that dtype (the one NumPy's dispatch picks, from the documented
+/// ufunc._resolve_dtypes_and_context / _get_strided_loop pair) run on an output allocated in the
+/// current workspace, without NumPy's per-call argument parsing and dispatch. `real_only`: complex
+/// inputs take the general path (wsarray patches NumPy's complex results there). Null with no
+/// error set when it does not apply, and when the loop raised a floating-point flag (the general
+/// path then recomputes, so np.errstate reports it as NumPy does).
+PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObject *x, const char *fn);
+
+/// NumPy creation functions with a lean path.
+enum class Creation { None, Zeros, Empty, Ones, Full };
+/// `zeros/empty/ones(shape[, dtype])`, `full(shape, fill[, dtype])` with an int or a tuple of ints
+/// as shape, a builtin numeric dtype and a Python number as fill: allocated straight in the
+/// current workspace. Null with no error set when it does not apply.
+PyObject *fast_create(Creation kind, PyObject *args, PyObject *kwargs);
+
+/// `a[key]` for an integer (or a tuple of integers, one per axis) selecting one element of a
+/// builtin numeric dtype: the 0-d result made directly (as NumPy's scalar wrapped). Null with no
+/// error set when it does not apply (out-of-range indices included: the general path raises).
+PyObject *fast_item(Array &a, PyObject *key);
+
 } // namespace wsa_py

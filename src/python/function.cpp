@@ -1,15 +1,49 @@
 /// src/python/function.cpp -- wsarray.<name> callables that run a NumPy function through the
 /// engine (unwrap, route into the current workspace, wrap).
 #include "common.h"
+#include "fast_ops.h"
+
+#include <memory>
 
 namespace wsa_py {
 
 namespace {
 
 struct Routed {
+    Routed(nb::object f, std::string n) : func(std::move(f)), name(std::move(n)) {}
     nb::object func;
     std::string name;
+    /// Lean paths (fast_ops.h): a 1-input ufunc called on one Array, a creation function.
+    nb::object ufunc;        ///< the ufunc run directly (null: none)
+    bool real_only = false;  ///< ... for real dtypes only (func patches complex results)
+    Creation creation = Creation::None;
+    std::unique_ptr<UfuncCache> cache;
 };
+
+/// A NumPy ufunc with one input and one output, else null.
+nb::object unary_ufunc(nb::handle f) {
+    static nb::object ufunc_type = nb::module_::import_("numpy").attr("ufunc");
+    if (!f.is_valid() || f.is_none() || !nb::isinstance(f, ufunc_type)) return nb::object();
+    if (nb::cast<int>(f.attr("nin")) != 1 || nb::cast<int>(f.attr("nout")) != 1) return nb::object();
+    return nb::borrow(f);
+}
+
+/// Pick the lean path for `func` (`real_ufunc`: a ufunc equal to `func` for real inputs).
+void classify(Routed &r, nb::handle real_ufunc) {
+    if ((r.ufunc = unary_ufunc(r.func))) {
+        r.cache = std::make_unique<UfuncCache>();
+        return;
+    }
+    if ((r.ufunc = unary_ufunc(real_ufunc))) {
+        r.real_only = true;
+        r.cache = std::make_unique<UfuncCache>();
+        return;
+    }
+    nb::module_ np = nb::module_::import_("numpy");
+    for (auto [name, kind] : {std::pair<const char *, Creation>{"zeros", Creation::Zeros},
+                              {"empty", Creation::Empty}, {"ones", Creation::Ones}, {"full", Creation::Full}})
+        if (r.func.is(np.attr(name))) r.creation = kind;
+}
 
 // Garbage-collector support: a Function wrapping a Python function references that function's
 // module globals, which hold the Function again; without traverse/clear such cycles never die.
@@ -31,6 +65,12 @@ PyObject *routed_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     try {
         Routed &r = *nb::inst_ptr<Routed>(self);
         if (!r.func.is_valid()) raise(PyExc_RuntimeError, "wsarray." + r.name + " was cleared");
+        bool no_kwargs = !kwargs || !PyDict_GET_SIZE(kwargs);
+        if (r.cache && no_kwargs && PyTuple_GET_SIZE(args) == 1)
+            if (PyObject *res = fast_ufunc1(*r.cache, r.ufunc.ptr(), r.real_only, PyTuple_GET_ITEM(args, 0), r.name.c_str()))
+                return res;
+        if (r.creation != Creation::None)
+            if (PyObject *res = fast_create(r.creation, args, kwargs)) return res;
         return apply(r.name.c_str(), r.func.ptr(), args, kwargs).release().ptr();
     } catch (nb::python_error &e) {
         e.restore();
@@ -51,7 +91,10 @@ PyType_Slot routed_slots[] = {{Py_tp_traverse, (void *) routed_traverse},
 
 void export_function(nb::module_ &m) {
     nb::class_<Routed>(m, "Function", nb::type_slots(routed_slots), "A NumPy function run with its allocations in the current workspace.")
-        .def(nb::init<nb::object, std::string>(), nb::arg("func"), nb::arg("name"))
+        .def("__init__", [](Routed *r, nb::object func, std::string name, nb::handle real_ufunc) {
+            new (r) Routed{std::move(func), std::move(name)};
+            classify(*r, real_ufunc);
+        }, nb::arg("func"), nb::arg("name"), nb::arg("real_ufunc").none() = nb::none())
         .def("__getattr__", [](Routed &r, const std::string &attr) -> nb::object {
             // ufunc methods (add.reduce, multiply.outer, ...) are routed too; data attributes pass.
             if (attr == "__name__") {
@@ -68,7 +111,7 @@ void export_function(nb::module_ &m) {
                 raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
             }
             if (PyCallable_Check(v.ptr()) && !PyType_Check(v.ptr()))
-                return nb::cast(Routed{v, r.name + "." + attr});
+                return nb::cast(Routed{v, r.name + "." + attr}, nb::rv_policy::move);
             return v;
         })
         .def("__repr__", [](Routed &r) { return "<wsarray function " + r.name + ">"; })

@@ -122,5 +122,28 @@ bool is_ndarray_exact(PyObject *o) { return PyArray_CheckExact(o); }
 // Python str/bytes, and record["field"] must give the field's scalar as in NumPy.
 bool is_numpy_scalar(PyObject *o) { return PyArray_IsScalar(o, Generic) && !PyArray_IsScalar(o, Flexible); }
 PyObject *scalar_to_ndarray(PyObject *scalar) { return PyArray_FromScalar(scalar, nullptr); }
+PyObject *ndarray_base(PyObject *o) { return PyArray_BASE((PyArrayObject *) o); }
+PyObject *ndarray_shape(PyObject *o) {
+    auto *a = (PyArrayObject *) o;
+    int nd = PyArray_NDIM(a);
+    PyObject *t = PyTuple_New(nd);
+    if (!t) return nullptr;
+    for (int i = 0; i < nd; ++i) {
+        PyObject *d = PyLong_FromSsize_t(PyArray_DIM(a, i));
+        if (!d) {
+            Py_DECREF(t);
+            return nullptr;
+        }
+        PyTuple_SET_ITEM(t, i, d);
+    }
+    return t;
+}
+PyObject *ndarray_dtype(PyObject *o) {
+    PyObject *d = (PyObject *) PyArray_DESCR((PyArrayObject *) o);
+    Py_INCREF(d);
+    return d;
+}
+int ndarray_ndim(PyObject *o) { return PyArray_NDIM((PyArrayObject *) o); }
+Py_ssize_t ndarray_size(PyObject *o) { return PyArray_SIZE((PyArrayObject *) o); }
 
 } // namespace wsa_py

@@ -44,5 +44,12 @@ bool is_ndarray_exact(PyObject *o);
 bool is_numpy_scalar(PyObject *o);
 /// A 0-d ndarray holding a NumPy scalar (allocated under the current route).
 PyObject *scalar_to_ndarray(PyObject *scalar);
+/// The base object of ndarray `o` (borrowed; null if none).
+PyObject *ndarray_base(PyObject *o);
+/// ndarray attributes, as NumPy's getters give them (new references).
+PyObject *ndarray_shape(PyObject *o);
+PyObject *ndarray_dtype(PyObject *o);
+int ndarray_ndim(PyObject *o);
+Py_ssize_t ndarray_size(PyObject *o);
 
 } // namespace wsa_py
