@@ -560,3 +560,61 @@ def test_setitem_and_attributes_match_numpy():
     assert w.shape == (4, 3)
     with pytest.raises(ValueError, match=r"wsarray\.Array\.shape\(\): cannot reshape"):
         w.shape = (5, 5)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 127, 128, 129, 1000, 8193, 70_001, 600_001])
+def test_mean_is_numpys_mean_bit_for_bit(n):
+    x = data(n, 5, special=False) * 1e3
+    same_value(wa.asarray(x).mean(), x.mean())
+    same_value(wa.asarray(x.reshape(1, n)).mean(), x.reshape(1, n).mean())
+
+
+def test_mean_edge_cases_match_numpy():
+    cases = [numpy.full(3, -0.0), numpy.array([numpy.nan, 1.0]), numpy.array([numpy.inf, 1.0]),
+             numpy.full(4, 1e308), numpy.array([numpy.inf, -numpy.inf]), numpy.zeros(0),
+             numpy.arange(12.0).reshape(3, 4)[:, 1:], numpy.arange(5), numpy.arange(5, dtype="f4"),
+             numpy.array(2.5), numpy.array([1 + 2j]), numpy.array([True, False])]
+    for a in cases:
+        for mode in ("warn", "raise"):
+            with numpy.errstate(all=mode):
+                got, got_w = outcome(lambda: wa.asarray(a).mean())
+                expected, expected_w = outcome(lambda: a.mean())
+            assert got_w == expected_w
+            if isinstance(expected, type):
+                assert got is expected
+            else:
+                same_value(got, expected)
+    w = wa.asarray(numpy.arange(12.0).reshape(3, 4))
+    same_value(w.mean(axis=0), numpy.arange(12.0).reshape(3, 4).mean(axis=0))
+    same_value(w.mean(dtype="f4"), numpy.arange(12.0).reshape(3, 4).mean(dtype="f4"))
+    ws = wa.workspace("FAST_MEAN")
+    with ws:
+        t = w * 1.0
+        m = t.mean()
+        assert m.workspace == "FAST_MEAN"
+    with pytest.raises(wa.WorkspaceError, match=r"wsarray\.Array\.mean\(\)"):
+        t.mean()
+    wa.memory.destroy_workspace("FAST_MEAN")
+
+
+def test_array_keys_match_numpy_and_check_staleness():
+    a = numpy.arange(12.0).reshape(3, 4)
+    w = wa.asarray(a)
+    for key in (a > 4, numpy.array([2, 0]), numpy.array([[0, 1]]), numpy.array(1), numpy.array([], int),
+                numpy.array([True, False, True]), numpy.array([5]), numpy.array([0.5]), a[0] > 1):
+        got, _ = outcome(lambda: w[wa.asarray(key)])
+        expected, _ = outcome(lambda: a[key])
+        if isinstance(expected, type):
+            assert got is expected
+        else:
+            same_value(got, expected)
+    with pytest.raises(IndexError, match=r"wsarray\.Array\.__getitem__\(\)"):
+        w[wa.asarray([7])]
+    ws = wa.workspace("FAST_MASK")
+    with ws:
+        mask = w > 4
+        r = w[mask]
+        assert r.workspace == "FAST_MASK"
+    with pytest.raises(wa.WorkspaceError, match=r"wsarray\.Array\.__getitem__\(\)"):
+        w[mask]
+    wa.memory.destroy_workspace("FAST_MASK")

@@ -125,6 +125,8 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
             Py_INCREF(orig);
             return orig;
         }
+        // A block allocated during this call (and held by the result): its workspace is known.
+        if (wsa::Workspace *ws = routed_owner_of(ndarray_data(r))) return make_array(r, token_of_target(ws));
         return new_array(r);
     }
     if (is_numpy_scalar(r)) {
@@ -185,7 +187,8 @@ nb::object unwrap_kwargs(PyObject *kwargs, const char *name, Seen &seen) {
 nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen) {
     nb::object uargs = nb::steal(unwrap(args, name, seen));
     nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);
-    take_allocation_error();
+    clear_allocation_error();
+    forget_routed_allocation();
     nb::object result;
     {
         RouteGuard route(current_target());
@@ -297,7 +300,8 @@ nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwa
         ++filled;
     }
     nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);
-    take_allocation_error();
+    clear_allocation_error();
+    forget_routed_allocation();
     nb::object result;
     {
         RouteGuard route(current_target());

@@ -173,18 +173,22 @@ PyObject *array_subscript(PyObject *s, PyObject *key) {
         Array &a = self_of(s, "Array.__getitem__");
         // One element of a numeric array: its 0-d result made directly (fast_ops.h).
         if (PyObject *r = fast_item(a, key)) return r;
-        // Basic indexing (ints, slices, ..., None, and tuples of them) goes straight to the
-        // ndarray; anything else (Array or list keys, and every error) takes the general path.
-        if (is_basic_index(key)) {
+        // Basic indexing (ints, slices, ..., None, and tuples of them) and a single Array key (a
+        // mask, indices) go straight to the ndarray; anything else (lists, tuples holding Arrays)
+        // takes the general path, as do errors of basic indexing (which it names).
+        bool array_key = is_array(key);
+        if (array_key || is_basic_index(key)) {
+            PyObject *k = array_key ? self_of(key, "Array.__getitem__").data.ptr() : key;
             RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
-            if (PyObject *r = PyObject_GetItem(a.data.ptr(), key)) {
+            if (PyObject *r = PyObject_GetItem(a.data.ptr(), k)) {
                 nb::object view = nb::steal(r);
                 // A view of this array's own memory belongs to the same workspace cycle.
                 if (is_ndarray_exact(r) && ndarray_base(r) == a.data.ptr()) return make_array(r, a.token);
                 return wrap_ndarray(view).release().ptr();
             }
+            if (array_key) raise_routed_error("Array.__getitem__");
             PyErr_Clear();
-            take_allocation_error();
+            clear_allocation_error();
         }
         return call2("Array.__getitem__", ops.getitem, s, key).release().ptr();
     }, (PyObject *) nullptr);
@@ -613,7 +617,10 @@ void export_array(nb::module_ &m) {
     for (const char *method : {"mean", "max", "min", "prod", "std", "var", "any", "all",
                                "argmax", "argmin", "cumsum"}) {
         std::string name = method, fn = "Array." + name;
-        cls.def(method, [name, fn](nb::handle s, nb::args args, nb::kwargs kwargs) {
+        bool is_mean = name == "mean";
+        cls.def(method, [name, fn, is_mean](nb::handle s, nb::args args, nb::kwargs kwargs) {
+            if (is_mean && args.size() == 0 && kwargs.size() == 0)
+                if (PyObject *r = fast_sum(s.ptr(), fn.c_str(), true)) return nb::steal(r);
             Array &a = self_of(s, fn.c_str());
             nb::object f = nb::steal(PyObject_GetAttrString(a.data.ptr(), name.c_str()));
             if (!f) throw nb::python_error();

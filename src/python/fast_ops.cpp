@@ -217,7 +217,7 @@ PyArrayObject *new_result(PyArrayObject *like, int type, wsa::Workspace *target)
     PyObject *r = PyArray_SimpleNew(PyArray_NDIM(like), PyArray_DIMS(like), type);
     if (!r) {
         PyErr_Clear();
-        take_allocation_error();
+        clear_allocation_error();
     }
     return (PyArrayObject *) r;
 }
@@ -266,7 +266,7 @@ void report_reduce_errors(int flags) {
 
 } // namespace
 
-PyObject *fast_sum(PyObject *x, const char *fn) {
+PyObject *fast_sum(PyObject *x, const char *fn, bool mean) {
     Operand a;
     if (!operand_of(x, a, fn) || !a.nd || !PyArray_IS_C_CONTIGUOUS(a.nd)) return nullptr;
     std::size_t n = (std::size_t) PyArray_SIZE(a.nd);
@@ -279,6 +279,8 @@ PyObject *fast_sum(PyObject *x, const char *fn) {
         total = wsa::sum_f64(a.grid.data, n, flags);
     }
     report_reduce_errors(flags);
+    // NumPy's mean of float64: the same add.reduce, divided by the count (as float64 / intp).
+    if (mean) total /= (double) n;
     wsa::Workspace *target = current_target();
     PyArrayObject *res;
     {
@@ -287,7 +289,7 @@ PyObject *fast_sum(PyObject *x, const char *fn) {
     }
     if (!res) {
         PyErr_Clear();
-        take_allocation_error();
+        clear_allocation_error();
         return nullptr;  // the general path reports the failure
     }
     *(double *) PyArray_DATA(res) = total;
@@ -427,7 +429,7 @@ PyArrayObject *new_array_in(wsa::Workspace *target, PyArray_Descr *descr, int nd
                          : PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, nullptr, nullptr, 0, nullptr);
     if (!r) {
         PyErr_Clear();
-        take_allocation_error();
+        clear_allocation_error();
     }
     return (PyArrayObject *) r;
 }
@@ -644,6 +646,7 @@ PyObject *fast_create(Creation kind, PyObject *args, PyObject *kwargs) {
 }
 
 PyObject *fast_item(Array &a, PyObject *key) {
+    if (!PyLong_CheckExact(key) && !PyTuple_CheckExact(key)) return nullptr;
     PyObject *d = a.data.ptr();
     if (!PyArray_CheckExact(d)) return nullptr;
     auto *nd = (PyArrayObject *) d;

@@ -28,7 +28,8 @@ PyObject *fast_binary(wsa::BinaryOp op, PyObject *x, PyObject *y, const char *fn
 PyObject *fast_unary(wsa::UnaryOp op, PyObject *x, const char *fn);
 /// `x.sum()` (no arguments) of a C-contiguous float64 Array: NumPy's pairwise sum, bit for bit,
 /// as a 0-d Array; null when it does not apply.
-PyObject *fast_sum(PyObject *x, const char *fn);
+/// `mean`: `x.mean()` instead (NumPy's mean of float64 divides that sum by the count).
+PyObject *fast_sum(PyObject *x, const char *fn, bool mean = false);
 /// `self op= other` written into self; returns false (nothing written) when it does not apply.
 bool fast_inplace(wsa::BinaryOp op, PyObject *self, PyObject *other, const char *fn);
 

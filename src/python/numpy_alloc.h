@@ -35,6 +35,15 @@ private:
 /// If a routed allocation failed since the last call, the workspace's message (else empty), and
 /// clear it.
 std::string take_allocation_error();
+/// The same, when the message is not wanted (no string copy when there is none).
+void clear_allocation_error();
+
+/// The workspace of the last block route_alloc() handed out on this thread since the innermost
+/// RouteGuard (or forget_routed_allocation()) began, if `p` is that block and it was not freed on
+/// this thread since; else null. Lets the engine know the owner of a fresh result without the
+/// registry lookup (the result holds the block, so it cannot have been reused).
+void forget_routed_allocation();
+wsa::Workspace *routed_owner_of(const void *p);
 
 /// Data pointer of a NumPy ndarray (null if `o` is not an ndarray).
 void *ndarray_data(PyObject *o);
