@@ -618,3 +618,50 @@ def test_array_keys_match_numpy_and_check_staleness():
     with pytest.raises(wa.WorkspaceError, match=r"wsarray\.Array\.__getitem__\(\)"):
         w[mask]
     wa.memory.destroy_workspace("FAST_MASK")
+
+
+@pytest.mark.parametrize("method", ["max", "min", "prod"])
+def test_max_min_prod_without_arguments_match_numpy(method):
+    cases = [numpy.arange(5.0), numpy.array([numpy.nan, 1.0]), numpy.arange(6).reshape(2, 3),
+             numpy.array([True, False]), numpy.array(3.5), numpy.array([1 + 2j, 3 - 1j]), numpy.zeros(0),
+             numpy.array(["b", "a"]), numpy.arange(4.0)[::-1], numpy.arange(24.0).reshape(2, 3, 4)[:, 1],
+             numpy.array([1e308, 10.0]), numpy.array([-0.0, 0.0]), numpy.array([0.0, -0.0])]
+    for a in cases:
+        with numpy.errstate(all="warn"):
+            got, got_w = outcome(lambda: getattr(wa.asarray(a), method)())
+            expected, expected_w = outcome(lambda: getattr(a, method)())
+        assert got_w == expected_w
+        if isinstance(expected, type):
+            assert got is expected
+        else:
+            same_value(got, expected)
+    with pytest.raises(ValueError, match=rf"wsarray\.Array\.{method}\(\): zero-size") if method != "prod" \
+            else warnings.catch_warnings():
+        getattr(wa.zeros(0), method)()
+    w = wa.asarray(numpy.arange(12.0).reshape(3, 4))
+    same_value(getattr(w, method)(axis=1), getattr(numpy.arange(12.0).reshape(3, 4), method)(axis=1))
+    ws = wa.workspace("FAST_REDUCE")
+    with ws:
+        t = w * 1.0
+        assert getattr(t, method)().workspace == "FAST_REDUCE"
+    with pytest.raises(wa.WorkspaceError, match=rf"wsarray\.Array\.{method}\(\)"):
+        getattr(t, method)()
+    wa.memory.destroy_workspace("FAST_REDUCE")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "longdouble", "int64", "int32", "uint8", "bool"])
+def test_max_min_match_numpy_bit_for_bit(dtype):
+    """Which of equal values (0.0, -0.0) and which NaN NumPy's reduction loop keeps, at every size
+    around its SIMD block lengths and the 8192-element limit of the lean path."""
+    rng = numpy.random.default_rng(3)
+    pool = numpy.array([0.0, -0.0, numpy.nan, 1.0, -1.0, numpy.inf, -numpy.inf, 2.5])
+    for n in (1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000, 4096, 8191, 8192, 8193):
+        for x in (rng.choice(pool, n), rng.choice(pool[:2], n), rng.integers(-100, 100, n)):
+            with numpy.errstate(invalid="ignore"):  # NaN and inf cast to integers
+                x = x.astype(dtype)
+            for method in ("max", "min"):
+                with numpy.errstate(all="ignore"):
+                    got, expected = getattr(wa.asarray(x), method)(), getattr(x, method)()
+                assert repr(got) == repr(expected)
+                if dtype != "longdouble":  # its padding bytes are arbitrary
+                    assert numpy.asarray(got).tobytes() == numpy.asarray(expected).tobytes()

@@ -618,9 +618,34 @@ void export_array(nb::module_ &m) {
                                "argmax", "argmin", "cumsum"}) {
         std::string name = method, fn = "Array." + name;
         bool is_mean = name == "mean";
-        cls.def(method, [name, fn, is_mean](nb::handle s, nb::args args, nb::kwargs kwargs) {
-            if (is_mean && args.size() == 0 && kwargs.size() == 0)
+        // a.max(), a.min(), a.prod() without arguments: NumPy's methods run
+        // _methods._amax & co. (Python), which call ufunc.reduce(a, None); call that directly.
+        // max and min of small contiguous arrays run NumPy's reduction loop directly (fast_ops.h).
+        PyObject *reduce = nullptr, *extreme = nullptr;
+        UfuncCache *cache = nullptr;  // never freed: lives as long as the type
+        if (name == "max" || name == "min" || name == "prod") {
+            const char *ufunc = name == "max" ? "maximum" : name == "min" ? "minimum" : "multiply";
+            reduce = nb::object(nb::handle(ops.numpy).attr(ufunc).attr("reduce")).release().ptr();  // kept forever
+            if (name != "prod") {
+                extreme = nb::object(nb::handle(ops.numpy).attr(ufunc)).release().ptr();
+                cache = new UfuncCache();
+            }
+        }
+        cls.def(method, [name, fn, is_mean, reduce, extreme, cache](nb::handle s, nb::args args, nb::kwargs kwargs) {
+            bool no_arguments = args.size() == 0 && kwargs.size() == 0;
+            if (is_mean && no_arguments)
                 if (PyObject *r = fast_sum(s.ptr(), fn.c_str(), true)) return nb::steal(r);
+            if (extreme && no_arguments)
+                if (PyObject *r = fast_reduce_all(*cache, extreme, s.ptr(), fn.c_str())) return nb::steal(r);
+            if (reduce && no_arguments) {
+                Array &a = self_of(s, fn.c_str());
+                PyObject *argv[2] = {a.data.ptr(), Py_None};  // axis=None: every axis
+                clear_allocation_error();
+                RouteGuard route(current_target());
+                nb::object r = nb::steal(PyObject_Vectorcall(reduce, argv, 2, nullptr));
+                if (!r) raise_routed_error(fn.c_str());
+                return wrap_ndarray(r);
+            }
             Array &a = self_of(s, fn.c_str());
             nb::object f = nb::steal(PyObject_GetAttrString(a.data.ptr(), name.c_str()));
             if (!f) throw nb::python_error();

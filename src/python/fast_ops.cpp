@@ -527,6 +527,84 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
 
 namespace {
 
+/// The loop NumPy's ufunc.reduce runs for a contiguous array of `in` reduced to one value
+/// (strides out 0, in itemsize, out 0), when the result has the input's dtype.
+bool resolve_reduce_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in) {
+    nb::object resolve = nb::steal(PyObject_GetAttrString(ufunc, "_resolve_dtypes_and_context"));
+    if (!resolve) return false;
+    nb::dict kw;
+    kw["reduction"] = nb::bool_(true);
+    nb::object dtypes_in = nb::make_tuple(nb::none(), nb::handle((PyObject *) in), nb::none());
+    nb::object resolved = nb::steal(PyObject_Call(resolve.ptr(), nb::make_tuple(dtypes_in).ptr(), kw.ptr()));
+    if (!resolved || !PyTuple_Check(resolved.ptr()) || PyTuple_GET_SIZE(resolved.ptr()) != 2) return false;
+    PyObject *dtypes = PyTuple_GET_ITEM(resolved.ptr(), 0);
+    if (!PyTuple_Check(dtypes) || PyTuple_GET_SIZE(dtypes) != 3) return false;
+    for (int i = 0; i < 3; ++i)
+        if (PyTuple_GET_ITEM(dtypes, i) != (PyObject *) in) return false;
+    nb::object capsule = nb::borrow(PyTuple_GET_ITEM(resolved.ptr(), 1));
+    npy_intp size = PyDataType_ELSIZE(in);
+    nb::object strides = nb::make_tuple(nb::int_(0), nb::int_(size), nb::int_(0));
+    nb::object get_loop = nb::steal(PyObject_GetAttrString(ufunc, "_get_strided_loop"));
+    if (!get_loop) return false;
+    nb::dict kw2;
+    kw2["fixed_strides"] = strides;
+    nb::object done = nb::steal(PyObject_Call(get_loop.ptr(), nb::make_tuple(capsule).ptr(), kw2.ptr()));
+    if (!done) return false;
+    auto *info = (UfuncCallInfo *) PyCapsule_GetPointer(capsule.ptr(), "numpy_1.24_ufunc_call_info");
+    if (!info || !info->strided_loop || info->requires_pyapi) return false;
+    e.capsule = capsule;
+    e.info = info;
+    e.out = in;
+    return true;
+}
+
+} // namespace
+
+PyObject *fast_reduce_all(UfuncCache &cache, PyObject *ufunc, PyObject *x, const char *fn) {
+    Array &a = array_of(x);
+    check_valid(a, fn);
+    PyObject *d = a.data.ptr();
+    if (!PyArray_CheckExact(d)) return nullptr;
+    auto *nd = (PyArrayObject *) d;
+    if (!PyArray_IS_C_CONTIGUOUS(nd) || !PyArray_ISALIGNED(nd)) return nullptr;
+    npy_intp n = PyArray_SIZE(nd);
+    // Empty: NumPy's error. Above one buffer of NumPy's reduction iterator (8192 elements) NumPy
+    // may split the loop; one call would then order equal values (0.0, -0.0) differently.
+    if (n == 0 || n > 8192) return nullptr;
+    PyArray_Descr *in = canonical_numeric(PyArray_DESCR(nd));
+    if (!in || PyTypeNum_ISCOMPLEX(in->type_num)) return nullptr;
+    if (!cache.entries) cache.entries = new UfuncCache::Entry[kTypeSlots];
+    UfuncCache::Entry &e = cache.entries[in->type_num];
+    if (e.state == UfuncCache::Entry::Unknown) {
+        bool ok = resolve_reduce_loop(e, ufunc, in);
+        if (!ok) PyErr_Clear();
+        e.state = ok ? UfuncCache::Entry::Usable : UfuncCache::Entry::Unusable;
+    }
+    if (e.state != UfuncCache::Entry::Usable) return nullptr;
+    wsa::Workspace *target = current_target();
+    Py_INCREF(in);
+    PyArrayObject *res = new_array_in(target, in, 0, nullptr);
+    if (!res) return nullptr;
+    nb::object guard = nb::steal((PyObject *) res);
+    npy_intp size = PyDataType_ELSIZE(in);
+    // As NumPy's reduce without identity: the first element, then the loop over the others.
+    std::memcpy(PyArray_DATA(res), PyArray_DATA(nd), (std::size_t) size);
+    npy_intp rest = n - 1;
+    if (rest > 0) {
+        const UfuncCallInfo *info = e.info;
+        bool check_fp = !info->no_floatingpoint_errors;
+        FpStatus fp{in->type_num == NPY_LONGDOUBLE};
+        if (check_fp) fp.clear();
+        char *data[3] = {PyArray_BYTES(res), PyArray_BYTES(nd) + size, PyArray_BYTES(res)};
+        npy_intp strides[3] = {0, size, 0};
+        if (info->strided_loop(info->context, data, &rest, strides, info->auxdata) < 0) raise_pending(fn);
+        if (check_fp && fp.raised()) return nullptr;  // the general path reports it as NumPy does
+    }
+    return wrap_new(guard.release().ptr(), target, true);  // NumPy returns a scalar
+}
+
+namespace {
+
 /// An int or a tuple of ints (each >= 0) as array dimensions.
 bool dims_of(PyObject *shape, npy_intp *dims, int &nd) {
     auto one = [](PyObject *o, npy_intp &v) {

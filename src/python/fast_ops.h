@@ -53,6 +53,12 @@ struct UfuncCache {
 /// path then recomputes, so np.errstate reports it as NumPy does).
 PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObject *x, const char *fn);
 
+/// `ufunc.reduce(x, axis=None)` (x.max(), x.min()) for a C-contiguous Array of a real builtin
+/// numeric dtype with 1 .. 8192 elements: the first element, then NumPy's own reduction loop over
+/// the rest (as NumPy's reduce without identity runs it). Null with no error set when it does not
+/// apply or a floating-point flag was raised.
+PyObject *fast_reduce_all(UfuncCache &cache, PyObject *ufunc, PyObject *x, const char *fn);
+
 /// NumPy creation functions with a lean path.
 enum class Creation { None, Zeros, Empty, Ones, Full };
 /// `zeros/empty/ones(shape[, dtype])`, `full(shape, fill[, dtype])` with an int or a tuple of ints
