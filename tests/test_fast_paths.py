@@ -665,3 +665,23 @@ def test_max_min_match_numpy_bit_for_bit(dtype):
                 assert repr(got) == repr(expected)
                 if dtype != "longdouble":  # its padding bytes are arbitrary
                     assert numpy.asarray(got).tobytes() == numpy.asarray(expected).tobytes()
+
+
+def test_namespace_calls_by_vectorcall_keep_arguments():
+    from wsarray._core import Function
+
+    assert Function.__flags__ & (1 << 11)  # Py_TPFLAGS_HAVE_VECTORCALL: the layout check passed
+    a = numpy.arange(6.0).reshape(2, 3)
+    w = wa.asarray(a)
+    same_value(wa.sum(w, axis=0), a.sum(axis=0))
+    same_value(wa.sum(w, 1, keepdims=True), a.sum(1, keepdims=True))
+    same_value(wa.exp(w, out=wa.empty((2, 3)), where=True), numpy.exp(a))
+    many = [wa.asarray(a[0])] * 10  # more positional arguments than the engine's stack array
+    for got, expected in zip(wa.broadcast_arrays(*many), numpy.broadcast_arrays(*([a[0]] * 10))):
+        same_value(got, expected)
+    with pytest.raises(TypeError, match=r"wsarray\.exp\(\)"):
+        wa.exp(w, bogus=1)
+    with pytest.raises(TypeError, match=r"wsarray\.zeros\(\)"):
+        wa.zeros(3, bogus=1)
+    f = Function(len, "length")
+    assert f([1, 2, 3]) == 3

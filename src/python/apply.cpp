@@ -281,11 +281,25 @@ nb::object wrap_ndarray(nb::handle nd) {
 }
 
 nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs) {
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    if (nargs > 8) {
+        Seen seen;
+        return apply_tuple(name, func, args, kwargs, seen);
+    }
+    return apply_vector(name, func, &PyTuple_GET_ITEM(args, 0), nargs, kwargs);
+}
+
+nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwargs) {
     Seen seen;
     // Positional arguments go to NumPy through vectorcall from a stack array (no new tuple).
     constexpr Py_ssize_t kStack = 8;
-    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
-    if (nargs > kStack) return apply_tuple(name, func, args, kwargs, seen);
+    if (nargs > kStack) {
+        nb::object tuple = nb::steal(PyTuple_New(nargs));
+        if (!tuple) throw nb::python_error();
+        for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(tuple.ptr(), i, nb::handle(args[i]).inc_ref().ptr());
+        return apply_tuple(name, func, tuple.ptr(), kwargs, seen);
+    }
     PyObject *stack[kStack];
     Py_ssize_t filled = 0;
     struct Release {
@@ -296,7 +310,7 @@ nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwa
         }
     } release{stack, filled};
     for (; filled < nargs;) {
-        stack[filled] = unwrap(PyTuple_GET_ITEM(args, filled), name, seen);
+        stack[filled] = unwrap(args[filled], name, seen);
         ++filled;
     }
     nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);

@@ -71,6 +71,9 @@ nb::object wrap_ndarray(nb::handle nd);
 /// replaced by its ndarray, NumPy's allocations routed into the current workspace, and every
 /// ndarray in the result wrapped. Errors name `name` ("wsarray.<name>()").
 nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs);
+/// apply() with the positional arguments as an array (a vectorcall's).
+nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwargs);
 
 /// The current allocation target of this thread (null: outside every workspace or scoped out).
 inline wsa::Workspace *current_target() { return wsa::ThreadWorkspaces::current().target(); }

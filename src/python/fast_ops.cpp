@@ -676,11 +676,10 @@ bool fill_one(PyArrayObject *arr, npy_intp n) {
 
 } // namespace
 
-PyObject *fast_create(Creation kind, PyObject *args, PyObject *kwargs) {
-    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+PyObject *fast_create(Creation kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
     Py_ssize_t first_dtype = kind == Creation::Full ? 2 : 1;  // positional index of dtype
     if (nargs < first_dtype || nargs > first_dtype + 1) return nullptr;
-    PyObject *dtype = nargs > first_dtype ? PyTuple_GET_ITEM(args, first_dtype) : nullptr;
+    PyObject *dtype = nargs > first_dtype ? args[first_dtype] : nullptr;
     if (kwargs && PyDict_GET_SIZE(kwargs)) {
         PyObject *kw_dtype = PyDict_GetItemString(kwargs, "dtype");  // borrowed, no error
         if (PyDict_GET_SIZE(kwargs) != 1 || !kw_dtype || dtype) return nullptr;
@@ -688,13 +687,13 @@ PyObject *fast_create(Creation kind, PyObject *args, PyObject *kwargs) {
     }
     npy_intp dims[8];
     int nd = 0;
-    if (!dims_of(PyTuple_GET_ITEM(args, 0), dims, nd)) return nullptr;
+    if (!dims_of(args[0], dims, nd)) return nullptr;
     PyArray_Descr *descr;
     double fill = 0;
     if (kind == Creation::Full) {
         // full(shape, fill) with a Python number and no dtype: NumPy takes the fill's own dtype.
         if (dtype && dtype != Py_None) return nullptr;
-        PyObject *v = PyTuple_GET_ITEM(args, 1);
+        PyObject *v = args[1];
         if (PyFloat_CheckExact(v)) {
             descr = PyArray_DescrFromType(NPY_DOUBLE);
             fill = PyFloat_AS_DOUBLE(v);

@@ -64,7 +64,7 @@ enum class Creation { None, Zeros, Empty, Ones, Full };
 /// `zeros/empty/ones(shape[, dtype])`, `full(shape, fill[, dtype])` with an int or a tuple of ints
 /// as shape, a builtin numeric dtype and a Python number as fill: allocated straight in the
 /// current workspace. Null with no error set when it does not apply.
-PyObject *fast_create(Creation kind, PyObject *args, PyObject *kwargs);
+PyObject *fast_create(Creation kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);
 
 /// `a[key]` for an integer (or a tuple of integers, one per axis) selecting one element of a
 /// builtin numeric dtype: the 0-d result made directly (as NumPy's scalar wrapped). Null with no
