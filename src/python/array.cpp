@@ -62,8 +62,8 @@ nb::object attribute_owner(Array &a) {
 }
 
 nb::object call1(const char *name, PyObject *f, nb::handle x) {
-    nb::object args = nb::make_tuple(x);
-    return apply(name, f, args.ptr(), nullptr);
+    PyObject *args[1] = {x.ptr()};
+    return apply_vector(name, f, args, 1, nullptr);
 }
 
 /// `seq * s` / `s * seq` with `s` a scalar result and `seq` a list, tuple, str or bytes: NumPy's
@@ -77,8 +77,8 @@ bool defers_to_sequence(nb::handle s, nb::handle seq) {
 nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
     if (f == ops.multiply && (defers_to_sequence(x, y) || defers_to_sequence(y, x)))
         return nb::borrow(Py_NotImplemented);
-    nb::object args = nb::make_tuple(x, y);
-    return apply(name, f, args.ptr(), nullptr);
+    PyObject *args[2] = {x.ptr(), y.ptr()};  // no argument tuple
+    return apply_vector(name, f, args, 2, nullptr);
 }
 
 bool is_basic_index_item(PyObject *k) {
