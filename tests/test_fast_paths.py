@@ -443,6 +443,11 @@ CREATION_CALLS = [
     ("full", (3, 2.5, int), {}), ("full", (0, 1.5), {}), ("full", (3, numpy.float32(1.5)), {}),
     ("full", (3, 1 + 2j), {}), ("full", (-3, 1.0), {}), ("zeros", (), {}), ("zeros", (3, None, "C"), {}),
     ("zeros", (3,), {"dtype": None}), ("zeros", (3, float), {"dtype": float}),
+    ("arange", (5,), {}), ("arange", (1,), {}), ("arange", (0,), {}), ("arange", (-3,), {}),
+    ("arange", (-3, 4), {}), ("arange", (4, -3), {}), ("arange", (2, 9), {}), ("arange", (2**62 - 3, 2**62), {}),
+    ("arange", (2**63 - 3, 2**63 - 1), {}), ("arange", (2**70,), {}), ("arange", (5.0,), {}), ("arange", (1, 9, 2), {}),
+    ("arange", (5,), {"dtype": "f4"}), ("arange", (True,), {}), ("arange", (numpy.int32(4),), {}), ("arange", (), {}),
+    ("arange", (1, 3), {"step": 1}),
 ]
 
 

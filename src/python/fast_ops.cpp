@@ -676,7 +676,42 @@ bool fill_one(PyArrayObject *arr, npy_intp n) {
 
 } // namespace
 
+namespace {
+
+/// arange(stop) or arange(start, stop) with Python ints: NumPy's default integer, start + i.
+PyObject *fast_arange(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
+    if (nargs < 1 || nargs > 2 || (kwargs && PyDict_GET_SIZE(kwargs))) return nullptr;
+    long long bounds[2] = {0, 0};
+    for (Py_ssize_t i = 0; i < nargs; ++i) {
+        if (!PyLong_CheckExact(args[i])) return nullptr;
+        int overflow = 0;
+        bounds[i] = PyLong_AsLongLongAndOverflow(args[i], &overflow);
+        if (overflow || (bounds[i] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return nullptr;
+        }
+    }
+    long long start = nargs == 2 ? bounds[0] : 0, stop = nargs == 2 ? bounds[1] : bounds[0];
+    // Empty ranges and ranges near the integer limits: NumPy's path.
+    if (stop <= start || start < -(1LL << 62) || stop > (1LL << 62)) return nullptr;
+    npy_intp n = (npy_intp) (stop - start);
+    PyArray_Descr *descr = PyArray_DescrFromType(NPY_INTP);  // NumPy's default integer
+    if (!descr) {
+        PyErr_Clear();
+        return nullptr;
+    }
+    wsa::Workspace *target = current_target();
+    PyArrayObject *res = new_array_in(target, descr, 1, &n);  // steals descr
+    if (!res) return nullptr;
+    auto *p = (npy_intp *) PyArray_DATA(res);
+    for (npy_intp i = 0; i < n; ++i) p[i] = (npy_intp) start + i;
+    return wrap_new((PyObject *) res, target);
+}
+
+} // namespace
+
 PyObject *fast_create(Creation kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
+    if (kind == Creation::Arange) return fast_arange(args, nargs, kwargs);
     Py_ssize_t first_dtype = kind == Creation::Full ? 2 : 1;  // positional index of dtype
     if (nargs < first_dtype || nargs > first_dtype + 1) return nullptr;
     PyObject *dtype = nargs > first_dtype ? args[first_dtype] : nullptr;

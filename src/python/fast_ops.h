@@ -60,10 +60,11 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
 PyObject *fast_reduce_all(UfuncCache &cache, PyObject *ufunc, PyObject *x, const char *fn);
 
 /// NumPy creation functions with a lean path.
-enum class Creation { None, Zeros, Empty, Ones, Full };
+enum class Creation { None, Zeros, Empty, Ones, Full, Arange };
 /// `zeros/empty/ones(shape[, dtype])`, `full(shape, fill[, dtype])` with an int or a tuple of ints
 /// as shape, a builtin numeric dtype and a Python number as fill: allocated straight in the
-/// current workspace. Null with no error set when it does not apply.
+/// current workspace; `arange(stop)` / `arange(start, stop)` with Python ints (NumPy's default
+/// integer). Null with no error set when it does not apply.
 PyObject *fast_create(Creation kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);
 
 /// `a[key]` for an integer (or a tuple of integers, one per axis) selecting one element of a

@@ -47,7 +47,8 @@ void classify(Routed &r, nb::handle real_ufunc) {
     }
     nb::module_ np = nb::module_::import_("numpy");
     for (auto [name, kind] : {std::pair<const char *, Creation>{"zeros", Creation::Zeros},
-                              {"empty", Creation::Empty}, {"ones", Creation::Ones}, {"full", Creation::Full}})
+                              {"empty", Creation::Empty}, {"ones", Creation::Ones}, {"full", Creation::Full},
+                              {"arange", Creation::Arange}})
         if (r.func.is(np.attr(name))) r.creation = kind;
 }
 
