@@ -48,16 +48,75 @@ def _all(build):
 
 SMALL_SIZES = (1, 64, 1000)
 
+def _creation(name, *extra):
+    def build(mod, n):
+        f = getattr(mod, name)
+        if mod.__name__ == "torch":
+            if name == "arange":
+                return lambda: f(n, dtype=mod.float64)
+            return lambda: f((n,), *extra, dtype=mod.float64)
+        return lambda: f(n, *extra)
+    return build
+
+
+def _square(mod, n):
+    """A k x k float64 matrix with k*k about n (1, 64 -> 8 x 8, 1000 -> 32 x 32)."""
+    k = max(1, round(n ** 0.5))
+    (a,) = _data(mod, k * k, 1)
+    return a.reshape(k, k)
+
+
+def _matmul_small(mod, n):
+    a, b = _square(mod, n), _square(mod, n)
+    return lambda: a @ b
+
+
+def _getitem_2d(mod, n):
+    a = _square(mod, n)
+    return lambda: a[0, 0]
+
+
+def _mask(mod, n):
+    (a,) = _data(mod, n, 1)
+    m = a > 1.0
+    return lambda: a[m]
+
+
+def _setitem(mod, n):
+    (a,) = _data(mod, n, 1)
+
+    def body():
+        a[0] = 1.5
+    return body
+
+
 # Per-call overhead: what a Python loop over small arrays pays for each operation.
 SMALL = {
     "a + b": _all(_binary(lambda a, b: a + b)),
     "a * 2.0": _all(_unary(lambda mod, a: a * 2.0)),
     "-a": _all(_unary(lambda mod, a: -a)),
     "exp(a)": _all(_unary(lambda mod, a: mod.exp(a))),
+    "sqrt(a)": _all(_unary(lambda mod, a: mod.sqrt(a))),
+    "abs(a)": _all(_unary(lambda mod, a: mod.abs(a))),
+    "sin(a)": _all(_unary(lambda mod, a: mod.sin(a))),
+    "log(a)": _all(_unary(lambda mod, a: mod.log(a))),
+    "tanh(a)": _all(_unary(lambda mod, a: mod.tanh(a))),
     "a.sum()": _all(_unary(lambda mod, a: a.sum())),
+    "a.mean()": _all(_unary(lambda mod, a: a.mean())),
+    "a.max()": _all(_unary(lambda mod, a: a.max())),
+    "a @ b (k x k)": _all(_matmul_small),
     "a[i] (scalar)": _all(_unary(lambda mod, a: a[0])),
+    "a[i, j] (2-D)": _all(_getitem_2d),
     "a[1:] (slice)": _all(_unary(lambda mod, a: a[1:])),
+    "a[mask]": _all(_mask),
+    "a[i] = v": _all(_setitem),
+    "len(a)": _all(_unary(lambda mod, a: len(a))),
+    "a.shape": _all(_unary(lambda mod, a: a.shape)),
     "zeros(n)": _all(_zeros),
+    "ones(n)": _all(_creation("ones")),
+    "empty(n)": _all(_creation("empty")),
+    "full(n, 2.0)": _all(_creation("full", 2.0)),
+    "arange(n)": _all(_creation("arange")),
 }
 
 

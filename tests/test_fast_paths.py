@@ -341,3 +341,388 @@ def test_sum_edge_values_and_errors_match_numpy():
         float(s)
     wa.memory.destroy_workspace("FAST_SUM")
     same(wa.asarray(numpy.ones((3, 4))).sum(axis=0), numpy.ones((3, 4)).sum(axis=0))
+
+
+# ---- lean paths of namespace functions and indexing (small arrays) ---------------------------
+
+UNARY_UFUNCS = ["exp", "sqrt", "abs", "absolute", "sin", "cos", "log", "log1p", "expm1", "tanh",
+                "negative", "square", "floor", "isnan", "isfinite", "sign", "logical_not", "invert"]
+DTYPES = ["float64", "float32", "float16", "int64", "int32", "uint8", "bool", "complex128",
+          "complex64", "longdouble"]
+
+
+def values(dtype, n, seed=0):
+    rng = numpy.random.default_rng(seed)
+    x = rng.standard_normal(n) * 3
+    if numpy.dtype(dtype).kind == "f" and n >= 6:
+        x[:6] = [numpy.nan, numpy.inf, -numpy.inf, 0.0, -0.0, 1e-310]
+    if numpy.dtype(dtype).kind == "c":
+        return (x + 1j * rng.standard_normal(n)).astype(dtype)
+    if numpy.dtype(dtype).kind in "iub":
+        return (x * 10).astype("int64").astype(dtype)
+    return x.astype(dtype)
+
+
+def outcome(f, *args):
+    """(result, warnings) or the exception of f(*args)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            r = f(*args)
+        except Exception as e:  # noqa: BLE001
+            return type(e), [str(w.message) for w in caught]
+    return r, sorted(str(w.message) for w in caught)
+
+
+def same_value(got, expected):
+    """Exactly NumPy's result, where NumPy's scalar results are wsarray's 0-d scalar results."""
+    assert isinstance(got, wa.Array)
+    if isinstance(expected, numpy.generic):
+        assert got.ndim == 0 and repr(got) == repr(expected)
+        expected = numpy.asarray(expected)
+    g = numpy.asarray(got)
+    assert g.dtype == expected.dtype and g.shape == expected.shape
+    assert g.flags.c_contiguous == expected.flags.c_contiguous
+    assert g.tobytes() == expected.tobytes() or numpy.array_equal(g, expected, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", UNARY_UFUNCS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unary_functions_match_numpy(name, dtype):
+    f, g = getattr(wa, name), getattr(numpy, "abs" if name == "abs" else name)
+    shapes = [(1,), (7,), (1000,), (3, 4), (), (0,), (2, 0)]
+    for shape in shapes:
+        x = values(dtype, int(numpy.prod(shape)) or 0).reshape(shape)
+        for inside in (False, True):
+            ws = wa.workspace("FAST_UFUNC")
+            with ws if inside else wa.scope_out():
+                got, got_w = outcome(f, wa.asarray(x))
+                expected, expected_w = outcome(g, x)
+                assert got_w == expected_w
+                if isinstance(expected, type):  # NumPy raised: the same class
+                    assert got is expected
+                    continue
+                if name in ("tanh", "expm1") and x.dtype.kind == "c":  # wsarray patches complex results
+                    continue
+                same_value(got, expected)
+                if inside and got.ndim:
+                    assert got.workspace == "FAST_UFUNC"
+            wa.memory.destroy_workspace("FAST_UFUNC")
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # cos(inf), both sides
+def test_unary_functions_on_views_and_other_layouts_match_numpy():
+    a = values("float64", 60).reshape(6, 10)
+    for key in ((slice(None), slice(None, None, 2)), (slice(None, None, -1),), (slice(1, 3),)):
+        same_value(wa.exp(wa.asarray(a)[key]), numpy.exp(a[key]))
+    f = numpy.asfortranarray(a)
+    got = wa.cos(wa.asarray(f))
+    assert numpy.asarray(got).flags.f_contiguous  # NumPy keeps the input's layout
+    same_value(got, numpy.cos(f))
+    swapped = a.astype(">f8")
+    same_value(wa.exp(wa.asarray(swapped)), numpy.exp(swapped))
+    same_value(wa.exp(wa.asarray(a[0, 0])), numpy.exp(a[0, 0]))  # 0-d: NumPy's scalar
+    same_value(wa.exp(wa.asarray(a)[0, 0]), numpy.exp(a[0, 0]))  # scalar result in, scalar out
+    out = wa.zeros((6, 10))
+    assert wa.exp(wa.asarray(a), out=out) is out
+    same_value(out, numpy.exp(a))
+    same_value(wa.exp(wa.asarray(a), where=wa.asarray(a) > 0, out=out), numpy.exp(a, where=a > 0, out=numpy.exp(a)))
+
+
+def test_unary_functions_report_floating_point_errors_like_numpy():
+    x = numpy.array([0.0, -1.0, 1.0])
+    for f in ("log", "sqrt", "log1p", "arccosh"):
+        for mode in ("ignore", "warn", "raise"):
+            with numpy.errstate(all=mode):
+                got, got_w = outcome(getattr(wa, f), wa.asarray(x))
+                expected, expected_w = outcome(getattr(numpy, f), x)
+            assert got_w == expected_w
+            if isinstance(expected, type):
+                assert got is expected
+            else:
+                same_value(got, expected)
+    # A flag left set by earlier code is not reported by a clean call.
+    with numpy.errstate(all="ignore"):
+        numpy.log(x)
+    with numpy.errstate(all="raise"):
+        same_value(wa.exp(wa.asarray([1.0, 2.0])), numpy.exp([1.0, 2.0]))
+
+
+def test_unary_functions_check_staleness_and_name_themselves():
+    ws = wa.workspace("FAST_UFUNC_STALE")
+    with ws:
+        t = wa.asarray([1.0, 2.0]) * 2.0
+        assert wa.exp(t).workspace == "FAST_UFUNC_STALE"
+    for f in (wa.exp, wa.tanh, wa.abs, wa.sqrt):
+        with pytest.raises(wa.WorkspaceError, match=rf"wsarray\.{f.__name__}\(\)"):
+            f(t)
+    with pytest.raises(TypeError, match=r"wsarray\.invert\(\)|raised by wsarray\.invert"):
+        try:
+            wa.invert(wa.asarray([1.5]))
+        except TypeError as e:
+            raise TypeError(str(e) + " ".join(getattr(e, "__notes__", []))) from None
+    wa.memory.destroy_workspace("FAST_UFUNC_STALE")
+
+
+CREATION_CALLS = [
+    ("zeros", (5,), {}), ("zeros", ((2, 3),), {}), ("zeros", (0,), {}), ("zeros", ((),), {}),
+    ("zeros", (3, "int32"), {}), ("zeros", (3,), {"dtype": bool}), ("zeros", (3,), {"dtype": complex}),
+    ("zeros", (3,), {"dtype": ">f8"}), ("zeros", (3,), {"dtype": object}), ("zeros", (3,), {"dtype": "U3"}),
+    ("zeros", (3,), {"order": "F"}), ("zeros", ((2, 3),), {"order": "F"}), ("zeros", (-1,), {}),
+    ("zeros", (2**62,), {}), ("zeros", (3.0,), {}), ("zeros", ([2, 2],), {}), ("zeros", ((2, -2),), {}),
+    ("ones", (4,), {}), ("ones", ((2, 2),), {"dtype": "int8"}), ("ones", (3,), {"dtype": "float16"}),
+    ("ones", (3,), {"dtype": "complex64"}), ("ones", (3,), {"dtype": "uint64"}), ("ones", (3,), {"dtype": "longdouble"}),
+    ("ones", (3,), {"dtype": "bool"}), ("ones", (3,), {"dtype": "float32"}), ("ones", (0,), {}),
+    ("empty", (0,), {}), ("empty", ((4, 0),), {"dtype": "int16"}),
+    ("full", (3, 2.5), {}), ("full", ((2, 2), -0.0), {}), ("full", (3, float("nan")), {}),
+    ("full", (3, 7), {}), ("full", (3, True), {}), ("full", (3, 2.5), {"dtype": "float32"}),
+    ("full", (3, 2.5, int), {}), ("full", (0, 1.5), {}), ("full", (3, numpy.float32(1.5)), {}),
+    ("full", (3, 1 + 2j), {}), ("full", (-3, 1.0), {}), ("zeros", (), {}), ("zeros", (3, None, "C"), {}),
+    ("zeros", (3,), {"dtype": None}), ("zeros", (3, float), {"dtype": float}),
+    ("arange", (5,), {}), ("arange", (1,), {}), ("arange", (0,), {}), ("arange", (-3,), {}),
+    ("arange", (-3, 4), {}), ("arange", (4, -3), {}), ("arange", (2, 9), {}), ("arange", (2**62 - 3, 2**62), {}),
+    ("arange", (2**63 - 3, 2**63 - 1), {}), ("arange", (2**70,), {}), ("arange", (5.0,), {}), ("arange", (1, 9, 2), {}),
+    ("arange", (5,), {"dtype": "f4"}), ("arange", (True,), {}), ("arange", (numpy.int32(4),), {}), ("arange", (), {}),
+    ("arange", (1, 3), {"step": 1}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", CREATION_CALLS, ids=lambda v: repr(v)[:40])
+def test_creation_functions_match_numpy(name, args, kwargs):
+    for inside in (False, True):
+        ws = wa.workspace("FAST_CREATE")
+        with ws if inside else wa.scope_out():
+            got, _ = outcome(lambda: getattr(wa, name)(*args, **kwargs))
+            expected, _ = outcome(lambda: getattr(numpy, name)(*args, **kwargs))
+            if isinstance(expected, type):
+                assert got is expected
+                continue
+            assert isinstance(got, wa.Array)
+            g = numpy.asarray(got)
+            assert g.dtype == expected.dtype and g.shape == expected.shape and got.strides == expected.strides
+            if name != "empty":
+                assert g.tobytes() == expected.tobytes() or numpy.array_equal(g, expected, equal_nan=True)
+            if inside:
+                assert got.workspace == "FAST_CREATE"
+            else:
+                assert got.workspace is None
+        wa.memory.destroy_workspace("FAST_CREATE")
+
+
+def test_created_arrays_go_stale_and_reuse_freed_memory():
+    ws = wa.workspace("FAST_CREATE_STALE")
+    with ws:
+        z = wa.zeros(4)
+        dirty = wa.full(16, 7.0)
+        del dirty
+        again = wa.zeros(16)  # reused memory is zeroed
+        assert not numpy.asarray(again).any()
+        assert numpy.asarray(wa.ones(16)).tolist() == [1.0] * 16
+    with pytest.raises(wa.WorkspaceError, match="cycle"):
+        z + 1.0
+    wa.memory.destroy_workspace("FAST_CREATE_STALE")
+
+
+ITEM_DTYPES = ["float64", "float32", "int64", "int8", "uint16", "bool", "complex128", "float16",
+               "longdouble", ">f8", "object", "U2", "datetime64[s]"]
+
+
+@pytest.mark.parametrize("dtype", ITEM_DTYPES)
+def test_item_access_matches_numpy(dtype):
+    base = numpy.arange(24).reshape(2, 3, 4)
+    a = base.astype(dtype) if dtype != "object" else base.astype(object)
+    views = [a, a[:, ::-1], a[1], a[0, 1], a.T]
+    keys = [0, -1, 1, (0, 0), (1, -1), (-2, 2), (0, 1, 2), (1, -3, -4), (0, 0, 0, 0), 5, -6, (0, 9),
+            True, numpy.int64(1), (0, numpy.int32(1)), 2**70, -(2**70), (), (0, slice(None))]
+    for v in views:
+        w = wa.asarray(v)
+        for key in keys:
+            for inside in (False, True):
+                ws = wa.workspace("FAST_ITEM")
+                with ws if inside else wa.scope_out():
+                    got, _ = outcome(lambda: w[key])
+                    expected, _ = outcome(lambda: v[key])
+                    if isinstance(expected, type):
+                        assert got is expected
+                    elif isinstance(expected, numpy.ndarray):
+                        same_value(got, expected)
+                    elif isinstance(expected, numpy.generic) and numpy.asarray(expected).dtype.kind not in "OUSV":
+                        same_value(got, expected)
+                        assert type(got) is wa.Array and got.__class__ is type(expected)
+                        assert got.workspace == ("FAST_ITEM" if inside else None)
+                    else:
+                        assert got == expected or (got != got and expected != expected)
+                wa.memory.destroy_workspace("FAST_ITEM")
+
+
+def test_item_access_errors_name_the_method_and_check_staleness():
+    w = wa.asarray(numpy.arange(6.0).reshape(2, 3))
+    for key in (2, -3, (0, 3), (0, -4), (0, 0, 0)):
+        with pytest.raises(IndexError, match=r"wsarray\.Array\.__getitem__\(\)"):
+            w[key]
+    ws = wa.workspace("FAST_ITEM_STALE")
+    with ws:
+        t = w * 1.0
+        x = t[1, 2]
+        assert float(x) == 5.0 and x.workspace == "FAST_ITEM_STALE"
+        s = t[1:]
+        assert s.workspace == "FAST_ITEM_STALE"
+    for use in (lambda: t[0, 0], lambda: t[0], lambda: x + 1, lambda: s[0], lambda: len(t), lambda: t.shape,
+                lambda: t.dtype, lambda: t.ndim, lambda: t.size):
+        with pytest.raises(wa.WorkspaceError, match="cycle"):
+            use()
+    with pytest.raises(wa.WorkspaceError, match=r"wsarray\.Array\.__setitem__\(\)"):
+        t[0, 0] = 1.0
+    wa.memory.destroy_workspace("FAST_ITEM_STALE")
+
+
+def test_setitem_and_attributes_match_numpy():
+    for dtype in ("float64", "int32", "bool", "complex128", "float32"):
+        a = numpy.zeros((3, 4), dtype)
+        w = wa.asarray(a.copy())
+        for key, value in [(0, 1.5), ((1, 2), 7), (-1, True), ((slice(None), 1), 2.0), (Ellipsis, 0),
+                           ((0, 0), 1 + 2j), (1, wa.asarray(numpy.arange(4.0))), ((2, -1), wa.asarray(3.0)),
+                           ((0, 5), 1.0), (7, 1), ((0,), 2**70), (0, float("nan"))]:
+            exp_v = numpy.asarray(value) if isinstance(value, wa.Array) else value
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r1, _ = outcome(lambda: w.__setitem__(key, value))
+                r2, _ = outcome(lambda: a.__setitem__(key, exp_v))
+            if isinstance(r2, type):
+                assert r1 is r2
+            assert numpy.array_equal(numpy.asarray(w), a, equal_nan=True)
+        assert w.shape == a.shape and w.dtype == a.dtype and w.ndim == a.ndim and w.size == a.size
+        assert len(w) == len(a)
+    with pytest.raises(TypeError, match=r"wsarray\.Array\.__len__\(\)"):
+        len(wa.asarray(1.0))
+    with pytest.raises(ValueError, match=r"wsarray\.Array\.__delitem__\(\)"):
+        del w[0]
+    w.shape = (4, 3)
+    assert w.shape == (4, 3)
+    with pytest.raises(ValueError, match=r"wsarray\.Array\.shape\(\): cannot reshape"):
+        w.shape = (5, 5)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 127, 128, 129, 1000, 8193, 70_001, 600_001])
+def test_mean_is_numpys_mean_bit_for_bit(n):
+    x = data(n, 5, special=False) * 1e3
+    same_value(wa.asarray(x).mean(), x.mean())
+    same_value(wa.asarray(x.reshape(1, n)).mean(), x.reshape(1, n).mean())
+
+
+def test_mean_edge_cases_match_numpy():
+    cases = [numpy.full(3, -0.0), numpy.array([numpy.nan, 1.0]), numpy.array([numpy.inf, 1.0]),
+             numpy.full(4, 1e308), numpy.array([numpy.inf, -numpy.inf]), numpy.zeros(0),
+             numpy.arange(12.0).reshape(3, 4)[:, 1:], numpy.arange(5), numpy.arange(5, dtype="f4"),
+             numpy.array(2.5), numpy.array([1 + 2j]), numpy.array([True, False])]
+    for a in cases:
+        for mode in ("warn", "raise"):
+            with numpy.errstate(all=mode):
+                got, got_w = outcome(lambda: wa.asarray(a).mean())
+                expected, expected_w = outcome(lambda: a.mean())
+            assert got_w == expected_w
+            if isinstance(expected, type):
+                assert got is expected
+            else:
+                same_value(got, expected)
+    w = wa.asarray(numpy.arange(12.0).reshape(3, 4))
+    same_value(w.mean(axis=0), numpy.arange(12.0).reshape(3, 4).mean(axis=0))
+    same_value(w.mean(dtype="f4"), numpy.arange(12.0).reshape(3, 4).mean(dtype="f4"))
+    ws = wa.workspace("FAST_MEAN")
+    with ws:
+        t = w * 1.0
+        m = t.mean()
+        assert m.workspace == "FAST_MEAN"
+    with pytest.raises(wa.WorkspaceError, match=r"wsarray\.Array\.mean\(\)"):
+        t.mean()
+    wa.memory.destroy_workspace("FAST_MEAN")
+
+
+def test_array_keys_match_numpy_and_check_staleness():
+    a = numpy.arange(12.0).reshape(3, 4)
+    w = wa.asarray(a)
+    for key in (a > 4, numpy.array([2, 0]), numpy.array([[0, 1]]), numpy.array(1), numpy.array([], int),
+                numpy.array([True, False, True]), numpy.array([5]), numpy.array([0.5]), a[0] > 1):
+        got, _ = outcome(lambda: w[wa.asarray(key)])
+        expected, _ = outcome(lambda: a[key])
+        if isinstance(expected, type):
+            assert got is expected
+        else:
+            same_value(got, expected)
+    with pytest.raises(IndexError, match=r"wsarray\.Array\.__getitem__\(\)"):
+        w[wa.asarray([7])]
+    ws = wa.workspace("FAST_MASK")
+    with ws:
+        mask = w > 4
+        r = w[mask]
+        assert r.workspace == "FAST_MASK"
+    with pytest.raises(wa.WorkspaceError, match=r"wsarray\.Array\.__getitem__\(\)"):
+        w[mask]
+    wa.memory.destroy_workspace("FAST_MASK")
+
+
+@pytest.mark.parametrize("method", ["max", "min", "prod"])
+def test_max_min_prod_without_arguments_match_numpy(method):
+    cases = [numpy.arange(5.0), numpy.array([numpy.nan, 1.0]), numpy.arange(6).reshape(2, 3),
+             numpy.array([True, False]), numpy.array(3.5), numpy.array([1 + 2j, 3 - 1j]), numpy.zeros(0),
+             numpy.array(["b", "a"]), numpy.arange(4.0)[::-1], numpy.arange(24.0).reshape(2, 3, 4)[:, 1],
+             numpy.array([1e308, 10.0]), numpy.array([-0.0, 0.0]), numpy.array([0.0, -0.0])]
+    for a in cases:
+        with numpy.errstate(all="warn"):
+            got, got_w = outcome(lambda: getattr(wa.asarray(a), method)())
+            expected, expected_w = outcome(lambda: getattr(a, method)())
+        assert got_w == expected_w
+        if isinstance(expected, type):
+            assert got is expected
+        else:
+            same_value(got, expected)
+    with pytest.raises(ValueError, match=rf"wsarray\.Array\.{method}\(\): zero-size") if method != "prod" \
+            else warnings.catch_warnings():
+        getattr(wa.zeros(0), method)()
+    w = wa.asarray(numpy.arange(12.0).reshape(3, 4))
+    same_value(getattr(w, method)(axis=1), getattr(numpy.arange(12.0).reshape(3, 4), method)(axis=1))
+    ws = wa.workspace("FAST_REDUCE")
+    with ws:
+        t = w * 1.0
+        assert getattr(t, method)().workspace == "FAST_REDUCE"
+    with pytest.raises(wa.WorkspaceError, match=rf"wsarray\.Array\.{method}\(\)"):
+        getattr(t, method)()
+    wa.memory.destroy_workspace("FAST_REDUCE")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "longdouble", "int64", "int32", "uint8", "bool"])
+def test_max_min_match_numpy_bit_for_bit(dtype):
+    """Which of equal values (0.0, -0.0) and which NaN NumPy's reduction loop keeps, at every size
+    around its SIMD block lengths and the 8192-element limit of the lean path."""
+    rng = numpy.random.default_rng(3)
+    pool = numpy.array([0.0, -0.0, numpy.nan, 1.0, -1.0, numpy.inf, -numpy.inf, 2.5])
+    for n in (1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000, 4096, 8191, 8192, 8193):
+        for x in (rng.choice(pool, n), rng.choice(pool[:2], n), rng.integers(-100, 100, n)):
+            with numpy.errstate(invalid="ignore"):  # NaN and inf cast to integers
+                x = x.astype(dtype)
+            for method in ("max", "min"):
+                with numpy.errstate(all="ignore"):
+                    got, expected = getattr(wa.asarray(x), method)(), getattr(x, method)()
+                assert repr(got) == repr(expected)
+                if dtype != "longdouble":  # its padding bytes are arbitrary
+                    assert numpy.asarray(got).tobytes() == numpy.asarray(expected).tobytes()
+
+
+def test_namespace_calls_by_vectorcall_keep_arguments():
+    from wsarray._core import Function
+
+    assert Function.__flags__ & (1 << 11)  # Py_TPFLAGS_HAVE_VECTORCALL: the layout check passed
+    a = numpy.arange(6.0).reshape(2, 3)
+    w = wa.asarray(a)
+    same_value(wa.sum(w, axis=0), a.sum(axis=0))
+    same_value(wa.sum(w, 1, keepdims=True), a.sum(1, keepdims=True))
+    same_value(wa.exp(w, out=wa.empty((2, 3)), where=True), numpy.exp(a))
+    many = [wa.asarray(a[0])] * 10  # more positional arguments than the engine's stack array
+    for got, expected in zip(wa.broadcast_arrays(*many), numpy.broadcast_arrays(*([a[0]] * 10))):
+        same_value(got, expected)
+    with pytest.raises(TypeError, match=r"wsarray\.exp\(\)"):
+        wa.exp(w, bogus=1)
+    with pytest.raises(TypeError, match=r"wsarray\.zeros\(\)"):
+        wa.zeros(3, bogus=1)
+    f = Function(len, "length")
+    assert f([1, 2, 3]) == 3

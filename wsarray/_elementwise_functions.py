@@ -142,7 +142,7 @@ divide = _F(_np.divide, "divide")
 equal = _F(_np.equal, "equal")
 exp = _F(_np.exp, "exp")
 exp2 = _F(_np.exp2, "exp2")
-expm1 = _F(_impl.expm1, "expm1")
+expm1 = _F(_impl.expm1, "expm1", _np.expm1)  # same as NumPy for real inputs
 fabs = _F(_np.fabs, "fabs")
 float_power = _F(_np.float_power, "float_power")
 floor = _F(_np.floor, "floor")
@@ -205,7 +205,7 @@ sqrt = _F(_np.sqrt, "sqrt")
 square = _F(_np.square, "square")
 subtract = _F(_np.subtract, "subtract")
 tan = _F(_np.tan, "tan")
-tanh = _F(_impl.tanh, "tanh")
+tanh = _F(_impl.tanh, "tanh", _np.tanh)  # same as NumPy for real inputs
 trunc = _F(_np.trunc, "trunc")
 
 # NumPy's aliases are the same objects as in NumPy (np.abs is np.absolute, np.conj is np.conjugate):

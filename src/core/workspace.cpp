@@ -227,8 +227,18 @@ void *Workspace::spill_locked(std::size_t total, std::size_t n) {
     return (char *) b + kHeader;
 }
 
+/// Outside every chunk's address range: certainly foreign, no lock needed. A chunk is registered
+/// (and the range widened) before any block of it is handed out, and the range shrinks only when
+/// no chunk is left.
+static bool surely_foreign(Registry &r, const void *p) {
+    auto a = (std::uintptr_t) p;
+    return a < r.lo.load(std::memory_order_acquire) || a >= r.hi.load(std::memory_order_acquire);
+}
+
 bool Workspace::free_if_owned(void *p) {
     Registry &r = registry();
+    // Every NumPy array freed while the handler is installed asks, workspace memory or not.
+    if (surely_foreign(r, p)) return false;
     std::lock_guard<std::mutex> lock(r.mu);
     Chunk *c = r.find(p);
     if (!c) return false;
@@ -266,8 +276,7 @@ std::shared_ptr<Workspace> Workspace::owner_of(const void *p) {
     Registry &r = registry();
     // Quick reject before taking the lock: every array wrapped outside workspaces asks. A chunk
     // that holds `p` was registered (lo/hi widened) before the array at `p` could exist.
-    auto a = (std::uintptr_t) p;
-    if (a < r.lo.load(std::memory_order_acquire) || a >= r.hi.load(std::memory_order_acquire)) return nullptr;
+    if (surely_foreign(r, p)) return nullptr;
     std::lock_guard<std::mutex> lock(r.mu);
     Chunk *c = r.find(p);
     if (!c || !c->owner) return nullptr;
@@ -276,6 +285,7 @@ std::shared_ptr<Workspace> Workspace::owner_of(const void *p) {
 
 std::size_t Workspace::owned_size(const void *p) {
     Registry &r = registry();
+    if (surely_foreign(r, p)) return kNotOwned;
     std::lock_guard<std::mutex> lock(r.mu);
     if (!r.find(p)) return kNotOwned;
     return ((const BlockHeader *) ((const char *) p - kHeader))->requested;

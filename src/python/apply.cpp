@@ -2,6 +2,7 @@
 #include "common.h"
 #include "numpy_alloc.h"
 
+#include <new>
 #include <vector>
 
 namespace wsa_py {
@@ -50,9 +51,15 @@ Token token_for(PyObject *o) {
 
 bool stands_for_scalar(const Array &a) { return a.from_scalar && ndarray_ndim(a.data.ptr()) == 0; }
 
+PyObject *make_array(PyObject *nd, Token token, bool from_scalar, PyObject *base) {
+    nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
+    new (nb::inst_ptr<Array>(inst)) Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base)};
+    nb::inst_mark_ready(inst);
+    return inst.release().ptr();
+}
+
 static PyObject *new_array(PyObject *nd, bool from_scalar = false, PyObject *base = nullptr) {
-    Array a{nb::borrow(nd), token_for(nd), from_scalar, nb::borrow(base)};
-    return nb::cast(std::move(a), nb::rv_policy::move).release().ptr();
+    return make_array(nd, token_for(nd), from_scalar, base);
 }
 
 namespace {
@@ -156,7 +163,10 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
             Py_INCREF(orig);
             return orig;
         }
-        return new_array(r, false, seen.array_holding(ndarray_base(r)));
+        PyObject *base = seen.array_holding(ndarray_base(r));
+        // A block allocated during this call (and held by the result): its workspace is known.
+        if (wsa::Workspace *ws = routed_owner_of(ndarray_data(r))) return make_array(r, token_of_target(ws), false, base);
+        return new_array(r, false, base);
     }
     if (is_numpy_scalar(r)) {
         nb::object nd = nb::steal(scalar_to_ndarray(r));
@@ -220,7 +230,8 @@ nb::object unwrap_kwargs(PyObject *kwargs, const char *name, Seen &seen) {
 nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen) {
     nb::object uargs = nb::steal(unwrap(args, name, seen));
     nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);
-    take_allocation_error();
+    clear_allocation_error();
+    forget_routed_allocation();
     nb::object result;
     {
         RouteGuard route(current_target());
@@ -300,6 +311,8 @@ void prefix_error_for(const char *name) {
     PyErr_Restore(type, value, tb);
 }
 
+void raise_routed_error(const char *name) { raise_call_error(name); }
+
 void raise_pending(const char *name) {
     prefix_error_for(name);
     throw nb::python_error();
@@ -313,13 +326,22 @@ nb::object wrap_ndarray(nb::handle nd, nb::handle source) {
 }
 
 nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, PyObject *self_array) {
+    return apply_vector(name, func, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), kwargs, self_array);
+}
+
+nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwargs, PyObject *self_array) {
     Seen seen;
     if (self_array && !stands_for_scalar(array_of(self_array)))
         seen.add(array_of(self_array).data.ptr(), self_array);
     // Positional arguments go to NumPy through vectorcall from a stack array (no new tuple).
     constexpr Py_ssize_t kStack = 8;
-    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
-    if (nargs > kStack) return apply_tuple(name, func, args, kwargs, seen);
+    if (nargs > kStack) {
+        nb::object tuple = nb::steal(PyTuple_New(nargs));
+        if (!tuple) throw nb::python_error();
+        for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(tuple.ptr(), i, nb::handle(args[i]).inc_ref().ptr());
+        return apply_tuple(name, func, tuple.ptr(), kwargs, seen);
+    }
     PyObject *stack[kStack];
     Py_ssize_t filled = 0;
     struct Release {
@@ -330,11 +352,12 @@ nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwa
         }
     } release{stack, filled};
     for (; filled < nargs;) {
-        stack[filled] = unwrap(PyTuple_GET_ITEM(args, filled), name, seen);
+        stack[filled] = unwrap(args[filled], name, seen);
         ++filled;
     }
     nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);
-    take_allocation_error();
+    clear_allocation_error();
+    forget_routed_allocation();
     nb::object result;
     {
         RouteGuard route(current_target());

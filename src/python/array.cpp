@@ -99,8 +99,8 @@ nb::object attribute_owner(Array &a) {
 
 nb::object call1(const char *name, PyObject *f, nb::handle x) {
     f = operator_for(f, x);
-    nb::object args = nb::make_tuple(x);
-    return apply(name, f, args.ptr(), nullptr);
+    PyObject *args[1] = {x.ptr()};
+    return apply_vector(name, f, args, 1, nullptr);
 }
 
 /// `seq * s` / `s * seq` with `s` a scalar result and `seq` a list, tuple, str or bytes: NumPy's
@@ -115,8 +115,8 @@ nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
     if (f == ops.multiply && (defers_to_sequence(x, y) || defers_to_sequence(y, x)))
         return nb::borrow(Py_NotImplemented);
     f = operator_for(f, x, y);
-    nb::object args = nb::make_tuple(x, y);
-    return apply(name, f, args.ptr(), nullptr);
+    PyObject *args[2] = {x.ptr(), y.ptr()};  // no argument tuple
+    return apply_vector(name, f, args, 2, nullptr);
 }
 
 bool is_basic_index_item(PyObject *k) {
@@ -256,8 +256,176 @@ PyObject *array_iter(PyObject *self) {
     return nullptr;
 }
 
+
+/// Run a slot's body; C++ exceptions become the pending Python exception and `fail` is returned.
+template <class F, class R> R guarded(F &&body, R fail) {
+    try {
+        return body();
+    } catch (nb::python_error &e) {
+        e.restore();
+    } catch (const std::bad_alloc &) {
+        PyErr_NoMemory();
+    } catch (const std::exception &e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+    return fail;
+}
+
+/// a[key]. Slots instead of methods: Python calls them directly, without a method lookup and
+/// nanobind's argument dispatch (the per-call cost of indexing in loops).
+PyObject *array_subscript(PyObject *s, PyObject *key) {
+    return guarded([&]() -> PyObject * {
+        Array &a = self_of(s, "Array.__getitem__");
+        // One element of a numeric array: its 0-d result made directly (fast_ops.h).
+        if (PyObject *r = fast_item(a, key)) return r;
+        // Basic indexing (ints, slices, ..., None, and tuples of them) and a single Array key (a
+        // mask, indices) go straight to the ndarray; anything else (lists, tuples holding Arrays)
+        // takes the general path, as do errors of basic indexing (which it names).
+        bool array_key = is_array(key);
+        if (array_key || is_basic_index(key)) {
+            PyObject *k = array_key ? self_of(key, "Array.__getitem__").data.ptr() : key;
+            RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
+            if (PyObject *r = PyObject_GetItem(a.data.ptr(), k)) {
+                nb::object view = nb::steal(r);
+                // A view of this array's own memory belongs to the same workspace cycle, and has
+                // this Array as its .base (as NumPy's views name their base).
+                if (is_ndarray_exact(r) && ndarray_base(r) == a.data.ptr())
+                    return make_array(r, a.token, false, stands_for_scalar(a) ? nullptr : s);
+                return wrap_ndarray(view, s).release().ptr();
+            }
+            if (array_key) raise_routed_error("Array.__getitem__");
+            PyErr_Clear();
+            clear_allocation_error();
+        }
+        return call2("Array.__getitem__", ops.getitem, s, key).release().ptr();
+    }, (PyObject *) nullptr);
+}
+
+void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
+    Array &a = self_of(s, "Array.__setitem__");
+    nb::object v = nb::borrow(value);
+    // NumPy converts a list element by element while writing, so a bad element would leave
+    // the target half-assigned: convert first (same casting), assign only if that worked.
+    if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
+        nb::object dtype = a.data.attr("dtype");
+        std::string kind = nb::cast<std::string>(dtype.attr("kind"));
+        if (kind != "O" && kind != "V") {
+            nb::dict kw;
+            kw["dtype"] = dtype;
+            nb::object conv_args = nb::make_tuple(value);
+            try {
+                v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
+            } catch (nb::python_error &) {
+                // Raise NumPy's own error (its order of key and value checks) by assigning
+                // into scratch memory of the same shape; the target stays untouched. Should
+                // NumPy accept the value after all, assign it to the target as NumPy would.
+                nb::object scratch;
+                {
+                    RouteGuard outside(nullptr);
+                    scratch = nb::handle(ops.numpy).attr("empty_like")(a.data);
+                }
+                nb::object scratch_args = nb::make_tuple(scratch, key, value);
+                apply("Array.__setitem__", ops.setitem, scratch_args.ptr(), nullptr);
+                v = nb::borrow(value);
+            }
+        }
+    }
+    nb::object args = nb::make_tuple(s, key, v);
+    apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
+}
+
+/// A value NumPy writes in one step (no partial assignment possible): a Python number or a valid
+/// Array (its ndarray).
+PyObject *plain_value(PyObject *value) {
+    if (PyFloat_CheckExact(value) || PyLong_CheckExact(value) || PyBool_Check(value) || PyComplex_CheckExact(value))
+        return value;
+    if (is_array(value)) return self_of(value, "Array.__setitem__").data.ptr();
+    return nullptr;
+}
+
+int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
+    return guarded([&]() -> int {
+        Array &a = self_of(s, "Array.__setitem__");
+        if (!value) {  // del a[key]: NumPy's error
+            if (PyObject_DelItem(a.data.ptr(), key) < 0) raise_pending("Array.__delitem__");
+            return 0;
+        }
+        if (is_basic_index(key)) {
+            if (PyObject *v = plain_value(value)) {
+                RouteGuard route(current_target());
+                if (PyObject_SetItem(a.data.ptr(), key, v) < 0) raise_routed_error("Array.__setitem__");
+                return 0;
+            }
+        }
+        setitem_general(s, key, value);
+        return 0;
+    }, -1);
+}
+
+Py_ssize_t array_length(PyObject *s) {
+    return guarded([&]() -> Py_ssize_t {
+        Array &a = self_of(s, "Array.__len__");
+        Py_ssize_t n = PyObject_Length(a.data.ptr());
+        if (n < 0) raise_pending("Array.__len__");
+        return n;
+    }, (Py_ssize_t) -1);
+}
+
+PyObject *get_shape(PyObject *s, void *) {
+    return guarded([&]() -> PyObject * {
+        PyObject *r = ndarray_shape(self_of(s, "Array.shape").data.ptr());
+        if (!r) throw nb::python_error();
+        return r;
+    }, (PyObject *) nullptr);
+}
+
+int set_shape(PyObject *s, PyObject *shape, void *) {
+    return guarded([&]() -> int {
+        // a.shape = (3, 2): NumPy reshapes in place (no copy, else AttributeError).
+        Array &a = self_of(s, "Array.shape");
+        if (!shape) raise(PyExc_AttributeError, "wsarray.Array.shape: cannot delete array shape");
+        if (PyObject_SetAttrString(a.data.ptr(), "shape", shape) < 0) raise_pending("Array.shape");
+        return 0;
+    }, -1);
+}
+
+PyObject *get_dtype(PyObject *s, void *) {
+    return guarded([&] { return ndarray_dtype(self_of(s, "Array.dtype").data.ptr()); }, (PyObject *) nullptr);
+}
+
+int set_dtype(PyObject *s, PyObject *dtype, void *) {
+    return guarded([&]() -> int {
+        // x.dtype = "<i2": NumPy reinterprets the memory in place (a view's rules).
+        Array &a = self_of(s, "Array.dtype");
+        if (!dtype) raise(PyExc_AttributeError, "wsarray.Array.dtype: cannot delete array dtype");
+        if (PyObject_SetAttrString(a.data.ptr(), "dtype", dtype) < 0) raise_pending("Array.dtype");
+        return 0;
+    }, -1);
+}
+
+PyObject *get_ndim(PyObject *s, void *) {
+    return guarded([&] { return PyLong_FromLong(ndarray_ndim(self_of(s, "Array.ndim").data.ptr())); },
+                   (PyObject *) nullptr);
+}
+
+PyObject *get_size(PyObject *s, void *) {
+    return guarded([&] { return PyLong_FromSsize_t(ndarray_size(self_of(s, "Array.size").data.ptr())); },
+                   (PyObject *) nullptr);
+}
+
+PyGetSetDef array_getset[] = {
+    {"shape", get_shape, set_shape, "Dimensions of the array (assignable, as NumPy's).", nullptr},
+    {"dtype", get_dtype, set_dtype, "Data type of the array's elements (assignable, as NumPy's).", nullptr},
+    {"ndim", get_ndim, nullptr, "Number of dimensions.", nullptr},
+    {"size", get_size, nullptr, "Number of elements.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
 PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer},
                              {Py_tp_iter, (void *) array_iter},
+                             {Py_mp_subscript, (void *) array_subscript},
+                             {Py_mp_ass_subscript, (void *) array_ass_subscript},
+                             {Py_mp_length, (void *) array_length},
+                             {Py_tp_getset, (void *) array_getset},
                              {0, nullptr}};
 
 } // namespace
@@ -280,7 +448,8 @@ void export_array(nb::module_ &m) {
         .def("__iter__", [](nb::handle it) { return nb::borrow(it); })
         .def("__next__", &array_iter_next);
 
-    auto cls = nb::class_<Array>(m, "Array", nb::type_slots(array_slots),
+    // pooled: dead instances are kept for reuse (no allocation, no instance-map update per result).
+    auto cls = nb::class_<Array>(m, "Array", nb::type_slots(array_slots), nb::pooled(),
                                  "An n-dimensional array whose memory comes from the current "
                                  "thread's workspace (made by wsarray functions, never directly).");
     ArrayType = (PyTypeObject *) cls.ptr();
@@ -353,54 +522,8 @@ void export_array(nb::module_ &m) {
     cls.def("__neg__", [](nb::handle s) { return unary("Array.__neg__", wsa::UnaryOp::Negative, ops.negative, s); });
     cls.def("__abs__", [](nb::handle s) { return unary("Array.__abs__", wsa::UnaryOp::Absolute, ops.absolute, s); });
 
-    // .none(): x[None] (a new axis) is a valid key, which nanobind rejects by default.
-    cls.def("__getitem__", [](nb::handle s, nb::handle key) {
-        // Basic indexing (ints, slices, ..., None, and tuples of them) goes straight to the
-        // ndarray; anything else (Array or list keys, and every error) takes the general path.
-        if (is_basic_index(key.ptr())) {
-            Array &a = self_of(s, "Array.__getitem__");
-            RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
-            if (PyObject *r = PyObject_GetItem(a.data.ptr(), key.ptr())) {
-                nb::object view = nb::steal(r);
-                return wrap_ndarray(view, s);
-            }
-            PyErr_Clear();
-            take_allocation_error();
-        }
-        return call2("Array.__getitem__", ops.getitem, s, key);
-    }, nb::arg("key").none());
-    cls.def("__setitem__", [](nb::handle s, nb::handle key, nb::handle value) {
-        Array &a = self_of(s, "Array.__setitem__");
-        nb::object v = nb::borrow(value);
-        // NumPy converts a list element by element while writing, so a bad element would leave
-        // the target half-assigned: convert first (same casting), assign only if that worked.
-        if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
-            nb::object dtype = a.data.attr("dtype");
-            std::string kind = nb::cast<std::string>(dtype.attr("kind"));
-            if (kind != "O" && kind != "V") {
-                nb::dict kw;
-                kw["dtype"] = dtype;
-                nb::object conv_args = nb::make_tuple(value);
-                try {
-                    v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
-                } catch (nb::python_error &) {
-                    // Raise NumPy's own error (its order of key and value checks) by assigning
-                    // into scratch memory of the same shape; the target stays untouched. Should
-                    // NumPy accept the value after all, assign it to the target as NumPy would.
-                    nb::object scratch;
-                    {
-                        RouteGuard outside(nullptr);
-                        scratch = nb::handle(ops.numpy).attr("empty_like")(a.data);
-                    }
-                    nb::object scratch_args = nb::make_tuple(scratch, key, value);
-                    apply("Array.__setitem__", ops.setitem, scratch_args.ptr(), nullptr);
-                    v = nb::borrow(value);
-                }
-            }
-        }
-        nb::object args = nb::make_tuple(s, key, v);
-        apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
-    }, nb::arg("key").none(), nb::arg("value").none());
+    // __getitem__, __setitem__, __delitem__, __len__, __iter__, shape, dtype, ndim, size: type
+    // slots (array_slots).
     cls.def("__sizeof__", [](nb::handle s) {
         // sys.getsizeof(a) as in NumPy (a classic exercise prints it): the ndarray's own size,
         // which counts the data it owns; a scalar result's is the NumPy scalar's. Arrays are not
@@ -408,16 +531,6 @@ void export_array(nb::module_ &m) {
         Array &a = self_of(s, "Array.__sizeof__");
         nb::object size = nb::module_::import_("sys").attr("getsizeof")(attribute_owner(a));
         return nb::cast<Py_ssize_t>(size);
-    });
-    cls.def("__delitem__", [](nb::handle s, nb::handle) {
-        self_of(s, "Array.__delitem__");
-        raise(PyExc_ValueError, "wsarray.Array.__delitem__(): cannot delete array elements");
-    }, nb::arg("key").none());
-    cls.def("__len__", [](nb::handle s) {
-        Array &a = self_of(s, "Array.__len__");
-        Py_ssize_t n = PyObject_Length(a.data.ptr());
-        if (n < 0) raise_pending("Array.__len__");
-        return n;
     });
     cls.def("__contains__", [](nb::handle s, nb::handle v) {
         Array &a = self_of(s, "Array.__contains__");
@@ -502,15 +615,6 @@ void export_array(nb::module_ &m) {
         return h;
     });
 
-    cls.def_prop_rw("shape", [](nb::handle s) { return self_of(s, "Array.shape").data.attr("shape"); },
-                    [](nb::handle s, nb::handle shape) {
-                        // a.shape = (3, 2): NumPy reshapes in place (no copy, else AttributeError).
-                        Array &a = self_of(s, "Array.shape");
-                        if (PyObject_SetAttrString(a.data.ptr(), "shape", shape.ptr()) < 0) {
-                            prefix_error_for("Array.shape");
-                            throw nb::python_error();
-                        }
-                    });
     // a.real = ..., a.imag = ..., a.flat = ...: NumPy writes into the array (a scalar result
     // refuses, as NumPy's scalars do). Reading goes through the same path as other attributes.
     for (const char *attr : {"real", "imag", "flat"}) {
@@ -535,17 +639,6 @@ void export_array(nb::module_ &m) {
         if (is_array(w.ptr())) a.base = w;
         return w;
     });
-    cls.def_prop_rw("dtype", [](nb::handle s) { return self_of(s, "Array.dtype").data.attr("dtype"); },
-                    [](nb::handle s, nb::handle dtype) {
-                        // x.dtype = "<i2": NumPy reinterprets the memory in place (a view's rules).
-                        Array &a = self_of(s, "Array.dtype");
-                        if (PyObject_SetAttrString(a.data.ptr(), "dtype", dtype.ptr()) < 0) {
-                            prefix_error_for("Array.dtype");
-                            throw nb::python_error();
-                        }
-                    });
-    cls.def_prop_ro("ndim", [](nb::handle s) { return self_of(s, "Array.ndim").data.attr("ndim"); });
-    cls.def_prop_ro("size", [](nb::handle s) { return self_of(s, "Array.size").data.attr("size"); });
     cls.def_prop_ro("device", [](nb::handle s) { self_of(s, "Array.device"); return nb::str("cpu"); });
     cls.def_prop_ro("T", [](nb::handle s) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";
@@ -698,7 +791,35 @@ void export_array(nb::module_ &m) {
     for (const char *method : {"mean", "max", "min", "prod", "std", "var", "any", "all",
                                "argmax", "argmin", "cumsum"}) {
         std::string name = method, fn = "Array." + name;
-        cls.def(method, [name, fn](nb::handle s, nb::args args, nb::kwargs kwargs) {
+        bool is_mean = name == "mean";
+        // a.max(), a.min(), a.prod() without arguments: NumPy's methods run
+        // _methods._amax & co. (Python), which call ufunc.reduce(a, None); call that directly.
+        // max and min of small contiguous arrays run NumPy's reduction loop directly (fast_ops.h).
+        PyObject *reduce = nullptr, *extreme = nullptr;
+        UfuncCache *cache = nullptr;  // never freed: lives as long as the type
+        if (name == "max" || name == "min" || name == "prod") {
+            const char *ufunc = name == "max" ? "maximum" : name == "min" ? "minimum" : "multiply";
+            reduce = nb::object(nb::handle(ops.numpy).attr(ufunc).attr("reduce")).release().ptr();  // kept forever
+            if (name != "prod") {
+                extreme = nb::object(nb::handle(ops.numpy).attr(ufunc)).release().ptr();
+                cache = new UfuncCache();
+            }
+        }
+        cls.def(method, [name, fn, is_mean, reduce, extreme, cache](nb::handle s, nb::args args, nb::kwargs kwargs) {
+            bool no_arguments = args.size() == 0 && kwargs.size() == 0;
+            if (is_mean && no_arguments)
+                if (PyObject *r = fast_sum(s.ptr(), fn.c_str(), true)) return nb::steal(r);
+            if (extreme && no_arguments)
+                if (PyObject *r = fast_reduce_all(*cache, extreme, s.ptr(), fn.c_str())) return nb::steal(r);
+            if (reduce && no_arguments) {
+                Array &a = self_of(s, fn.c_str());
+                PyObject *argv[2] = {a.data.ptr(), Py_None};  // axis=None: every axis
+                clear_allocation_error();
+                RouteGuard route(current_target());
+                nb::object r = nb::steal(PyObject_Vectorcall(reduce, argv, 2, nullptr));
+                if (!r) raise_routed_error(fn.c_str());
+                return wrap_ndarray(r);
+            }
             Array &a = self_of(s, fn.c_str());
             nb::object f = nb::steal(PyObject_GetAttrString(a.data.ptr(), name.c_str()));
             if (!f) throw nb::python_error();

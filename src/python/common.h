@@ -58,6 +58,20 @@ inline bool token_valid(const Token &t) {
 /// Token for memory at the data pointer of ndarray `o`.
 Token token_for(PyObject *o);
 
+/// A new wsarray.Array (new reference) holding ndarray `nd` (a reference is taken). Builds the
+/// instance directly (no type lookup as nb::cast does); instances come from nanobind's pool.
+/// `base`: the Array whose ndarray is `nd`'s base, when known.
+PyObject *make_array(PyObject *nd, Token token, bool from_scalar = false, PyObject *base = nullptr);
+/// Token for an array made now in `target` (the current route; null: no workspace).
+inline Token token_of_target(wsa::Workspace *target) {
+    Token t;
+    if (target) {
+        t.ws = target->shared_from_this();
+        t.generation = t.ws->generation();
+    }
+    return t;
+}
+
 /// Wrap an ndarray (or NumPy scalar) in a new wsarray.Array; `source`: the Array it was taken
 /// from (a view of it gets it as its base; its own ndarray comes back as `source` itself).
 nb::object wrap_ndarray(nb::handle nd, nb::handle source = nb::handle());
@@ -69,6 +83,9 @@ nb::object wrap_ndarray(nb::handle nd, nb::handle source = nb::handle());
 /// is its ndarray comes back as the Array itself, as NumPy returns self).
 nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs,
                  PyObject *self_array = nullptr);
+/// apply() with the positional arguments as an array (a vectorcall's).
+nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwargs, PyObject *self_array = nullptr);
 
 /// The current allocation target of this thread (null: outside every workspace or scoped out).
 inline wsa::Workspace *current_target() { return wsa::ThreadWorkspaces::current().target(); }
@@ -77,6 +94,9 @@ inline wsa::Workspace *current_target() { return wsa::ThreadWorkspaces::current(
 void prefix_error_for(const char *name);
 /// prefix_error_for(name), then throw the pending Python exception.
 [[noreturn]] void raise_pending(const char *name);
+/// Throw the pending error of a NumPy call made under a RouteGuard as apply() does (a failed
+/// workspace allocation becomes WorkspaceMemoryError), named after `name`.
+[[noreturn]] void raise_routed_error(const char *name);
 
 void export_workspace(nb::module_ &m);
 void export_array(nb::module_ &m);

@@ -6,7 +6,12 @@
 #include "numpy_alloc.h"
 
 #include <algorithm>
+#include <cfenv>
+#include <cstring>
 #include <dlfcn.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 #include <limits>
 #include <unordered_map>
 #include <execinfo.h>
@@ -214,13 +219,8 @@ void report_fp_errors(wsa::BinaryOp op, int flags) {
 
 /// A new Array for a freshly allocated result in the current target.
 PyObject *wrap_new(PyObject *nd, wsa::Workspace *target, bool from_scalar = false) {
-    Token t;
-    if (target) {
-        t.ws = target->shared_from_this();
-        t.generation = t.ws->generation();
-    }
-    Array a{nb::steal(nd), std::move(t), from_scalar, nb::object()};
-    return nb::cast(std::move(a), nb::rv_policy::move).release().ptr();
+    nb::object owned = nb::steal(nd);
+    return make_array(nd, token_of_target(target), from_scalar);
 }
 
 /// Allocate the result (shape of `like`, C order) in the current target. Null with no error set
@@ -230,7 +230,7 @@ PyArrayObject *new_result(PyArrayObject *like, int type, wsa::Workspace *target)
     PyObject *r = PyArray_SimpleNew(PyArray_NDIM(like), PyArray_DIMS(like), type);
     if (!r) {
         PyErr_Clear();
-        take_allocation_error();
+        clear_allocation_error();
     }
     return (PyArrayObject *) r;
 }
@@ -279,7 +279,7 @@ void report_reduce_errors(int flags) {
 
 } // namespace
 
-PyObject *fast_sum(PyObject *x, const char *fn) {
+PyObject *fast_sum(PyObject *x, const char *fn, bool mean) {
     Operand a;
     if (!operand_of(x, a, fn) || !a.nd || !PyArray_IS_C_CONTIGUOUS(a.nd)) return nullptr;
     std::size_t n = (std::size_t) PyArray_SIZE(a.nd);
@@ -292,6 +292,8 @@ PyObject *fast_sum(PyObject *x, const char *fn) {
         total = wsa::sum_f64(a.grid.data, n, flags);
     }
     report_reduce_errors(flags);
+    // NumPy's mean of float64: the same add.reduce, divided by the count (as float64 / intp).
+    if (mean) total /= (double) n;
     wsa::Workspace *target = current_target();
     PyArrayObject *res;
     {
@@ -300,7 +302,7 @@ PyObject *fast_sum(PyObject *x, const char *fn) {
     }
     if (!res) {
         PyErr_Clear();
-        take_allocation_error();
+        clear_allocation_error();
         return nullptr;  // the general path reports the failure
     }
     *(double *) PyArray_DATA(res) = total;
@@ -371,6 +373,443 @@ bool fast_inplace(wsa::BinaryOp op, PyObject *self, PyObject *other, const char 
     int flags = run_binary(op, s.rows, s.cols, s.grid, o.grid, out);
     report_fp_errors(op, flags);
     return true;
+}
+
+} // namespace wsa_py
+
+// ---- unary ufuncs, creation, element access ---------------------------------------------------
+
+namespace wsa_py {
+
+namespace {
+
+/// Builtin numeric type numbers (bool ... clongdouble, half) index the per-dtype caches.
+constexpr int kTypeSlots = NPY_HALF + 1;
+
+/// The descriptor of `nd` if it is the canonical (native byte order, builtin) descriptor of a
+/// numeric type, else null. Borrowed.
+PyArray_Descr *canonical_numeric(PyArray_Descr *d) {
+    int t = d->type_num;
+    if (!((t >= NPY_BOOL && t <= NPY_CLONGDOUBLE) || t == NPY_HALF)) return nullptr;
+    PyArray_Descr *c = PyArray_DescrFromType(t);  // the builtin singleton (new reference)
+    Py_XDECREF(c);
+    return c == d ? d : nullptr;
+}
+
+/// NumPy's "numpy_1.24_ufunc_call_info" capsule (documented in ufunc._get_strided_loop).
+struct UfuncCallInfo {
+    int (*strided_loop)(void *context, char *const *data, const npy_intp *dims,
+                        const npy_intp *strides, void *auxdata);
+    void *context;
+    void *auxdata;
+    npy_bool requires_pyapi;
+    npy_bool no_floatingpoint_errors;
+};
+
+constexpr int kFpFlags = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID;
+
+/// Floating-point flags a loop may raise, tested and cleared the cheap way where one exists: on
+/// x86-64, loops on everything but long double run on SSE/AVX, whose flags live in MXCSR (a
+/// register read), while fetestexcept()/feclearexcept() also save and reload the x87 state.
+struct FpStatus {
+    bool x87;  ///< long double loops: the full fenv calls
+    bool raised() const {
+#if defined(__x86_64__)
+        if (!x87) return _mm_getcsr() & kMxcsrFlags;
+#endif
+        return std::fetestexcept(kFpFlags) != 0;
+    }
+    void clear() const {
+#if defined(__x86_64__)
+        if (!x87) {
+            unsigned csr = _mm_getcsr();
+            if (csr & kMxcsrFlags) _mm_setcsr(csr & ~kMxcsrFlags);
+            return;
+        }
+#endif
+        if (std::fetestexcept(kFpFlags)) std::feclearexcept(kFpFlags);  // as NumPy: only if set
+    }
+#if defined(__x86_64__)
+    static constexpr unsigned kMxcsrFlags = 0x1D;  ///< invalid, divide by zero, overflow, underflow
+#endif
+};
+
+/// NumPy releases the GIL around loops of more elements than this (NPY_BEGIN_THREADS_THRESHOLDED).
+constexpr npy_intp kReleaseGil = 500;
+
+/// A new, uninitialised C-ordered array in `target`; null with no error set if allocation failed
+/// (the general path then reports it). Steals a reference to `descr`.
+PyArrayObject *new_array_in(wsa::Workspace *target, PyArray_Descr *descr, int nd, npy_intp *dims,
+                            bool zeroed = false) {
+    RouteGuard route(target);
+    PyObject *r = zeroed ? PyArray_Zeros(nd, dims, descr, 0)
+                         : PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, nullptr, nullptr, 0, nullptr);
+    if (!r) {
+        PyErr_Clear();
+        clear_allocation_error();
+    }
+    return (PyArrayObject *) r;
+}
+
+} // namespace
+
+struct UfuncCache::Entry {
+    enum State : char { Unknown, Usable, Unusable } state = Unknown;
+    nb::object capsule;  ///< keeps the loop, its context and auxdata alive
+    UfuncCallInfo *info = nullptr;
+    PyArray_Descr *out = nullptr;  ///< canonical builtin result descriptor (borrowed singleton)
+};
+
+UfuncCache::~UfuncCache() { delete[] entries; }
+
+namespace {
+
+/// Ask NumPy for the loop it runs for `ufunc` on one contiguous array of `in`. False (no error
+/// set) when NumPy would cast the input, the result is not a builtin numeric type, or the loop
+/// needs the Python API.
+bool resolve_ufunc_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in) {
+    nb::object resolved = nb::steal(PyObject_CallMethod(ufunc, "_resolve_dtypes_and_context", "((OO))",
+                                                        (PyObject *) in, Py_None));
+    if (!resolved || !PyTuple_Check(resolved.ptr()) || PyTuple_GET_SIZE(resolved.ptr()) != 2) return false;
+    PyObject *dtypes = PyTuple_GET_ITEM(resolved.ptr(), 0);
+    if (!PyTuple_Check(dtypes) || PyTuple_GET_SIZE(dtypes) != 2) return false;
+    PyObject *d_in = PyTuple_GET_ITEM(dtypes, 0), *d_out = PyTuple_GET_ITEM(dtypes, 1);
+    if (!PyArray_DescrCheck(d_in) || !PyArray_DescrCheck(d_out)) return false;
+    if (d_in != (PyObject *) in) return false;  // NumPy would cast the input first
+    PyArray_Descr *out = canonical_numeric((PyArray_Descr *) d_out);
+    if (!out) return false;
+    nb::object capsule = nb::borrow(PyTuple_GET_ITEM(resolved.ptr(), 1));
+    nb::object strides = nb::make_tuple(nb::int_(PyDataType_ELSIZE(in)), nb::int_(PyDataType_ELSIZE(out)));
+    nb::object get_loop = nb::steal(PyObject_GetAttrString(ufunc, "_get_strided_loop"));
+    if (!get_loop) return false;
+    nb::dict kw;
+    kw["fixed_strides"] = strides;
+    nb::object done = nb::steal(PyObject_Call(get_loop.ptr(), nb::make_tuple(capsule).ptr(), kw.ptr()));
+    if (!done) return false;
+    auto *info = (UfuncCallInfo *) PyCapsule_GetPointer(capsule.ptr(), "numpy_1.24_ufunc_call_info");
+    if (!info || !info->strided_loop || info->requires_pyapi) return false;
+    e.capsule = capsule;
+    e.info = info;
+    e.out = out;
+    return true;
+}
+
+} // namespace
+
+PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObject *x, const char *fn) {
+    if (!is_array(x)) return nullptr;
+    Array &a = array_of(x);
+    check_valid(a, fn);
+    PyObject *d = a.data.ptr();
+    if (!PyArray_CheckExact(d)) return nullptr;
+    auto *nd = (PyArrayObject *) d;
+    if (!PyArray_IS_C_CONTIGUOUS(nd) || !PyArray_ISALIGNED(nd)) return nullptr;
+    npy_intp n = PyArray_SIZE(nd);
+    if (n == 0) return nullptr;
+    PyArray_Descr *in = canonical_numeric(PyArray_DESCR(nd));
+    if (!in || (real_only && PyTypeNum_ISCOMPLEX(in->type_num))) return nullptr;
+    if (!cache.entries) cache.entries = new UfuncCache::Entry[kTypeSlots];
+    UfuncCache::Entry &e = cache.entries[in->type_num];
+    if (e.state == UfuncCache::Entry::Unknown) {
+        bool ok = resolve_ufunc_loop(e, ufunc, in);
+        if (!ok) PyErr_Clear();
+        e.state = ok ? UfuncCache::Entry::Usable : UfuncCache::Entry::Unusable;
+    }
+    if (e.state != UfuncCache::Entry::Usable) return nullptr;
+    wsa::Workspace *target = current_target();
+    Py_INCREF(e.out);
+    PyArrayObject *res = new_array_in(target, e.out, PyArray_NDIM(nd), PyArray_DIMS(nd));
+    if (!res) return nullptr;
+    nb::object guard = nb::steal((PyObject *) res);
+    char *data[2] = {PyArray_BYTES(nd), PyArray_BYTES(res)};
+    npy_intp strides[2] = {PyDataType_ELSIZE(in), PyDataType_ELSIZE(e.out)};
+    const UfuncCallInfo *info = e.info;
+    bool check_fp = !info->no_floatingpoint_errors;
+    FpStatus fp{in->type_num == NPY_LONGDOUBLE || in->type_num == NPY_CLONGDOUBLE ||
+                e.out->type_num == NPY_LONGDOUBLE || e.out->type_num == NPY_CLONGDOUBLE};
+    if (check_fp) fp.clear();
+    int rc;
+    if (n > kReleaseGil) {
+        nb::gil_scoped_release unlocked;
+        rc = info->strided_loop(info->context, data, &n, strides, info->auxdata);
+    } else {
+        rc = info->strided_loop(info->context, data, &n, strides, info->auxdata);
+    }
+    if (rc < 0) raise_pending(fn);
+    // A flag raised: let the general path recompute, so that np.errstate reports it as NumPy does.
+    if (check_fp && fp.raised()) return nullptr;
+    // NumPy returns a scalar for a 0-d input: the result prints as one.
+    return wrap_new(guard.release().ptr(), target, PyArray_NDIM(nd) == 0);
+}
+
+namespace {
+
+/// The loop NumPy's ufunc.reduce runs for a contiguous array of `in` reduced to one value
+/// (strides out 0, in itemsize, out 0), when the result has the input's dtype.
+bool resolve_reduce_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in) {
+    nb::object resolve = nb::steal(PyObject_GetAttrString(ufunc, "_resolve_dtypes_and_context"));
+    if (!resolve) return false;
+    nb::dict kw;
+    kw["reduction"] = nb::bool_(true);
+    nb::object dtypes_in = nb::make_tuple(nb::none(), nb::handle((PyObject *) in), nb::none());
+    nb::object resolved = nb::steal(PyObject_Call(resolve.ptr(), nb::make_tuple(dtypes_in).ptr(), kw.ptr()));
+    if (!resolved || !PyTuple_Check(resolved.ptr()) || PyTuple_GET_SIZE(resolved.ptr()) != 2) return false;
+    PyObject *dtypes = PyTuple_GET_ITEM(resolved.ptr(), 0);
+    if (!PyTuple_Check(dtypes) || PyTuple_GET_SIZE(dtypes) != 3) return false;
+    for (int i = 0; i < 3; ++i)
+        if (PyTuple_GET_ITEM(dtypes, i) != (PyObject *) in) return false;
+    nb::object capsule = nb::borrow(PyTuple_GET_ITEM(resolved.ptr(), 1));
+    npy_intp size = PyDataType_ELSIZE(in);
+    nb::object strides = nb::make_tuple(nb::int_(0), nb::int_(size), nb::int_(0));
+    nb::object get_loop = nb::steal(PyObject_GetAttrString(ufunc, "_get_strided_loop"));
+    if (!get_loop) return false;
+    nb::dict kw2;
+    kw2["fixed_strides"] = strides;
+    nb::object done = nb::steal(PyObject_Call(get_loop.ptr(), nb::make_tuple(capsule).ptr(), kw2.ptr()));
+    if (!done) return false;
+    auto *info = (UfuncCallInfo *) PyCapsule_GetPointer(capsule.ptr(), "numpy_1.24_ufunc_call_info");
+    if (!info || !info->strided_loop || info->requires_pyapi) return false;
+    e.capsule = capsule;
+    e.info = info;
+    e.out = in;
+    return true;
+}
+
+} // namespace
+
+PyObject *fast_reduce_all(UfuncCache &cache, PyObject *ufunc, PyObject *x, const char *fn) {
+    Array &a = array_of(x);
+    check_valid(a, fn);
+    PyObject *d = a.data.ptr();
+    if (!PyArray_CheckExact(d)) return nullptr;
+    auto *nd = (PyArrayObject *) d;
+    if (!PyArray_IS_C_CONTIGUOUS(nd) || !PyArray_ISALIGNED(nd)) return nullptr;
+    npy_intp n = PyArray_SIZE(nd);
+    // Empty: NumPy's error. Above one buffer of NumPy's reduction iterator (8192 elements) NumPy
+    // may split the loop; one call would then order equal values (0.0, -0.0) differently.
+    if (n == 0 || n > 8192) return nullptr;
+    PyArray_Descr *in = canonical_numeric(PyArray_DESCR(nd));
+    if (!in || PyTypeNum_ISCOMPLEX(in->type_num)) return nullptr;
+    if (!cache.entries) cache.entries = new UfuncCache::Entry[kTypeSlots];
+    UfuncCache::Entry &e = cache.entries[in->type_num];
+    if (e.state == UfuncCache::Entry::Unknown) {
+        bool ok = resolve_reduce_loop(e, ufunc, in);
+        if (!ok) PyErr_Clear();
+        e.state = ok ? UfuncCache::Entry::Usable : UfuncCache::Entry::Unusable;
+    }
+    if (e.state != UfuncCache::Entry::Usable) return nullptr;
+    wsa::Workspace *target = current_target();
+    Py_INCREF(in);
+    PyArrayObject *res = new_array_in(target, in, 0, nullptr);
+    if (!res) return nullptr;
+    nb::object guard = nb::steal((PyObject *) res);
+    npy_intp size = PyDataType_ELSIZE(in);
+    // As NumPy's reduce without identity: the first element, then the loop over the others.
+    std::memcpy(PyArray_DATA(res), PyArray_DATA(nd), (std::size_t) size);
+    npy_intp rest = n - 1;
+    if (rest > 0) {
+        const UfuncCallInfo *info = e.info;
+        bool check_fp = !info->no_floatingpoint_errors;
+        FpStatus fp{in->type_num == NPY_LONGDOUBLE};
+        if (check_fp) fp.clear();
+        char *data[3] = {PyArray_BYTES(res), PyArray_BYTES(nd) + size, PyArray_BYTES(res)};
+        npy_intp strides[3] = {0, size, 0};
+        if (info->strided_loop(info->context, data, &rest, strides, info->auxdata) < 0) raise_pending(fn);
+        if (check_fp && fp.raised()) return nullptr;  // the general path reports it as NumPy does
+    }
+    return wrap_new(guard.release().ptr(), target, true);  // NumPy returns a scalar
+}
+
+namespace {
+
+/// An int or a tuple of ints (each >= 0) as array dimensions.
+bool dims_of(PyObject *shape, npy_intp *dims, int &nd) {
+    auto one = [](PyObject *o, npy_intp &v) {
+        if (!PyLong_CheckExact(o)) return false;
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow || x < 0 || (x == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return false;
+        }
+        v = (npy_intp) x;
+        return true;
+    };
+    if (PyLong_CheckExact(shape)) {
+        nd = 1;
+        return one(shape, dims[0]);
+    }
+    if (!PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) > 8) return false;
+    nd = (int) PyTuple_GET_SIZE(shape);
+    for (int i = 0; i < nd; ++i)
+        if (!one(PyTuple_GET_ITEM(shape, i), dims[i])) return false;
+    return true;
+}
+
+/// A builtin numeric descriptor for a dtype argument (None: float64). Borrowed; null if not one.
+PyArray_Descr *dtype_of(PyObject *dtype) {
+    if (!dtype || dtype == Py_None) {
+        PyArray_Descr *f8 = PyArray_DescrFromType(NPY_DOUBLE);  // the singleton NumPy keeps alive
+        Py_XDECREF(f8);
+        return f8;
+    }
+    PyArray_Descr *d = nullptr;
+    if (!PyArray_DescrConverter2(dtype, &d) || !d) {
+        PyErr_Clear();
+        return nullptr;
+    }
+    PyArray_Descr *c = canonical_numeric(d);
+    Py_DECREF(d);  // a canonical descriptor is a singleton NumPy keeps alive
+    return c;
+}
+
+template <class T> void fill_as(void *data, npy_intp n, T v) {
+    T *p = (T *) data;
+    for (npy_intp i = 0; i < n; ++i) p[i] = v;
+}
+
+/// Fill with one: the value NumPy's ones() writes (1 cast to the type).
+bool fill_one(PyArrayObject *arr, npy_intp n) {
+    void *p = PyArray_DATA(arr);
+    switch (PyArray_TYPE(arr)) {
+    case NPY_BOOL: fill_as<npy_bool>(p, n, 1); return true;
+    case NPY_BYTE: fill_as<npy_byte>(p, n, 1); return true;
+    case NPY_UBYTE: fill_as<npy_ubyte>(p, n, 1); return true;
+    case NPY_SHORT: fill_as<npy_short>(p, n, 1); return true;
+    case NPY_USHORT: fill_as<npy_ushort>(p, n, 1); return true;
+    case NPY_INT: fill_as<npy_int>(p, n, 1); return true;
+    case NPY_UINT: fill_as<npy_uint>(p, n, 1); return true;
+    case NPY_LONG: fill_as<npy_long>(p, n, 1); return true;
+    case NPY_ULONG: fill_as<npy_ulong>(p, n, 1); return true;
+    case NPY_LONGLONG: fill_as<npy_longlong>(p, n, 1); return true;
+    case NPY_ULONGLONG: fill_as<npy_ulonglong>(p, n, 1); return true;
+    case NPY_HALF: fill_as<npy_half>(p, n, 0x3C00); return true;
+    case NPY_FLOAT: fill_as<float>(p, n, 1.0f); return true;
+    case NPY_DOUBLE: fill_as<double>(p, n, 1.0); return true;
+    case NPY_LONGDOUBLE: fill_as<long double>(p, n, 1.0L); return true;
+    default: return false;  // complex: the general path
+    }
+}
+
+} // namespace
+
+namespace {
+
+/// arange(stop) or arange(start, stop) with Python ints: NumPy's default integer, start + i.
+PyObject *fast_arange(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
+    if (nargs < 1 || nargs > 2 || (kwargs && PyDict_GET_SIZE(kwargs))) return nullptr;
+    long long bounds[2] = {0, 0};
+    for (Py_ssize_t i = 0; i < nargs; ++i) {
+        if (!PyLong_CheckExact(args[i])) return nullptr;
+        int overflow = 0;
+        bounds[i] = PyLong_AsLongLongAndOverflow(args[i], &overflow);
+        if (overflow || (bounds[i] == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return nullptr;
+        }
+    }
+    long long start = nargs == 2 ? bounds[0] : 0, stop = nargs == 2 ? bounds[1] : bounds[0];
+    // Empty ranges and ranges near the integer limits: NumPy's path.
+    if (stop <= start || start < -(1LL << 62) || stop > (1LL << 62)) return nullptr;
+    npy_intp n = (npy_intp) (stop - start);
+    PyArray_Descr *descr = PyArray_DescrFromType(NPY_INTP);  // NumPy's default integer
+    if (!descr) {
+        PyErr_Clear();
+        return nullptr;
+    }
+    wsa::Workspace *target = current_target();
+    PyArrayObject *res = new_array_in(target, descr, 1, &n);  // steals descr
+    if (!res) return nullptr;
+    auto *p = (npy_intp *) PyArray_DATA(res);
+    for (npy_intp i = 0; i < n; ++i) p[i] = (npy_intp) start + i;
+    return wrap_new((PyObject *) res, target);
+}
+
+} // namespace
+
+PyObject *fast_create(Creation kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
+    if (kind == Creation::Arange) return fast_arange(args, nargs, kwargs);
+    Py_ssize_t first_dtype = kind == Creation::Full ? 2 : 1;  // positional index of dtype
+    if (nargs < first_dtype || nargs > first_dtype + 1) return nullptr;
+    PyObject *dtype = nargs > first_dtype ? args[first_dtype] : nullptr;
+    if (kwargs && PyDict_GET_SIZE(kwargs)) {
+        PyObject *kw_dtype = PyDict_GetItemString(kwargs, "dtype");  // borrowed, no error
+        if (PyDict_GET_SIZE(kwargs) != 1 || !kw_dtype || dtype) return nullptr;
+        dtype = kw_dtype;
+    }
+    npy_intp dims[8];
+    int nd = 0;
+    if (!dims_of(args[0], dims, nd)) return nullptr;
+    PyArray_Descr *descr;
+    double fill = 0;
+    if (kind == Creation::Full) {
+        // full(shape, fill) with a Python number and no dtype: NumPy takes the fill's own dtype.
+        if (dtype && dtype != Py_None) return nullptr;
+        PyObject *v = args[1];
+        if (PyFloat_CheckExact(v)) {
+            descr = PyArray_DescrFromType(NPY_DOUBLE);
+            fill = PyFloat_AS_DOUBLE(v);
+        } else {
+            return nullptr;
+        }
+        Py_DECREF(descr);  // singleton
+    } else {
+        descr = dtype_of(dtype);
+        if (!descr) return nullptr;
+    }
+    npy_intp n = 1;
+    for (int i = 0; i < nd; ++i) {
+        if (dims[i] && n > NPY_MAX_INTP / dims[i]) return nullptr;  // NumPy raises: general path
+        n *= dims[i];
+    }
+    // Empty arrays: NumPy's functions give them strides of their own; the general path keeps them.
+    if (n == 0 || n > NPY_MAX_INTP / PyDataType_ELSIZE(descr)) return nullptr;
+    if (kind == Creation::Ones && PyTypeNum_ISCOMPLEX(descr->type_num)) return nullptr;
+    wsa::Workspace *target = current_target();
+    Py_INCREF(descr);
+    PyArrayObject *res = new_array_in(target, descr, nd, dims, kind == Creation::Zeros);
+    if (!res) return nullptr;
+    if (kind == Creation::Ones) fill_one(res, n);
+    else if (kind == Creation::Full) fill_as<double>(PyArray_DATA(res), n, fill);
+    return wrap_new((PyObject *) res, target);
+}
+
+PyObject *fast_item(Array &a, PyObject *key) {
+    if (!PyLong_CheckExact(key) && !PyTuple_CheckExact(key)) return nullptr;
+    PyObject *d = a.data.ptr();
+    if (!PyArray_CheckExact(d)) return nullptr;
+    auto *nd = (PyArrayObject *) d;
+    int ndim = PyArray_NDIM(nd);
+    if (ndim == 0) return nullptr;
+    PyArray_Descr *descr = canonical_numeric(PyArray_DESCR(nd));
+    if (!descr) return nullptr;
+    char *p = PyArray_BYTES(nd);
+    auto step = [&](PyObject *k, int axis) {
+        if (!PyLong_CheckExact(k)) return false;
+        int overflow = 0;
+        long long i = PyLong_AsLongLongAndOverflow(k, &overflow);
+        if (overflow) return false;
+        npy_intp n = PyArray_DIM(nd, axis);
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) return false;  // the general path raises NumPy's IndexError
+        p += (npy_intp) i * PyArray_STRIDE(nd, axis);
+        return true;
+    };
+    if (PyLong_CheckExact(key)) {
+        if (ndim != 1 || !step(key, 0)) return nullptr;
+    } else if (PyTuple_CheckExact(key) && PyTuple_GET_SIZE(key) == ndim) {
+        for (int i = 0; i < ndim; ++i)
+            if (!step(PyTuple_GET_ITEM(key, i), i)) return nullptr;
+    } else {
+        return nullptr;
+    }
+    wsa::Workspace *target = current_target();
+    Py_INCREF(descr);
+    PyArrayObject *res = new_array_in(target, descr, 0, nullptr);
+    if (!res) return nullptr;
+    std::memcpy(PyArray_DATA(res), p, (std::size_t) PyDataType_ELSIZE(descr));
+    // NumPy returns a scalar here: the 0-d result prints as one.
+    return wrap_new((PyObject *) res, target, true);
 }
 
 } // namespace wsa_py

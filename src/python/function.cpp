@@ -1,15 +1,56 @@
 /// src/python/function.cpp -- wsarray.<name> callables that run a NumPy function through the
 /// engine (unwrap, route into the current workspace, wrap).
 #include "common.h"
+#include "fast_ops.h"
+
+#include <cstdint>
+#include <memory>
+#include <structmember.h>
 
 namespace wsa_py {
 
 namespace {
 
+PyObject *routed_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+
 struct Routed {
+    Routed(nb::object f, std::string n) : func(std::move(f)), name(std::move(n)) {}
+    /// First member: the instance's vectorcall slot (the type's __vectorcalloffset__ points here).
+    vectorcallfunc vectorcall = routed_vectorcall;
     nb::object func;
     std::string name;
+    /// Lean paths (fast_ops.h): a 1-input ufunc called on one Array, a creation function.
+    nb::object ufunc;        ///< the ufunc run directly (null: none)
+    bool real_only = false;  ///< ... for real dtypes only (func patches complex results)
+    Creation creation = Creation::None;
+    std::unique_ptr<UfuncCache> cache;
 };
+
+/// A NumPy ufunc with one input and one output, else null.
+nb::object unary_ufunc(nb::handle f) {
+    static nb::object ufunc_type = nb::module_::import_("numpy").attr("ufunc");
+    if (!f.is_valid() || f.is_none() || !nb::isinstance(f, ufunc_type)) return nb::object();
+    if (nb::cast<int>(f.attr("nin")) != 1 || nb::cast<int>(f.attr("nout")) != 1) return nb::object();
+    return nb::borrow(f);
+}
+
+/// Pick the lean path for `func` (`real_ufunc`: a ufunc equal to `func` for real inputs).
+void classify(Routed &r, nb::handle real_ufunc) {
+    if ((r.ufunc = unary_ufunc(r.func))) {
+        r.cache = std::make_unique<UfuncCache>();
+        return;
+    }
+    if ((r.ufunc = unary_ufunc(real_ufunc))) {
+        r.real_only = true;
+        r.cache = std::make_unique<UfuncCache>();
+        return;
+    }
+    nb::module_ np = nb::module_::import_("numpy");
+    for (auto [name, kind] : {std::pair<const char *, Creation>{"zeros", Creation::Zeros},
+                              {"empty", Creation::Empty}, {"ones", Creation::Ones}, {"full", Creation::Full},
+                              {"arange", Creation::Arange}})
+        if (r.func.is(np.attr(name))) r.creation = kind;
+}
 
 // Garbage-collector support: a Function wrapping a Python function references that function's
 // module globals, which hold the Function again; without traverse/clear such cycles never die.
@@ -25,13 +66,19 @@ int routed_clear(PyObject *self) {
     return 0;
 }
 
-/// tp_call straight into the engine: calls are the hot path of every namespace function, and
+/// A call straight into the engine: calls are the hot path of every namespace function, and
 /// nanobind's overload dispatch (building nb::args / nb::kwargs) doubled the cost of np.exp(x).
-PyObject *routed_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
     try {
         Routed &r = *nb::inst_ptr<Routed>(self);
         if (!r.func.is_valid()) raise(PyExc_RuntimeError, "wsarray." + r.name + " was cleared");
-        return apply(r.name.c_str(), r.func.ptr(), args, kwargs).release().ptr();
+        bool no_kwargs = !kwargs || !PyDict_GET_SIZE(kwargs);
+        if (r.cache && no_kwargs && nargs == 1)
+            if (PyObject *res = fast_ufunc1(*r.cache, r.ufunc.ptr(), r.real_only, args[0], r.name.c_str()))
+                return res;
+        if (r.creation != Creation::None)
+            if (PyObject *res = fast_create(r.creation, args, nargs, kwargs)) return res;
+        return apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs).release().ptr();
     } catch (nb::python_error &e) {
         e.restore();
     } catch (const std::bad_alloc &) {
@@ -42,16 +89,45 @@ PyObject *routed_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     return nullptr;
 }
 
+PyObject *routed_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    return call_routed(self, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), kwargs);
+}
+
+/// Vectorcall (no argument tuple): keywords, rare in hot loops, are gathered into a dict.
+PyObject *routed_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (!kwnames || !PyTuple_GET_SIZE(kwnames)) return call_routed(self, args, nargs, nullptr);
+    nb::object kwargs = nb::steal(PyDict_New());
+    if (!kwargs) return nullptr;
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(kwnames); i < n; ++i)
+        if (PyDict_SetItem(kwargs.ptr(), PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0) return nullptr;
+    return call_routed(self, args, nargs, kwargs.ptr());
+}
+
+/// Where an instance's Routed (its first member: the vectorcall pointer) lies: after nanobind's
+/// 24-byte instance header. Checked on a real instance at import (export_function); vectorcall
+/// stays off if nanobind ever lays instances out differently.
+constexpr Py_ssize_t kVectorcallOffset = (Py_ssize_t) (sizeof(PyObject) + 2 * sizeof(std::uint32_t));
+
+PyMemberDef routed_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, kVectorcallOffset, READONLY, nullptr},
+    {nullptr, 0, 0, 0, nullptr}};
+
 PyType_Slot routed_slots[] = {{Py_tp_traverse, (void *) routed_traverse},
                               {Py_tp_clear, (void *) routed_clear},
                               {Py_tp_call, (void *) routed_call},
+                              {Py_tp_members, (void *) routed_members},
                               {0, nullptr}};
 
 } // namespace
 
 void export_function(nb::module_ &m) {
-    nb::class_<Routed>(m, "Function", nb::type_slots(routed_slots), "A NumPy function run with its allocations in the current workspace.")
-        .def(nb::init<nb::object, std::string>(), nb::arg("func"), nb::arg("name"))
+    auto cls = nb::class_<Routed>(m, "Function", nb::type_slots(routed_slots), "A NumPy function run with its allocations in the current workspace.");
+    cls
+        .def("__init__", [](Routed *r, nb::object func, std::string name, nb::handle real_ufunc) {
+            new (r) Routed{std::move(func), std::move(name)};
+            classify(*r, real_ufunc);
+        }, nb::arg("func"), nb::arg("name"), nb::arg("real_ufunc").none() = nb::none())
         .def("__getattr__", [](Routed &r, const std::string &attr) -> nb::object {
             // ufunc methods (add.reduce, multiply.outer, ...) are routed too; data attributes pass.
             if (attr == "__name__") {
@@ -68,12 +144,19 @@ void export_function(nb::module_ &m) {
                 raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
             }
             if (PyCallable_Check(v.ptr()) && !PyType_Check(v.ptr()))
-                return nb::cast(Routed{v, r.name + "." + attr});
+                return nb::cast(Routed{v, r.name + "." + attr}, nb::rv_policy::move);
             return v;
         })
         .def("__repr__", [](Routed &r) { return "<wsarray function " + r.name + ">"; })
         // help(np.sum), np.info(np.dot), f.__doc__: NumPy's documentation of the wrapped function.
         .def_prop_ro("__doc__", [](Routed &r) { return nb::getattr(r.func, "__doc__", nb::none()); });
+    // Vectorcall: only if the instance layout is what __vectorcalloffset__ says.
+    auto *type = (PyTypeObject *) cls.ptr();
+    nb::object probe = cls(nb::module_::import_("builtins").attr("len"), "len");
+    char *base = (char *) probe.ptr();
+    if (type->tp_vectorcall_offset == kVectorcallOffset &&
+        (char *) &nb::inst_ptr<Routed>(probe)->vectorcall == base + kVectorcallOffset)
+        type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
 }
 
 } // namespace wsa_py

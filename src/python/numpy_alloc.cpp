@@ -14,12 +14,17 @@ namespace wsa_py {
 
 static thread_local wsa::Workspace *tl_route = nullptr;
 static thread_local std::string tl_error;
+static thread_local void *tl_last = nullptr;              // last block route_alloc handed out
+static thread_local wsa::Workspace *tl_last_ws = nullptr;  // ... and its workspace
 static PyDataMem_Handler *g_default = nullptr;  // NumPy's own handler, for everything not routed
 static PyObject *g_capsule = nullptr;            // our handler, as NumPy wants it
 
 static void *route_alloc(std::size_t n) {
     try {
-        return tl_route->allocate(n ? n : 1);
+        void *p = tl_route->allocate(n ? n : 1);
+        tl_last = p;
+        tl_last_ws = tl_route;
+        return p;
     } catch (const std::exception &e) {
         if (tl_error.empty()) tl_error = e.what();
         return nullptr;
@@ -43,6 +48,7 @@ static void *ws_calloc(void *, std::size_t nelem, std::size_t elsize) {
 
 static void ws_free(void *, void *p, std::size_t size) {
     if (!p) return;
+    if (p == tl_last) tl_last = nullptr;
     if (wsa::Workspace::free_if_owned(p)) return;
     g_default->allocator.free(g_default->allocator.ctx, p, size);
 }
@@ -105,9 +111,18 @@ void ensure_handler_installed() {
 RouteGuard::RouteGuard(wsa::Workspace *target) : prev_(tl_route) {
     if (target) ensure_handler_installed();
     tl_route = target;
+    tl_last = nullptr;  // routed_owner_of() answers for blocks allocated within this guard only
 }
 
 RouteGuard::~RouteGuard() { tl_route = prev_; }
+
+void clear_allocation_error() {
+    if (!tl_error.empty()) tl_error.clear();
+}
+
+void forget_routed_allocation() { tl_last = nullptr; }
+
+wsa::Workspace *routed_owner_of(const void *p) { return p && p == tl_last ? tl_last_ws : nullptr; }
 
 std::string take_allocation_error() {
     std::string e;
@@ -124,5 +139,26 @@ bool is_ndarray_exact(PyObject *o) { return PyArray_CheckExact(o); }
 // Python str/bytes, and record["field"] must give the field's scalar as in NumPy.
 bool is_numpy_scalar(PyObject *o) { return PyArray_IsScalar(o, Generic) && !PyArray_IsScalar(o, Flexible); }
 PyObject *scalar_to_ndarray(PyObject *scalar) { return PyArray_FromScalar(scalar, nullptr); }
+PyObject *ndarray_shape(PyObject *o) {
+    auto *a = (PyArrayObject *) o;
+    int nd = PyArray_NDIM(a);
+    PyObject *t = PyTuple_New(nd);
+    if (!t) return nullptr;
+    for (int i = 0; i < nd; ++i) {
+        PyObject *d = PyLong_FromSsize_t(PyArray_DIM(a, i));
+        if (!d) {
+            Py_DECREF(t);
+            return nullptr;
+        }
+        PyTuple_SET_ITEM(t, i, d);
+    }
+    return t;
+}
+PyObject *ndarray_dtype(PyObject *o) {
+    PyObject *d = (PyObject *) PyArray_DESCR((PyArrayObject *) o);
+    Py_INCREF(d);
+    return d;
+}
+Py_ssize_t ndarray_size(PyObject *o) { return PyArray_SIZE((PyArrayObject *) o); }
 
 } // namespace wsa_py

@@ -35,6 +35,15 @@ private:
 /// If a routed allocation failed since the last call, the workspace's message (else empty), and
 /// clear it.
 std::string take_allocation_error();
+/// The same, when the message is not wanted (no string copy when there is none).
+void clear_allocation_error();
+
+/// The workspace of the last block route_alloc() handed out on this thread since the innermost
+/// RouteGuard (or forget_routed_allocation()) began, if `p` is that block and it was not freed on
+/// this thread since; else null. Lets the engine know the owner of a fresh result without the
+/// registry lookup (the result holds the block, so it cannot have been reused).
+void forget_routed_allocation();
+wsa::Workspace *routed_owner_of(const void *p);
 
 /// Data pointer of a NumPy ndarray (null if `o` is not an ndarray).
 void *ndarray_data(PyObject *o);
@@ -48,5 +57,9 @@ bool is_ndarray_exact(PyObject *o);
 bool is_numpy_scalar(PyObject *o);
 /// A 0-d ndarray holding a NumPy scalar (allocated under the current route).
 PyObject *scalar_to_ndarray(PyObject *scalar);
+/// ndarray attributes, as NumPy's getters give them (new references).
+PyObject *ndarray_shape(PyObject *o);
+PyObject *ndarray_dtype(PyObject *o);
+Py_ssize_t ndarray_size(PyObject *o);
 
 } // namespace wsa_py
