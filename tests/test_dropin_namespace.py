@@ -212,15 +212,40 @@ def test_testing_assertions_compare_wsarray_arrays_as_numpy_arrays():
 
 
 def test_missing_names_explain_themselves():
-    with pytest.raises(AttributeError, match=r"wsarray does not provide numpy.matrix \(it returns a numpy.ndarray subclass"):
-        wnp.matrix
-    with pytest.raises(AttributeError, match="wsarray does not provide numpy.ma"):
-        wnp.ma
+    with pytest.raises(AttributeError, match="wsarray does not provide numpy.ctypeslib"):
+        wnp.ctypeslib
     with pytest.raises(AttributeError, match=r"np.float_. was removed in the NumPy 2.0 release. Use .np.float64"):
         wnp.float_
     with pytest.raises(AttributeError, match="module 'wsarray' has no attribute 'no_such_name'"):
         wnp.no_such_name
     assert not hasattr(wnp, "__wrapped__")
+
+
+def test_ndarray_subclasses_are_numpys_and_never_in_a_workspace(tmp_path):
+    """np.ma, np.matrix, np.memmap, np.recarray: NumPy's classes with NumPy's results; a wsarray
+    function given one returns NumPy's subclass in NumPy's memory, never in a workspace."""
+    def run(m, path):
+        x = m.ma.array([1.0, 2.0, 3.0, 4.0], mask=[0, 1, 0, 0])
+        mt = m.matrix([[1, 2], [3, 4]])
+        mm = m.memmap(path, dtype="float64", mode="w+", shape=(3,))
+        mm[:] = m.arange(3.0)
+        mm.flush()
+        r = m.rec.fromarrays([m.arange(3), m.arange(3.0) * 2], names="a,b")
+        return [repr(x), repr(x.mean()), repr(m.sqrt(x)), repr(m.sum(x)), repr(x * m.arange(4.0)),
+                repr(mt * mt), repr(mt.I), repr(m.linalg.inv(mt)), repr(m.asmatrix(m.eye(2))),
+                repr(m.bmat([[mt, mt]])), repr(m.fromfile(path)), repr(r.b), type(r).__name__,
+                type(m.sqrt(x)).__name__, type(mt * m.arange(2.0).reshape(2, 1)).__name__]
+
+    want = run(np, str(tmp_path / "n.dat"))
+    assert run(wnp, str(tmp_path / "w.dat")) == want
+    ws = wnp.workspace("SUBCLASS")
+    with ws:
+        assert run(wnp, str(tmp_path / "ws.dat")) == want
+        x = wnp.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+        used = ws.stats()["used"]
+        y = wnp.exp(x) + wnp.arange(3.0)
+        assert type(y) is np.ma.MaskedArray and ws.stats()["used"] == used  # NumPy's memory
+    assert repr(y) == repr(np.exp(np.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0])) + np.arange(3.0))
 
 
 def test_extras_names_are_all_bound():

@@ -10,7 +10,11 @@ Every name here is listed explicitly, in one of these groups:
 * NumPy's own objects that hold no array memory: scalar types, ``finfo``/``iinfo``, ``errstate``,
   print options and error settings (they act on NumPy, which does wsarray's printing and math),
   constants, ``s_``/``index_exp``, ``ndindex``, ``poly1d`` (its arithmetic calls dispatched NumPy
-  functions, which return wsarray arrays for wsarray inputs).
+  functions, which return wsarray arrays for wsarray inputs);
+* NumPy's ndarray subclasses and their modules (``ma``, ``matrix``, ``memmap``, ``recarray``,
+  ``rec``, ...): NumPy's own classes. Their arrays live in NumPy's memory, and a wsarray function
+  given one calls NumPy without routing into a workspace, so it returns NumPy's subclass as NumPy
+  does (such arrays are never checked for staleness: they never hold workspace memory).
 
 A NumPy name that is in none of these groups is not silently forwarded: ``wsarray.<name>`` raises
 an ``AttributeError`` saying that wsarray does not provide it and why (see ``__getattr__``).
@@ -273,6 +277,16 @@ nested_iters = _np.nested_iters
 number = _np.number
 object_ = _np.object_
 poly1d = _np.poly1d
+# ndarray subclasses and their modules: NumPy's own (see the module docstring).
+ma = _np.ma
+rec = _np.rec
+matrix = _np.matrix
+asmatrix = _np.asmatrix
+bmat = _np.bmat
+memmap = _np.memmap
+recarray = _np.recarray
+record = _np.record
+__all__ += ["ma", "rec", "matrix", "asmatrix", "bmat", "memmap", "recarray", "record"]
 short = _np.short
 signedinteger = _np.signedinteger
 single = _np.single
@@ -383,15 +397,10 @@ class vectorize(_np.vectorize):
 _LAZY_SUBMODULES = ("polynomial", "random", "testing", "typing")
 
 # Why some NumPy names are not provided (module __getattr__ below says so).
-_SUBCLASS = ("it returns a numpy.ndarray subclass whose memory and behaviour wsarray cannot manage; "
-             "use numpy directly on numpy.asarray(x)")
 _MODULE = ("wsarray does not wrap this NumPy module; call numpy's functions on numpy.asarray(x) "
            "(their results are plain NumPy arrays outside every workspace)")
 _NOT_PROVIDED = {
-    "asmatrix": _SUBCLASS, "bmat": _SUBCLASS, "matrix": _SUBCLASS, "memmap": _SUBCLASS,
-    "recarray": _SUBCLASS, "record": _SUBCLASS,
     "core": _MODULE, "ctypeslib": _MODULE, "f2py": _MODULE,
-    "ma": _MODULE + "; masked arrays are an ndarray subclass", "rec": _MODULE,
     "test": "run numpy.test() for NumPy's own test suite",
 }
 

@@ -72,6 +72,10 @@ struct Seen {
     std::pair<PyObject *, PyObject *> inline_pairs[kInline];
     std::size_t n_inline = 0;
     std::vector<std::pair<PyObject *, PyObject *>> more;
+    /// An argument is a NumPy ndarray subclass (np.ma.MaskedArray, np.matrix, np.memmap, ...):
+    /// NumPy returns that subclass, which wsarray cannot check, so the call is not routed into a
+    /// workspace and its results hold plain NumPy memory.
+    bool subclass_input = false;
     void add(PyObject *nd, PyObject *arr) {
         if (n_inline < kInline) inline_pairs[n_inline++] = {nd, arr};
         else more.emplace_back(nd, arr);
@@ -137,6 +141,7 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
         }
         return out.release().ptr();
     }
+    if (is_ndarray(o) && !is_ndarray_exact(o)) seen.subclass_input = true;
     Py_INCREF(o);
     return o;
 }
@@ -234,7 +239,7 @@ nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObjec
     forget_routed_allocation();
     nb::object result;
     {
-        RouteGuard route(current_target());
+        RouteGuard route(seen.subclass_input ? nullptr : current_target());
         PyObject *r = PyObject_Call(func, uargs.ptr(), ukwargs ? ukwargs.ptr() : nullptr);
         if (r) {
             nb::object raw = nb::steal(r);
@@ -360,7 +365,7 @@ nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args,
     forget_routed_allocation();
     nb::object result;
     {
-        RouteGuard route(current_target());
+        RouteGuard route(seen.subclass_input ? nullptr : current_target());
         PyObject *r = PyObject_VectorcallDict(func, stack, (std::size_t) nargs, ukwargs ? ukwargs.ptr() : nullptr);
         if (r) {
             nb::object raw = nb::steal(r);
