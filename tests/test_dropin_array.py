@@ -392,3 +392,15 @@ def test_operators_defer_to_operands_that_opt_out_of_ufuncs(scope):
             want = got
         else:
             assert got == want
+
+
+def test_to_numpy_gives_numpys_array_over_the_same_memory():
+    # What matplotlib and seaborn call before reading an unknown object element by element.
+    ws = wnp.workspace("TO_NUMPY")
+    with ws:
+        a = wnp.arange(6.0).reshape(2, 3)
+        n = a.to_numpy()
+        assert type(n) is np.ndarray and np.shares_memory(n, np.asarray(a))
+        assert n.tolist() == a.tolist() and n.dtype == a.dtype
+    with pytest.raises(wnp.WorkspaceError, match=r"Array\.to_numpy"):
+        a.to_numpy()
