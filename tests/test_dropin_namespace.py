@@ -248,6 +248,14 @@ def test_ndarray_subclasses_are_numpys_and_never_in_a_workspace(tmp_path):
     assert repr(y) == repr(np.exp(np.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0])) + np.arange(3.0))
 
 
+def test_import_wsarray_ma_is_numpys_module():
+    import wsarray.ma as ma
+    from wsarray.ma import masked_array
+
+    assert ma is np.ma and wnp.ma is np.ma and masked_array is np.ma.masked_array
+    assert repr(ma.array([1, 2, 3], mask=[0, 1, 0]).sum()) == repr(np.ma.array([1, 2, 3], mask=[0, 1, 0]).sum())
+
+
 def test_extras_names_are_all_bound():
     for name in extras.__all__:
         assert getattr(wnp, name) is getattr(extras, name)
