@@ -257,19 +257,6 @@ PyObject *array_iter(PyObject *self) {
 }
 
 
-/// Run a slot's body; C++ exceptions become the pending Python exception and `fail` is returned.
-template <class F, class R> R guarded(F &&body, R fail) {
-    try {
-        return body();
-    } catch (nb::python_error &e) {
-        e.restore();
-    } catch (const std::bad_alloc &) {
-        PyErr_NoMemory();
-    } catch (const std::exception &e) {
-        PyErr_SetString(PyExc_RuntimeError, e.what());
-    }
-    return fail;
-}
 
 /// a[key]. Slots instead of methods: Python calls them directly, without a method lookup and
 /// nanobind's argument dispatch (the per-call cost of indexing in loops).

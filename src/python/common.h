@@ -44,6 +44,20 @@ bool stands_for_scalar(const Array &a);
 /// The Python type object of wsarray.Array (set by export_array).
 extern PyTypeObject *ArrayType;
 
+/// Run the body of a type slot or C-level call; C++ exceptions become the pending Python exception and `fail` is returned.
+template <class F, class R> R guarded(F &&body, R fail) {
+    try {
+        return body();
+    } catch (nb::python_error &e) {
+        e.restore();
+    } catch (const std::bad_alloc &) {
+        PyErr_NoMemory();
+    } catch (const std::exception &e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+    return fail;
+}
+
 inline bool is_array(PyObject *o) { return Py_TYPE(o) == ArrayType; }
 inline Array &array_of(PyObject *o) { return *nb::inst_ptr<Array>(o); }
 

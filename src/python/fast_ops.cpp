@@ -467,6 +467,23 @@ namespace {
 /// Ask NumPy for the loop it runs for `ufunc` on one contiguous array of `in`. False (no error
 /// set) when NumPy would cast the input, the result is not a builtin numeric type, or the loop
 /// needs the Python API.
+/// Ask NumPy for the strided inner loop of `capsule` (a call context from
+/// _resolve_dtypes_and_context) with these fixed strides; on success fill e.capsule and e.info.
+/// False if NumPy refuses or the loop needs the Python API.
+bool fetch_strided_loop(UfuncCache::Entry &e, PyObject *ufunc, const nb::object &capsule, const nb::object &strides) {
+    nb::object get_loop = nb::steal(PyObject_GetAttrString(ufunc, "_get_strided_loop"));
+    if (!get_loop) return false;
+    nb::dict kw;
+    kw["fixed_strides"] = strides;
+    nb::object done = nb::steal(PyObject_Call(get_loop.ptr(), nb::make_tuple(capsule).ptr(), kw.ptr()));
+    if (!done) return false;
+    auto *info = (UfuncCallInfo *) PyCapsule_GetPointer(capsule.ptr(), "numpy_1.24_ufunc_call_info");
+    if (!info || !info->strided_loop || info->requires_pyapi) return false;
+    e.capsule = capsule;
+    e.info = info;
+    return true;
+}
+
 bool resolve_ufunc_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in) {
     nb::object resolved = nb::steal(PyObject_CallMethod(ufunc, "_resolve_dtypes_and_context", "((OO))",
                                                         (PyObject *) in, Py_None));
@@ -480,16 +497,7 @@ bool resolve_ufunc_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in
     if (!out) return false;
     nb::object capsule = nb::borrow(PyTuple_GET_ITEM(resolved.ptr(), 1));
     nb::object strides = nb::make_tuple(nb::int_(PyDataType_ELSIZE(in)), nb::int_(PyDataType_ELSIZE(out)));
-    nb::object get_loop = nb::steal(PyObject_GetAttrString(ufunc, "_get_strided_loop"));
-    if (!get_loop) return false;
-    nb::dict kw;
-    kw["fixed_strides"] = strides;
-    nb::object done = nb::steal(PyObject_Call(get_loop.ptr(), nb::make_tuple(capsule).ptr(), kw.ptr()));
-    if (!done) return false;
-    auto *info = (UfuncCallInfo *) PyCapsule_GetPointer(capsule.ptr(), "numpy_1.24_ufunc_call_info");
-    if (!info || !info->strided_loop || info->requires_pyapi) return false;
-    e.capsule = capsule;
-    e.info = info;
+    if (!fetch_strided_loop(e, ufunc, capsule, strides)) return false;
     e.out = out;
     return true;
 }
@@ -561,16 +569,7 @@ bool resolve_reduce_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *i
     nb::object capsule = nb::borrow(PyTuple_GET_ITEM(resolved.ptr(), 1));
     npy_intp size = PyDataType_ELSIZE(in);
     nb::object strides = nb::make_tuple(nb::int_(0), nb::int_(size), nb::int_(0));
-    nb::object get_loop = nb::steal(PyObject_GetAttrString(ufunc, "_get_strided_loop"));
-    if (!get_loop) return false;
-    nb::dict kw2;
-    kw2["fixed_strides"] = strides;
-    nb::object done = nb::steal(PyObject_Call(get_loop.ptr(), nb::make_tuple(capsule).ptr(), kw2.ptr()));
-    if (!done) return false;
-    auto *info = (UfuncCallInfo *) PyCapsule_GetPointer(capsule.ptr(), "numpy_1.24_ufunc_call_info");
-    if (!info || !info->strided_loop || info->requires_pyapi) return false;
-    e.capsule = capsule;
-    e.info = info;
+    if (!fetch_strided_loop(e, ufunc, capsule, strides)) return false;
     e.out = in;
     return true;
 }

@@ -69,7 +69,7 @@ int routed_clear(PyObject *self) {
 /// A call straight into the engine: calls are the hot path of every namespace function, and
 /// nanobind's overload dispatch (building nb::args / nb::kwargs) doubled the cost of np.exp(x).
 PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
-    try {
+    return guarded([&]() -> PyObject * {
         Routed &r = *nb::inst_ptr<Routed>(self);
         if (!r.func.is_valid()) raise(PyExc_RuntimeError, "wsarray." + r.name + " was cleared");
         bool no_kwargs = !kwargs || !PyDict_GET_SIZE(kwargs);
@@ -79,14 +79,7 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         if (r.creation != Creation::None)
             if (PyObject *res = fast_create(r.creation, args, nargs, kwargs)) return res;
         return apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs).release().ptr();
-    } catch (nb::python_error &e) {
-        e.restore();
-    } catch (const std::bad_alloc &) {
-        PyErr_NoMemory();
-    } catch (const std::exception &e) {
-        PyErr_SetString(PyExc_RuntimeError, e.what());
-    }
-    return nullptr;
+    }, (PyObject *) nullptr);
 }
 
 PyObject *routed_call(PyObject *self, PyObject *args, PyObject *kwargs) {
