@@ -484,6 +484,32 @@ bool fetch_strided_loop(UfuncCache::Entry &e, PyObject *ufunc, const nb::object 
     return true;
 }
 
+/// The ndarray of Array `x` (checked for staleness) when it is a C-contiguous, aligned base-class
+/// ndarray; null otherwise (not an Array included).
+PyArrayObject *contiguous_ndarray(PyObject *x, const char *fn) {
+    if (!is_array(x)) return nullptr;
+    Array &a = array_of(x);
+    check_valid(a, fn);
+    PyObject *d = a.data.ptr();
+    if (!PyArray_CheckExact(d)) return nullptr;
+    auto *nd = (PyArrayObject *) d;
+    if (!PyArray_IS_C_CONTIGUOUS(nd) || !PyArray_ISALIGNED(nd)) return nullptr;
+    return nd;
+}
+
+/// The cache entry for input dtype `in`, resolved with `resolve` on first use; null when NumPy's
+/// loop for it cannot be called directly.
+template <class Resolve> UfuncCache::Entry *cached_loop(UfuncCache &cache, PyArray_Descr *in, Resolve resolve) {
+    if (!cache.entries) cache.entries = new UfuncCache::Entry[kTypeSlots];
+    UfuncCache::Entry &e = cache.entries[in->type_num];
+    if (e.state == UfuncCache::Entry::Unknown) {
+        bool ok = resolve(e);
+        if (!ok) PyErr_Clear();
+        e.state = ok ? UfuncCache::Entry::Usable : UfuncCache::Entry::Unusable;
+    }
+    return e.state == UfuncCache::Entry::Usable ? &e : nullptr;
+}
+
 bool resolve_ufunc_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in) {
     nb::object resolved = nb::steal(PyObject_CallMethod(ufunc, "_resolve_dtypes_and_context", "((OO))",
                                                         (PyObject *) in, Py_None));
@@ -505,25 +531,15 @@ bool resolve_ufunc_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in
 } // namespace
 
 PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObject *x, const char *fn) {
-    if (!is_array(x)) return nullptr;
-    Array &a = array_of(x);
-    check_valid(a, fn);
-    PyObject *d = a.data.ptr();
-    if (!PyArray_CheckExact(d)) return nullptr;
-    auto *nd = (PyArrayObject *) d;
-    if (!PyArray_IS_C_CONTIGUOUS(nd) || !PyArray_ISALIGNED(nd)) return nullptr;
+    PyArrayObject *nd = contiguous_ndarray(x, fn);
+    if (!nd) return nullptr;
     npy_intp n = PyArray_SIZE(nd);
     if (n == 0) return nullptr;
     PyArray_Descr *in = canonical_numeric(PyArray_DESCR(nd));
     if (!in || (real_only && PyTypeNum_ISCOMPLEX(in->type_num))) return nullptr;
-    if (!cache.entries) cache.entries = new UfuncCache::Entry[kTypeSlots];
-    UfuncCache::Entry &e = cache.entries[in->type_num];
-    if (e.state == UfuncCache::Entry::Unknown) {
-        bool ok = resolve_ufunc_loop(e, ufunc, in);
-        if (!ok) PyErr_Clear();
-        e.state = ok ? UfuncCache::Entry::Usable : UfuncCache::Entry::Unusable;
-    }
-    if (e.state != UfuncCache::Entry::Usable) return nullptr;
+    UfuncCache::Entry *entry = cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_ufunc_loop(e, ufunc, in); });
+    if (!entry) return nullptr;
+    UfuncCache::Entry &e = *entry;
     wsa::Workspace *target = current_target();
     Py_INCREF(e.out);
     PyArrayObject *res = new_array_in(target, e.out, PyArray_NDIM(nd), PyArray_DIMS(nd));
@@ -577,26 +593,17 @@ bool resolve_reduce_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *i
 } // namespace
 
 PyObject *fast_reduce_all(UfuncCache &cache, PyObject *ufunc, PyObject *x, const char *fn) {
-    Array &a = array_of(x);
-    check_valid(a, fn);
-    PyObject *d = a.data.ptr();
-    if (!PyArray_CheckExact(d)) return nullptr;
-    auto *nd = (PyArrayObject *) d;
-    if (!PyArray_IS_C_CONTIGUOUS(nd) || !PyArray_ISALIGNED(nd)) return nullptr;
+    PyArrayObject *nd = contiguous_ndarray(x, fn);
+    if (!nd) return nullptr;
     npy_intp n = PyArray_SIZE(nd);
     // Empty: NumPy's error. Above one buffer of NumPy's reduction iterator (8192 elements) NumPy
     // may split the loop; one call would then order equal values (0.0, -0.0) differently.
     if (n == 0 || n > 8192) return nullptr;
     PyArray_Descr *in = canonical_numeric(PyArray_DESCR(nd));
     if (!in || PyTypeNum_ISCOMPLEX(in->type_num)) return nullptr;
-    if (!cache.entries) cache.entries = new UfuncCache::Entry[kTypeSlots];
-    UfuncCache::Entry &e = cache.entries[in->type_num];
-    if (e.state == UfuncCache::Entry::Unknown) {
-        bool ok = resolve_reduce_loop(e, ufunc, in);
-        if (!ok) PyErr_Clear();
-        e.state = ok ? UfuncCache::Entry::Usable : UfuncCache::Entry::Unusable;
-    }
-    if (e.state != UfuncCache::Entry::Usable) return nullptr;
+    UfuncCache::Entry *entry = cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_reduce_loop(e, ufunc, in); });
+    if (!entry) return nullptr;
+    UfuncCache::Entry &e = *entry;
     wsa::Workspace *target = current_target();
     Py_INCREF(in);
     PyArrayObject *res = new_array_in(target, in, 0, nullptr);
