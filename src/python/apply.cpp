@@ -330,17 +330,31 @@ nb::object wrap_ndarray(nb::handle nd, nb::handle source) {
     return nb::steal(wrap(nd.ptr(), seen));
 }
 
+namespace {
+/// Positional arguments up to this many go to NumPy through vectorcall from a stack array.
+constexpr Py_ssize_t kStack = 8;
+
+/// The arguments' bookkeeping, starting with the Array a method is called on (if any).
+Seen seen_with_self(PyObject *self_array) {
+    Seen seen;
+    if (self_array && !stands_for_scalar(array_of(self_array)))
+        seen.add(array_of(self_array).data.ptr(), self_array);
+    return seen;
+}
+} // namespace
+
 nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, PyObject *self_array) {
-    return apply_vector(name, func, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), kwargs, self_array);
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    if (nargs > kStack) {  // the tuple NumPy gets is built from this one
+        Seen seen = seen_with_self(self_array);
+        return apply_tuple(name, func, args, kwargs, seen);
+    }
+    return apply_vector(name, func, &PyTuple_GET_ITEM(args, 0), nargs, kwargs, self_array);
 }
 
 nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwargs, PyObject *self_array) {
-    Seen seen;
-    if (self_array && !stands_for_scalar(array_of(self_array)))
-        seen.add(array_of(self_array).data.ptr(), self_array);
-    // Positional arguments go to NumPy through vectorcall from a stack array (no new tuple).
-    constexpr Py_ssize_t kStack = 8;
+    Seen seen = seen_with_self(self_array);
     if (nargs > kStack) {
         nb::object tuple = nb::steal(PyTuple_New(nargs));
         if (!tuple) throw nb::python_error();
