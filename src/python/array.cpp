@@ -366,29 +366,24 @@ PyObject *get_shape(PyObject *s, void *) {
     }, (PyObject *) nullptr);
 }
 
-int set_shape(PyObject *s, PyObject *shape, void *) {
+/// a.shape = (3, 2) / a.dtype = "<i2": NumPy changes the ndarray in place (a reshape without copy,
+/// else AttributeError; a reinterpretation under a view's rules), named after `fn`.
+int set_ndarray_attr(PyObject *s, const char *attr, PyObject *value, const char *fn) {
     return guarded([&]() -> int {
-        // a.shape = (3, 2): NumPy reshapes in place (no copy, else AttributeError).
-        Array &a = self_of(s, "Array.shape");
-        if (!shape) raise(PyExc_AttributeError, "wsarray.Array.shape: cannot delete array shape");
-        if (PyObject_SetAttrString(a.data.ptr(), "shape", shape) < 0) raise_pending("Array.shape");
+        Array &a = self_of(s, fn);
+        if (!value) raise(PyExc_AttributeError, std::string("wsarray.") + fn + ": cannot delete array " + attr);
+        if (PyObject_SetAttrString(a.data.ptr(), attr, value) < 0) raise_pending(fn);
         return 0;
     }, -1);
 }
+
+int set_shape(PyObject *s, PyObject *shape, void *) { return set_ndarray_attr(s, "shape", shape, "Array.shape"); }
 
 PyObject *get_dtype(PyObject *s, void *) {
     return guarded([&] { return ndarray_dtype(self_of(s, "Array.dtype").data.ptr()); }, (PyObject *) nullptr);
 }
 
-int set_dtype(PyObject *s, PyObject *dtype, void *) {
-    return guarded([&]() -> int {
-        // x.dtype = "<i2": NumPy reinterprets the memory in place (a view's rules).
-        Array &a = self_of(s, "Array.dtype");
-        if (!dtype) raise(PyExc_AttributeError, "wsarray.Array.dtype: cannot delete array dtype");
-        if (PyObject_SetAttrString(a.data.ptr(), "dtype", dtype) < 0) raise_pending("Array.dtype");
-        return 0;
-    }, -1);
-}
+int set_dtype(PyObject *s, PyObject *dtype, void *) { return set_ndarray_attr(s, "dtype", dtype, "Array.dtype"); }
 
 PyObject *get_ndim(PyObject *s, void *) {
     return guarded([&] { return PyLong_FromLong(ndarray_ndim(self_of(s, "Array.ndim").data.ptr())); },
