@@ -404,3 +404,79 @@ def test_to_numpy_gives_numpys_array_over_the_same_memory():
         assert n.tolist() == a.tolist() and n.dtype == a.dtype
     with pytest.raises(wnp.WorkspaceError, match=r"Array\.to_numpy"):
         a.to_numpy()
+
+
+def test_array_interface_is_numpys_and_checked(scope):
+    # NumPy's docs read x.__array_interface__; np.rec.array accepts any object that has one.
+    a = wnp.arange(6.0)
+    assert a.__array_interface__ == np.asarray(a).__array_interface__
+    records = wnp.array([(1, 2.5), (3, 4.5)], dtype=[("x", "i8"), ("y", "f8")])
+    rec = wnp.rec.array(records)
+    assert rec.y.tolist() == [2.5, 4.5] and rec.dtype == records.dtype
+    ws = wnp.workspace("IFACE")
+    with ws:
+        b = wnp.ones(3)
+    with pytest.raises(wnp.WorkspaceError, match=r"Array\.__array_interface__"):
+        b.__array_interface__
+    with pytest.raises(wnp.WorkspaceError):
+        np.asarray(b)
+
+
+def test_structured_arrays_convert_to_numpy_with_their_dtype(scope):
+    # NumPy cannot parse back the buffer format it exports for str fields with padding: such
+    # arrays convert through __array_interface__ instead, dtype and values intact.
+    dt = [("a", "i8"), ("b", "U3")]
+    a = wnp.array([(1, "ab"), (2, "c")], dtype=dt)
+    n = np.asarray(a)
+    assert n.dtype == np.dtype(dt) and n.tolist() == [(1, "ab"), (2, "c")]
+    assert np.shares_memory(n, a.to_numpy())
+    with pytest.raises(BufferError, match=r"wsarray\.Array\.__buffer__\(\)"):
+        memoryview(a)
+
+
+class _EyeLike:
+    """A NumPy program's class whose __array__ computes with `np` (wsarray once swapped in)."""
+
+    def __init__(self, n, value):
+        self.n, self.value = n, value
+        self.calls = []
+
+    def __array__(self, dtype=None, copy=None):
+        self.calls.append((dtype, copy))
+        if copy is False:
+            raise ValueError("`copy=False` isn't supported. A copy is always created.")
+        return self.value * wnp.eye(self.n, dtype=dtype)
+
+
+def test_array_likes_whose_array_method_returns_wsarray_arrays(scope):
+    obj = _EyeLike(3, 2)
+    expected = 2 * np.eye(3)
+    r = wnp.asarray(obj)
+    assert isinstance(r, wnp.Array) and r.tolist() == expected.tolist()
+    assert wnp.asarray(obj, dtype=wnp.float32).dtype == np.float32
+    assert wnp.multiply(obj, 2).tolist() == (expected * 2).tolist()
+    assert wnp.concatenate([obj, obj]).shape == (6, 3)
+    assert (wnp.ones(3) + wnp.asarray(obj)).tolist() == (1 + expected).tolist()
+    # NumPy sees the same calls as when the method returns an ndarray (here: dtype None, copy None)
+    assert (None, None) in obj.calls and all(c is not False for _, c in obj.calls)
+    # An __array__ that fails for its own reasons still fails, named, with its message.
+    class Broken:
+        def __array__(self, dtype=None, copy=None):
+            raise ValueError("no conversion here")
+    with pytest.raises(ValueError, match=r"wsarray\.asarray\(\): no conversion here"):
+        wnp.asarray(Broken())
+
+
+def test_ufuncs_are_instances_of_numpys_ufunc():
+    from numpy.testing.overrides import allows_array_ufunc_override
+    ufuncs = [n for n in dir(np) if isinstance(getattr(np, n), np.ufunc)]
+    assert len(ufuncs) > 50
+    missing = [n for n in ufuncs if hasattr(wnp, n) and not isinstance(getattr(wnp, n), wnp.ufunc)]
+    assert missing == []
+    assert allows_array_ufunc_override(wnp.add)
+    assert not isinstance(wnp.sum, np.ufunc) and not isinstance(wnp.reshape, np.ufunc)
+    assert type(wnp.add) is not np.ufunc  # still wsarray's routed function
+    # wsarray's own floor_divide (the standard's special cases) offers NumPy's ufunc methods.
+    assert wnp.floor_divide.nin == 2
+    assert wnp.floor_divide.reduce(wnp.array([100, 3, 2])).item() == 16
+    assert wnp.floor_divide.outer(wnp.array([7, 8]), wnp.array([2, 3])).tolist() == [[3, 2], [4, 2]]

@@ -227,6 +227,14 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
         view->obj = nullptr;
         return -1;
     }
+    if (ndarray_structured(a.data.ptr())) {
+        // NumPy cannot always read back the format string it exports for these (padding, str
+        // fields): refusing makes np.asarray(x) take __array_interface__, which carries the dtype.
+        PyErr_SetString(PyExc_BufferError, "wsarray.Array.__buffer__(): arrays of structured dtypes do not "
+                                           "export a buffer; use np.asarray(x) or x.to_numpy()");
+        view->obj = nullptr;
+        return -1;
+    }
     return PyObject_GetBuffer(a.data.ptr(), view, flags);
 }
 
@@ -650,6 +658,11 @@ void export_array(nb::module_ &m) {
         if (!r) throw nb::python_error();
         return r;
     }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none());
+    // x.__array_interface__ as NumPy's (the same memory; np.rec.array and other code read it). NumPy
+    // itself converts an Array through the buffer protocol first, so this changes no conversion.
+    cls.def_prop_ro("__array_interface__", [](nb::handle s) {
+        return self_of(s, "Array.__array_interface__").data.attr("__array_interface__");
+    });
     // a.to_numpy(): the NumPy array over the same memory (no copy), as pandas and xarray offer it.
     // matplotlib and seaborn call it before they fall back to reading an object element by element
     // (plt.hist of 10^6 elements: 5.5 s that way, 0.03 s through NumPy).

@@ -160,5 +160,6 @@ PyObject *ndarray_dtype(PyObject *o) {
     return d;
 }
 Py_ssize_t ndarray_size(PyObject *o) { return PyArray_SIZE((PyArrayObject *) o); }
+bool ndarray_structured(PyObject *o) { return PyDataType_HASFIELDS(PyArray_DESCR((PyArrayObject *) o)); }
 
 } // namespace wsa_py

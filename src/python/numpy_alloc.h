@@ -61,5 +61,7 @@ PyObject *scalar_to_ndarray(PyObject *scalar);
 PyObject *ndarray_shape(PyObject *o);
 PyObject *ndarray_dtype(PyObject *o);
 Py_ssize_t ndarray_size(PyObject *o);
+/// Does the ndarray's dtype have fields (a structured dtype)?
+bool ndarray_structured(PyObject *o);
 
 } // namespace wsa_py
