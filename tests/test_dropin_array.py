@@ -96,10 +96,22 @@ def test_string_scalars_are_numpy_strings(scope):
     assert type(wnp.asarray(np.array([b"ab"]))[0]) is np.bytes_
 
 
-def test_scalar_results_come_from_the_workspace():
-    with wnp.workspace("DROPIN_ARRAY"):
-        s = wnp.arange(4.0).sum()
-        assert s.workspace == "DROPIN_ARRAY" and repr(s) == "np.float64(6.0)"
+def test_scalar_results_are_values_that_outlive_the_cycle():
+    # A scalar result is an immutable value (NumPy gives a scalar object, ND4J's sumNumber() a
+    # Number): it holds its 8 bytes in ordinary memory, so a training loop may keep its losses.
+    losses, items = [], []
+    ws = wnp.workspace("DROPIN_ARRAY")
+    for step in range(3):
+        with ws:
+            x = wnp.arange(4.0) * step
+            losses.append(x.mean())
+            items.append(x[3])
+            assert x.workspace == "DROPIN_ARRAY" and losses[-1].workspace is None
+    assert repr(losses) == repr([np.float64(0.0), np.float64(1.5), np.float64(3.0)])
+    assert [float(v) for v in items] == [0.0, 3.0, 6.0] and float(sum(losses)) == 4.5
+    with pytest.raises(wnp.WorkspaceError):
+        x.sum()  # the array itself still belongs to its cycle
+    wnp.memory.destroy_workspace("DROPIN_ARRAY")
 
 
 def test_errors_keep_numpys_class_and_message_and_name_the_function(scope):
@@ -260,8 +272,9 @@ def test_iteration_makes_items_one_at_a_time(scope):
     assert iter(it) is it and repr(next(it)) == "array([0., 1.])" and next(it).base is x.base
     assert [repr(v) for v in it] == ["array([4., 5.])"]
     assert [repr(v) for v in wnp.arange(3)] == [repr(v) for v in np.arange(3)]
-    if scope is not None:
-        assert all(v.workspace == scope.name for v in wnp.arange(3.0))
+    if scope is not None:  # rows are views of the array; scalar items are values
+        assert all(v.workspace == scope.name for v in wnp.arange(6.0).reshape(3, 2))
+        assert all(v.workspace is None for v in wnp.arange(3.0))
 
 
 def test_deepcopy_copies_the_elements_of_object_arrays(scope):
@@ -480,3 +493,54 @@ def test_ufuncs_are_instances_of_numpys_ufunc():
     assert wnp.floor_divide.nin == 2
     assert wnp.floor_divide.reduce(wnp.array([100, 3, 2])).item() == 16
     assert wnp.floor_divide.outer(wnp.array([7, 8]), wnp.array([2, 3])).tolist() == [[3, 2], [4, 2]]
+
+
+_SCALAR_OPS = [lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y, lambda x, y: x / y,
+               lambda x, y: x // y, lambda x, y: x % y, lambda x, y: x ** y, lambda x, y: x < y,
+               lambda x, y: x == y, lambda x, y: x != y, lambda x, y: x >= y, lambda x, y: x & y,
+               lambda x, y: x << y, lambda x, y: divmod(x, y)]
+
+
+def _outcome(f):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            r = f()
+        except Exception as e:  # noqa: BLE001 -- the class is what is compared
+            return type(e), []
+    return r, sorted(str(w.message) for w in caught)
+
+
+def test_scalar_arithmetic_is_numpys_scalar_arithmetic(scope):
+    # Scalar results computed with scalars: NumPy's own scalar math (types, overflow warnings,
+    # division by zero, comparisons), for every pairing with Python numbers and NumPy scalars.
+    values = [np.float64(2.5), np.int8(100), np.int64(2**62), np.float32(0.0), np.uint8(3), np.bool_(True),
+              np.complex128(1 - 2j), np.int64(0)]
+    others = [3, 0, -1, 2.0, 1j, True, np.int16(7), np.float64(-0.5)]
+    for v in values:
+        w = wnp.asarray(np.asarray([v]))[0]  # a scalar result holding v
+        assert w.__class__ is type(v)
+        for o in others + [wnp.asarray(np.asarray([o]))[0] for o in others if not isinstance(o, (int, float, complex))]:
+            plain_o = np.asarray(o)[()] if isinstance(o, wnp.Array) else o
+            for op in _SCALAR_OPS:
+                for args_w, args_n in (((w, o), (v, plain_o)), ((o, w), (plain_o, v))):
+                    got, got_warn = _outcome(lambda: op(*args_w))
+                    want, want_warn = _outcome(lambda: op(*args_n))
+                    if not isinstance(args_w[0], np.generic):
+                        # (A NumPy scalar on the left hands an operand with __array_ufunc__ to the
+                        # ufunc, whose warnings differ: none for integer overflow, no "scalar ".)
+                        assert got_warn == want_warn, (v, o, got_warn, want_warn)
+                    if isinstance(want, type):
+                        assert got is want, (v, o, got, want)
+                    elif type(want) is bool and args_n[0] is plain_o:
+                        # `1j == np.float64(x)`: complex.__eq__ accepts the float subclass and
+                        # answers with a Python bool; the Array is no float, so its reflected
+                        # __eq__ answers (np.bool_). Same truth value.
+                        assert bool(got) == want and type(got).__name__ in ("bool", "Array")
+                    else:
+                        assert repr(got) == repr(want), (v, o, got, want)
+    x = wnp.asarray(np.asarray([np.int64(2)]))[0]
+    assert repr(-x) == repr(-np.int64(2)) and repr(abs(-x)) == "np.int64(2)" and repr(~x) == "np.int64(-3)"
+    with pytest.raises(TypeError, match=r"wsarray\.Array\.__add__\(\)"):
+        x + "a"

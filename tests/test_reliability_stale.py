@@ -89,13 +89,15 @@ def test_handles_captured_during_the_cycle_are_checked_when_used():
     with wnp.workspace("CAP"):
         a = wnp.arange(6.0)
         method = a.sum  # a bound method
-        items = list(a)  # 0-d arrays of the same cycle
+        rows = list(a.reshape(2, 3))  # views of the same cycle
+        items = list(a)  # scalar items: values, valid after the cycle
         view = a[1:4]
         t = a.reshape(2, 3).T
         it = iter(a)
-    for f in (method, lambda: items[0] + 1, lambda: view.sum(), lambda: t.copy(), lambda: next(it) + 1):
+    for f in (method, lambda: rows[0] + 1, lambda: view.sum(), lambda: t.copy(), lambda: next(it) + 1):
         with pytest.raises(wnp.WorkspaceError, match="'CAP'"):
             f()
+    assert [float(v + 1) for v in items] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
 
 
 def test_circular_workspace_arrays_stay_valid_until_destroyed():

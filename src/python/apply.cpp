@@ -174,9 +174,16 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
         return new_array(r, false, base);
     }
     if (is_numpy_scalar(r)) {
-        nb::object nd = nb::steal(scalar_to_ndarray(r));
+        // A scalar result holds its value in ordinary memory, never in a workspace: it is an
+        // immutable value (as NumPy's scalars and ND4J's sumNumber() are), so nothing can alias
+        // it, and `losses.append(loss.mean())` inside a cycle stays readable after the cycle.
+        nb::object nd;
+        {
+            RouteGuard ordinary(nullptr);
+            nd = nb::steal(scalar_to_ndarray(r));
+        }
         if (!nd) throw nb::python_error();
-        return new_array(nd.ptr(), true);
+        return make_array(nd.ptr(), Token{}, true, nullptr);
     }
     if ((PyTuple_Check(r) || PyList_CheckExact(r)) && !needs_wrap(r)) {
         Py_INCREF(r);

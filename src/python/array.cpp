@@ -24,7 +24,7 @@ PyObject *lookup(nb::handle module, const char *name) { return module.attr(name)
 
 /// Python's operators for the ufuncs above: when an operand stands for a NumPy scalar, NumPy's
 /// scalar arithmetic answers (its overflow warnings, its libm pow, its complex division), as in
-/// NumPy. Pairs (ufunc, operator); the floor division the array API patches is not among them.
+/// NumPy. Pairs (ufunc, operator); set_operator() re-keys a pair whose ufunc it replaces.
 struct ScalarOp {
     PyObject *ufunc, *op;
 };
@@ -79,6 +79,9 @@ void set_operator(const std::string &name, nb::object func) {
     PyObject **slot = nullptr;
     if (name == "floor_divide") slot = &ops.floor_divide;
     if (!slot) raise(PyExc_ValueError, "wsarray._core._set_operator(): unknown operator '" + name + "'");
+    // A scalar result still computes as NumPy's scalar does (operator.floordiv): re-key its pair.
+    for (std::size_t i = 0; i < n_scalar_ops; ++i)
+        if (scalar_ops[i].ufunc == *slot) scalar_ops[i].ufunc = func.ptr();
     Py_XSETREF(*slot, func.inc_ref().ptr());
 }
 
@@ -98,7 +101,16 @@ nb::object attribute_owner(Array &a) {
 }
 
 nb::object call1(const char *name, PyObject *f, nb::handle x) {
-    f = operator_for(f, x);
+    PyObject *op = operator_for(f, x);
+    if (op != f) {  // x is a scalar result: NumPy's scalar arithmetic, directly
+        nb::object sx = nb::steal(ndarray_to_scalar(array_of(x.ptr()).data.ptr()));
+        if (!sx) throw nb::python_error();
+        PyObject *args[1] = {sx.ptr()};
+        nb::object r = nb::steal(PyObject_Vectorcall(op, args, 1, nullptr));
+        if (!r) raise_pending(name);
+        return wrap_ndarray(r);
+    }
+    f = op;
     PyObject *args[1] = {x.ptr()};
     return apply_vector(name, f, args, 1, nullptr);
 }
@@ -111,10 +123,48 @@ bool defers_to_sequence(nb::handle s, nb::handle seq) {
            (PyList_CheckExact(q) || PyTuple_CheckExact(q) || PyUnicode_CheckExact(q) || PyBytes_CheckExact(q));
 }
 
+/// A value NumPy's scalar arithmetic takes as is: a Python number or a NumPy number scalar.
+bool is_plain_number(PyObject *o) {
+    return PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o) || PyComplex_CheckExact(o) ||
+           is_numpy_scalar(o);
+}
+
+/// The scalar a scalar result stands for (new reference), or `o` itself when it is a plain number;
+/// null for anything else.
+PyObject *scalar_operand(PyObject *o) {
+    if (is_array(o)) {
+        Array &a = array_of(o);
+        if (!stands_for_scalar(a)) return nullptr;
+        return ndarray_to_scalar(a.data.ptr());
+    }
+    if (!is_plain_number(o)) return nullptr;
+    Py_INCREF(o);
+    return o;
+}
+
+/// `x op y` where both are scalars (at least one a scalar result): NumPy's scalar arithmetic,
+/// exactly as NumPy computes it for its own scalars, without the engine (no argument to check or
+/// unwrap, nothing to route: scalar results hold ordinary memory). Null: not such a pair.
+PyObject *scalar_call2(const char *name, PyObject *op, nb::handle x, nb::handle y) {
+    nb::object sx = nb::steal(scalar_operand(x.ptr()));
+    if (!sx) return nullptr;
+    nb::object sy = nb::steal(scalar_operand(y.ptr()));
+    if (!sy) return nullptr;
+    PyObject *args[2] = {sx.ptr(), sy.ptr()};
+    nb::object r = nb::steal(PyObject_Vectorcall(op, args, 2, nullptr));
+    if (!r) raise_pending(name);
+    return wrap_ndarray(r).release().ptr();
+}
+
 nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
     if (f == ops.multiply && (defers_to_sequence(x, y) || defers_to_sequence(y, x)))
         return nb::borrow(Py_NotImplemented);
-    f = operator_for(f, x, y);
+    PyObject *op = operator_for(f, x, y);
+    // Python's operators already (comparisons, **) or swapped in by operator_for: try scalars.
+    if (op != f || f == ops.less || f == ops.less_equal || f == ops.equal || f == ops.not_equal ||
+        f == ops.greater || f == ops.greater_equal || f == ops.pow)
+        if (PyObject *r = scalar_call2(name, op, x, y)) return nb::steal(r);
+    f = op;
     PyObject *args[2] = {x.ptr(), y.ptr()};  // no argument tuple
     return apply_vector(name, f, args, 2, nullptr);
 }

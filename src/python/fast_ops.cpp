@@ -294,7 +294,7 @@ PyObject *fast_sum(PyObject *x, const char *fn, bool mean) {
     report_reduce_errors(flags);
     // NumPy's mean of float64: the same add.reduce, divided by the count (as float64 / intp).
     if (mean) total /= (double) n;
-    wsa::Workspace *target = current_target();
+    wsa::Workspace *target = nullptr;  // a scalar result: ordinary memory (apply.cpp, wrap())
     PyArrayObject *res;
     {
         RouteGuard route(target);
@@ -540,7 +540,8 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
     UfuncCache::Entry *entry = cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_ufunc_loop(e, ufunc, in); });
     if (!entry) return nullptr;
     UfuncCache::Entry &e = *entry;
-    wsa::Workspace *target = current_target();
+    // NumPy returns a scalar for a 0-d input: ordinary memory, as every scalar result (apply.cpp).
+    wsa::Workspace *target = PyArray_NDIM(nd) == 0 ? nullptr : current_target();
     Py_INCREF(e.out);
     PyArrayObject *res = new_array_in(target, e.out, PyArray_NDIM(nd), PyArray_DIMS(nd));
     if (!res) return nullptr;
@@ -604,7 +605,7 @@ PyObject *fast_reduce_all(UfuncCache &cache, PyObject *ufunc, PyObject *x, const
     UfuncCache::Entry *entry = cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_reduce_loop(e, ufunc, in); });
     if (!entry) return nullptr;
     UfuncCache::Entry &e = *entry;
-    wsa::Workspace *target = current_target();
+    wsa::Workspace *target = nullptr;  // a scalar result: ordinary memory (apply.cpp, wrap())
     Py_INCREF(in);
     PyArrayObject *res = new_array_in(target, in, 0, nullptr);
     if (!res) return nullptr;
@@ -809,7 +810,7 @@ PyObject *fast_item(Array &a, PyObject *key) {
     } else {
         return nullptr;
     }
-    wsa::Workspace *target = current_target();
+    wsa::Workspace *target = nullptr;  // a scalar result: ordinary memory (apply.cpp, wrap())
     Py_INCREF(descr);
     PyArrayObject *res = new_array_in(target, descr, 0, nullptr);
     if (!res) return nullptr;

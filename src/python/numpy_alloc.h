@@ -57,6 +57,8 @@ bool is_ndarray_exact(PyObject *o);
 bool is_numpy_scalar(PyObject *o);
 /// A 0-d ndarray holding a NumPy scalar (allocated under the current route).
 PyObject *scalar_to_ndarray(PyObject *scalar);
+/// The NumPy scalar a 0-d ndarray holds (as nd[()] gives it, without the indexing machinery).
+PyObject *ndarray_to_scalar(PyObject *nd);
 /// ndarray attributes, as NumPy's getters give them (new references).
 PyObject *ndarray_shape(PyObject *o);
 PyObject *ndarray_dtype(PyObject *o);
