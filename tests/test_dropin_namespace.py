@@ -416,8 +416,8 @@ def test_lib_names_and_clear_errors_for_the_rest():
     assert wnp.lib.scimath is wnp.emath and importlib.import_module("wsarray.lib.scimath") is wnp.emath
     assert repr(wnp.lib.scimath.sqrt(-1)) == repr(np.lib.scimath.sqrt(-1))
     assert wnp.lib.NumpyVersion is np.lib.NumpyVersion and wnp.lib.mixins is np.lib.mixins
-    with pytest.raises(AttributeError, match=r"wsarray does not provide numpy.lib.format"):
-        wnp.lib.format
+    with pytest.raises(AttributeError, match=r"wsarray does not provide numpy.lib.test"):
+        wnp.lib.test
     with pytest.raises(AttributeError, match=r"wsarray does not provide numpy.char.chararray \(.*ndarray subclass"):
         wnp.char.chararray
     with pytest.raises(AttributeError, match=r"^module 'wsarray.lib' has no attribute 'nothing'$"):
@@ -450,3 +450,35 @@ def test_polynomial_package(scope):
     from wsarray.polynomial import polynomial as P  # noqa: N812  (NumPy's documented spelling)
 
     assert P.polyval is wnp.polynomial.polynomial.polyval
+
+
+def test_lib_format_array_utils_and_numpys_lib_helpers(scope):
+    import io
+    n = np.arange(12.0).reshape(3, 4)
+    w = wnp.asarray(n)
+    assert wnp.lib.format.MAGIC_PREFIX == np.lib.format.MAGIC_PREFIX
+    buf_w, buf_n = io.BytesIO(), io.BytesIO()
+    wnp.lib.format.write_array(buf_w, w)
+    np.lib.format.write_array(buf_n, n)
+    assert buf_w.getvalue() == buf_n.getvalue()
+    buf_w.seek(0)
+    same(wnp.lib.format.read_array(buf_w), n, scope)
+    assert wnp.lib.format.header_data_from_array_1_0(w) == np.lib.format.header_data_from_array_1_0(n)
+    lo, hi = wnp.lib.array_utils.byte_bounds(w)
+    assert hi - lo == n.nbytes and lo == np.asarray(w).ctypes.data
+    assert wnp.lib.array_utils.normalize_axis_index(-1, 3) == 2
+    blocks = list(wnp.lib.Arrayterator(w, 5))
+    assert all(isinstance(b, wnp.Array) for b in blocks)
+    assert np.concatenate([np.asarray(b).ravel() for b in blocks]).tolist() == n.ravel().tolist()
+    assert wnp.lib.npyio.NpzFile is np.lib.npyio.NpzFile
+    import importlib
+    assert importlib.import_module("wsarray.lib.format") is wnp.lib.format
+
+
+def test_reversed_iterates_like_numpy(scope):
+    # reversed() takes the sequence protocol, as for ndarray (ML-From-Scratch's RNN layer uses it).
+    w, n = wnp.arange(6).reshape(3, 2), np.arange(6).reshape(3, 2)
+    assert [r.tolist() for r in reversed(w)] == [r.tolist() for r in reversed(n)]
+    assert repr(list(reversed(wnp.arange(3)))) == repr(list(reversed(np.arange(3))))
+    with pytest.raises(TypeError, match=r"wsarray\.Array\.__len__\(\): len\(\) of unsized object"):
+        reversed(wnp.asarray(1.0))

@@ -460,7 +460,19 @@ PyGetSetDef array_getset[] = {
     {"size", get_size, nullptr, "Number of elements.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
+/// a[i] through the sequence protocol (what reversed() and PySequence_GetItem use), as ndarray
+/// offers it: the same as a[i].
+PyObject *array_sq_item(PyObject *s, Py_ssize_t i) {
+    PyObject *key = PyLong_FromSsize_t(i);
+    if (!key) return nullptr;
+    PyObject *r = array_subscript(s, key);
+    Py_DECREF(key);
+    return r;
+}
+
 PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer},
+                             {Py_sq_item, (void *) array_sq_item},
+                             {Py_sq_length, (void *) array_length},
                              {Py_tp_iter, (void *) array_iter},
                              {Py_mp_subscript, (void *) array_subscript},
                              {Py_mp_ass_subscript, (void *) array_ass_subscript},

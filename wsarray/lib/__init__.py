@@ -1,18 +1,24 @@
-"""``wsarray.lib``: the part of ``numpy.lib`` NumPy programs commonly use: ``stride_tricks``,
-``scimath`` (the same module as ``wsarray.emath``), and NumPy's own ``NumpyVersion`` and
-``mixins`` (pure Python: ``NDArrayOperatorsMixin`` calls ufuncs, which wsarray arrays route).
-Other ``numpy.lib`` names are not provided; ``wsarray.lib.<name>`` says so."""
+"""``wsarray.lib``: ``numpy.lib`` as NumPy programs use it. ``stride_tricks``, ``format`` and
+``array_utils`` take and give wsarray arrays; ``scimath`` is ``wsarray.emath``. NumPy's own
+``NumpyVersion``, ``mixins`` (pure Python: ``NDArrayOperatorsMixin`` calls ufuncs, which wsarray
+arrays route), ``Arrayterator`` (it slices the array it is given, so a wsarray array gives wsarray
+blocks), ``npyio`` (``DataSource``, ``NpzFile``), ``introspect``, ``add_docstring``,
+``add_newdoc`` and ``tracemalloc_domain``. Anything else ``wsarray.lib.<name>`` says is missing."""
 
 import sys as _sys
 
-from numpy.lib import NumpyVersion, mixins
+from numpy.lib import (Arrayterator, NumpyVersion, add_docstring, add_newdoc, introspect, mixins, npyio,
+                       tracemalloc_domain)
 
 from .. import emath as scimath
-from . import stride_tricks
+from . import array_utils, format, stride_tricks
 
-__all__ = ["NumpyVersion", "mixins", "scimath", "stride_tricks"]
+__all__ = ["Arrayterator", "NumpyVersion", "add_docstring", "add_newdoc", "array_utils", "format",
+           "introspect", "mixins", "npyio", "scimath", "stride_tricks", "tracemalloc_domain"]
 
 _sys.modules[__name__ + ".scimath"] = scimath  # import wsarray.lib.scimath, as numpy.lib.scimath
+_sys.modules[__name__ + ".npyio"] = npyio  # import wsarray.lib.npyio gives NumPy's module
+_sys.modules[__name__ + ".introspect"] = introspect
 
 
 def __getattr__(name):

@@ -1,0 +1,12 @@
+"""``wsarray.lib.array_utils``: NumPy's ``byte_bounds`` (of a wsarray array's memory) and its
+axis normalisation helpers."""
+
+from numpy.lib import array_utils as _au
+
+from .._core import Function as _F
+
+__all__ = ["byte_bounds", "normalize_axis_index", "normalize_axis_tuple"]
+
+byte_bounds = _F(_au.byte_bounds, "lib.array_utils.byte_bounds")
+normalize_axis_index = _au.normalize_axis_index
+normalize_axis_tuple = _au.normalize_axis_tuple
