@@ -127,6 +127,22 @@ def test_errors_keep_numpys_class_and_message_and_name_the_function(scope):
         assert str(got.value) == f"wsarray.{name}(): {want.value}"
 
 
+def test_the_programs_own_exceptions_pass_through_unchanged(scope):
+    # An exception class of the program (a callback's, a signal handler's timeout) is not about
+    # bad input to wsarray: its message stays the program's own.
+    class Timeout(Exception):
+        pass
+
+    def callback(row):
+        raise Timeout("cell timeout")
+
+    with pytest.raises(Timeout) as got:
+        wnp.apply_along_axis(callback, 0, wnp.ones((2, 2)))
+    assert str(got.value) == "cell timeout"
+    with pytest.raises(ValueError, match=r"^wsarray\.apply_along_axis\(\): bad row$"):
+        wnp.apply_along_axis(lambda row: (_ for _ in ()).throw(ValueError("bad row")), 0, wnp.ones((2, 2)))
+
+
 def test_sequence_repetition_with_scalar_results(scope):
     w = wnp.arange(5)
     n = np.arange(5)

@@ -344,11 +344,26 @@ void name_custom_error(PyObject *value, const std::string &fn) {
 
 } // namespace
 
+namespace {
+/// An exception class of Python's or NumPy's (what bad input to a NumPy function raises), not
+/// one of the program's own (a signal handler's timeout, a callback's error): only those are named.
+bool python_or_numpy_error(PyObject *value) {
+    nb::object module = nb::steal(PyObject_GetAttrString((PyObject *) Py_TYPE(value), "__module__"));
+    if (!module || !PyUnicode_Check(module.ptr())) {
+        PyErr_Clear();
+        return false;
+    }
+    std::string m = nb::cast<std::string>(nb::handle(module.ptr()));
+    return m == "builtins" || m == "numpy" || m.rfind("numpy.", 0) == 0 || m == "wsarray" ||
+           m.rfind("wsarray.", 0) == 0;
+}
+} // namespace
+
 void prefix_error_for(const char *name) {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
-    if (value && PyObject_TypeCheck(value, (PyTypeObject *) PyExc_Exception)) {
+    if (value && PyObject_TypeCheck(value, (PyTypeObject *) PyExc_Exception) && python_or_numpy_error(value)) {
         PyObject *args = ((PyBaseExceptionObject *) value)->args;
         PyTypeObject *t = Py_TYPE(value);
         bool plain_str = t->tp_str == ((PyTypeObject *) PyExc_Exception)->tp_str;
