@@ -49,7 +49,34 @@ Token token_for(PyObject *o) {
     return t;
 }
 
-bool stands_for_scalar(const Array &a) { return a.from_scalar && ndarray_ndim(a.data.ptr()) == 0; }
+bool stands_for_scalar(const Array &a) {
+    return a.from_scalar && (!a.nd_.is_valid() || ndarray_ndim(a.nd_.ptr()) == 0);
+}
+
+void Array::materialize() {
+    // A scalar result's 0-d array, in ordinary memory (never a workspace: the value outlives
+    // cycles). Only scalar results are ever without an ndarray.
+    RouteGuard ordinary(nullptr);
+    nb::object nd = nb::steal(scalar_to_ndarray(scalar.ptr()));
+    if (!nd) throw nb::python_error();
+    nd_ = std::move(nd);
+}
+
+PyObject *scalar_of(Array &a) {
+    if (!a.scalar.is_valid()) {
+        a.scalar = nb::steal(ndarray_to_scalar(a.nd_.ptr()));
+        if (!a.scalar.is_valid()) throw nb::python_error();
+    }
+    return a.scalar.ptr();
+}
+
+PyObject *make_scalar_result(PyObject *scalar) {
+    nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
+    Array *a = new (nb::inst_ptr<Array>(inst)) Array{nb::object(), Token{}, true, nb::object()};
+    a->scalar = nb::borrow(scalar);
+    nb::inst_mark_ready(inst);
+    return inst.release().ptr();
+}
 
 PyObject *make_array(PyObject *nd, Token token, bool from_scalar, PyObject *base) {
     nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
@@ -93,7 +120,7 @@ struct Seen {
         if (PyObject *arr = original_of(base)) return arr;
         auto through = [base](PyObject *arr) -> PyObject * {
             const nb::object &b = array_of(arr).base;
-            return b.is_valid() && array_of(b.ptr()).data.ptr() == base ? b.ptr() : nullptr;
+            return b.is_valid() && array_of(b.ptr()).data().ptr() == base ? b.ptr() : nullptr;
         };
         for (std::size_t i = 0; i < n_inline; ++i)
             if (PyObject *b = through(inline_pairs[i].second)) return b;
@@ -123,12 +150,12 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
         // A scalar result goes to NumPy as the scalar it stands for: NumPy then computes with
         // scalar semantics (scalar math, np.asarray(s) is a new array, s is never written into).
         if (stands_for_scalar(a)) {
-            PyObject *scalar = PyObject_GetItem(a.data.ptr(), nb::tuple().ptr());
-            if (!scalar) throw nb::python_error();
+            PyObject *scalar = scalar_of(a);
+            Py_INCREF(scalar);
             return scalar;
         }
-        seen.add(a.data.ptr(), o);
-        return nb::handle(a.data).inc_ref().ptr();
+        seen.add(a.data().ptr(), o);
+        return nb::handle(a.data()).inc_ref().ptr();
     }
     bool tuple = PyTuple_CheckExact(o);
     if ((tuple || PyList_CheckExact(o)) && needs_unwrap(o)) {
@@ -174,16 +201,10 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
         return new_array(r, false, base);
     }
     if (is_numpy_scalar(r)) {
-        // A scalar result holds its value in ordinary memory, never in a workspace: it is an
+        // A scalar result holds the NumPy scalar itself, never workspace memory: it is an
         // immutable value (as NumPy's scalars and ND4J's sumNumber() are), so nothing can alias
         // it, and `losses.append(loss.mean())` inside a cycle stays readable after the cycle.
-        nb::object nd;
-        {
-            RouteGuard ordinary(nullptr);
-            nd = nb::steal(scalar_to_ndarray(r));
-        }
-        if (!nd) throw nb::python_error();
-        return make_array(nd.ptr(), Token{}, true, nullptr);
+        return make_scalar_result(r);
     }
     if ((PyTuple_Check(r) || PyList_CheckExact(r)) && !needs_wrap(r)) {
         Py_INCREF(r);
@@ -242,7 +263,7 @@ nb::object unwrap_kwargs(PyObject *kwargs, const char *name, Seen &seen) {
 Seen seen_with_self(PyObject *self_array) {
     Seen seen;
     if (self_array && !stands_for_scalar(array_of(self_array)))
-        seen.add(array_of(self_array).data.ptr(), self_array);
+        seen.add(array_of(self_array).data().ptr(), self_array);
     return seen;
 }
 
@@ -397,7 +418,7 @@ void raise_pending(const char *name) {
 nb::object wrap_ndarray(nb::handle nd, nb::handle source) {
     Seen seen;
     if (source.is_valid() && is_array(source.ptr()) && !stands_for_scalar(array_of(source.ptr())))
-        seen.add(array_of(source.ptr()).data.ptr(), source.ptr());
+        seen.add(array_of(source.ptr()).data().ptr(), source.ptr());
     return nb::steal(wrap(nd.ptr(), seen));
 }
 

@@ -94,18 +94,14 @@ Array &self_of(nb::handle self, const char *fn) {
 /// What forwarded attributes are looked up on: the NumPy scalar for an array that stands for one
 /// (so s.astype(), s.is_integer(), s.round() behave as on np.float64), else the ndarray.
 nb::object attribute_owner(Array &a) {
-    if (!stands_for_scalar(a)) return a.data;
-    nb::object scalar = nb::steal(PyObject_GetItem(a.data.ptr(), nb::tuple().ptr()));
-    if (!scalar) throw nb::python_error();
-    return scalar;
+    if (!stands_for_scalar(a)) return a.data();
+    return nb::borrow(scalar_of(a));
 }
 
 nb::object call1(const char *name, PyObject *f, nb::handle x) {
     PyObject *op = operator_for(f, x);
     if (op != f) {  // x is a scalar result: NumPy's scalar arithmetic, directly
-        nb::object sx = nb::steal(ndarray_to_scalar(array_of(x.ptr()).data.ptr()));
-        if (!sx) throw nb::python_error();
-        PyObject *args[1] = {sx.ptr()};
+        PyObject *args[1] = {scalar_of(array_of(x.ptr()))};
         nb::object r = nb::steal(PyObject_Vectorcall(op, args, 1, nullptr));
         if (!r) raise_pending(name);
         return wrap_ndarray(r);
@@ -135,7 +131,9 @@ PyObject *scalar_operand(PyObject *o) {
     if (is_array(o)) {
         Array &a = array_of(o);
         if (!stands_for_scalar(a)) return nullptr;
-        return ndarray_to_scalar(a.data.ptr());
+        PyObject *v = scalar_of(a);
+        Py_INCREF(v);
+        return v;
     }
     if (!is_plain_number(o)) return nullptr;
     Py_INCREF(o);
@@ -214,7 +212,7 @@ nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle ot
     if (stands_for_scalar(a)) return call2(name, f == ops.power ? ops.pow : f, self, other);
     nb::object args = nb::make_tuple(self, other);
     nb::dict kw;
-    kw["out"] = nb::make_tuple(a.data);
+    kw["out"] = nb::make_tuple(a.data());
     apply(name, f, args.ptr(), kw.ptr());
     return nb::borrow(self);
 }
@@ -223,7 +221,7 @@ nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle ot
 nb::object copy_into(nb::handle self, wsa::Workspace *target, const char *fn) {
     Array &a = self_of(self, fn);
     RouteGuard route(target);
-    nb::object copy = nb::steal(PyObject_CallMethod(a.data.ptr(), "copy", nullptr));
+    nb::object copy = nb::steal(PyObject_CallMethod(a.data().ptr(), "copy", nullptr));
     if (!copy) {
         std::string err = take_allocation_error();
         if (!err.empty()) {
@@ -254,7 +252,7 @@ nb::object array_iter_next(ArrayIter &it) {
     Array &a = self_of(it.array, "Array.__iter__");
     {
         RouteGuard route(current_target());  // a scalar item becomes a 0-d array here
-        if (PyObject *item = PySequence_GetItem(a.data.ptr(), it.next)) {
+        if (PyObject *item = PySequence_GetItem(a.data().ptr(), it.next)) {
             nb::object owned = nb::steal(item);
             ++it.next;
             return wrap_ndarray(owned, it.array);
@@ -277,7 +275,7 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
         view->obj = nullptr;
         return -1;
     }
-    if (ndarray_structured(a.data.ptr())) {
+    if (ndarray_structured(a.data().ptr())) {
         // NumPy cannot always read back the format string it exports for these (padding, str
         // fields): refusing makes np.asarray(x) take __array_interface__, which carries the dtype.
         PyErr_SetString(PyExc_BufferError, "wsarray.Array.__buffer__(): arrays of structured dtypes do not "
@@ -285,7 +283,7 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
         view->obj = nullptr;
         return -1;
     }
-    return PyObject_GetBuffer(a.data.ptr(), view, flags);
+    return PyObject_GetBuffer(a.data().ptr(), view, flags);
 }
 
 /// iter(a), as a type slot: a failing iter() (what np.iterable() and matplotlib ask of every
@@ -293,9 +291,9 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
 PyObject *array_iter(PyObject *self) {
     try {
         Array &a = self_of(self, "Array.__iter__");
-        if (ndarray_ndim(a.data.ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
+        if (ndarray_ndim(a.data().ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
             if (stands_for_scalar(a)) {
-                nb::object type = a.data.attr("dtype").attr("type");
+                nb::object type = a.data().attr("dtype").attr("type");
                 PyErr_Format(PyExc_TypeError, "wsarray.Array.__iter__(): '%s' object is not iterable",
                              ((PyTypeObject *) type.ptr())->tp_name);
             } else {
@@ -303,7 +301,7 @@ PyObject *array_iter(PyObject *self) {
             }
             return nullptr;
         }
-        Py_ssize_t n = PyObject_Length(a.data.ptr());
+        Py_ssize_t n = PyObject_Length(a.data().ptr());
         if (n < 0) raise_pending("Array.__iter__");
         return nb::cast(ArrayIter{nb::borrow(self), 0, n}).release().ptr();
     } catch (nb::python_error &e) {
@@ -328,13 +326,13 @@ PyObject *array_subscript(PyObject *s, PyObject *key) {
         // takes the general path, as do errors of basic indexing (which it names).
         bool array_key = is_array(key);
         if (array_key || is_basic_index(key)) {
-            PyObject *k = array_key ? self_of(key, "Array.__getitem__").data.ptr() : key;
+            PyObject *k = array_key ? self_of(key, "Array.__getitem__").data().ptr() : key;
             RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
-            if (PyObject *r = PyObject_GetItem(a.data.ptr(), k)) {
+            if (PyObject *r = PyObject_GetItem(a.data().ptr(), k)) {
                 nb::object view = nb::steal(r);
                 // A view of this array's own memory belongs to the same workspace cycle, and has
                 // this Array as its .base (as NumPy's views name their base).
-                if (is_ndarray_exact(r) && ndarray_base(r) == a.data.ptr())
+                if (is_ndarray_exact(r) && ndarray_base(r) == a.data().ptr())
                     return make_array(r, a.token, false, stands_for_scalar(a) ? nullptr : s);
                 return wrap_ndarray(view, s).release().ptr();
             }
@@ -352,7 +350,7 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
     // NumPy converts a list element by element while writing, so a bad element would leave
     // the target half-assigned: convert first (same casting), assign only if that worked.
     if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
-        nb::object dtype = a.data.attr("dtype");
+        nb::object dtype = a.data().attr("dtype");
         std::string kind = nb::cast<std::string>(dtype.attr("kind"));
         if (kind != "O" && kind != "V") {
             nb::dict kw;
@@ -367,7 +365,7 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
                 nb::object scratch;
                 {
                     RouteGuard outside(nullptr);
-                    scratch = nb::handle(ops.numpy).attr("empty_like")(a.data);
+                    scratch = nb::handle(ops.numpy).attr("empty_like")(a.data());
                 }
                 nb::object scratch_args = nb::make_tuple(scratch, key, value);
                 apply("Array.__setitem__", ops.setitem, scratch_args.ptr(), nullptr);
@@ -384,7 +382,7 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
 PyObject *plain_value(PyObject *value) {
     if (PyFloat_CheckExact(value) || PyLong_CheckExact(value) || PyBool_Check(value) || PyComplex_CheckExact(value))
         return value;
-    if (is_array(value)) return self_of(value, "Array.__setitem__").data.ptr();
+    if (is_array(value)) return self_of(value, "Array.__setitem__").data().ptr();
     return nullptr;
 }
 
@@ -392,13 +390,13 @@ int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
     return guarded([&]() -> int {
         Array &a = self_of(s, "Array.__setitem__");
         if (!value) {  // del a[key]: NumPy's error
-            if (PyObject_DelItem(a.data.ptr(), key) < 0) raise_pending("Array.__delitem__");
+            if (PyObject_DelItem(a.data().ptr(), key) < 0) raise_pending("Array.__delitem__");
             return 0;
         }
         if (is_basic_index(key)) {
             if (PyObject *v = plain_value(value)) {
                 RouteGuard route(current_target());
-                if (PyObject_SetItem(a.data.ptr(), key, v) < 0) raise_routed_error("Array.__setitem__");
+                if (PyObject_SetItem(a.data().ptr(), key, v) < 0) raise_routed_error("Array.__setitem__");
                 return 0;
             }
         }
@@ -410,7 +408,7 @@ int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
 Py_ssize_t array_length(PyObject *s) {
     return guarded([&]() -> Py_ssize_t {
         Array &a = self_of(s, "Array.__len__");
-        Py_ssize_t n = PyObject_Length(a.data.ptr());
+        Py_ssize_t n = PyObject_Length(a.data().ptr());
         if (n < 0) raise_pending("Array.__len__");
         return n;
     }, (Py_ssize_t) -1);
@@ -418,7 +416,9 @@ Py_ssize_t array_length(PyObject *s) {
 
 PyObject *get_shape(PyObject *s, void *) {
     return guarded([&]() -> PyObject * {
-        PyObject *r = ndarray_shape(self_of(s, "Array.shape").data.ptr());
+        Array &a = self_of(s, "Array.shape");
+        if (stands_for_scalar(a)) return PyTuple_New(0);
+        PyObject *r = ndarray_shape(a.data().ptr());
         if (!r) throw nb::python_error();
         return r;
     }, (PyObject *) nullptr);
@@ -430,7 +430,10 @@ int set_ndarray_attr(PyObject *s, const char *attr, PyObject *value, const char 
     return guarded([&]() -> int {
         Array &a = self_of(s, fn);
         if (!value) raise(PyExc_AttributeError, std::string("wsarray.") + fn + ": cannot delete array " + attr);
-        if (PyObject_SetAttrString(a.data.ptr(), attr, value) < 0) raise_pending(fn);
+        if (stands_for_scalar(a))  // a value, as NumPy's scalars (whose message this is)
+            raise(PyExc_AttributeError, std::string("wsarray.") + fn + "(): attribute '" + attr +
+                                            "' of 'numpy.generic' objects is not writable");
+        if (PyObject_SetAttrString(a.data().ptr(), attr, value) < 0) raise_pending(fn);
         return 0;
     }, -1);
 }
@@ -438,18 +441,28 @@ int set_ndarray_attr(PyObject *s, const char *attr, PyObject *value, const char 
 int set_shape(PyObject *s, PyObject *shape, void *) { return set_ndarray_attr(s, "shape", shape, "Array.shape"); }
 
 PyObject *get_dtype(PyObject *s, void *) {
-    return guarded([&] { return ndarray_dtype(self_of(s, "Array.dtype").data.ptr()); }, (PyObject *) nullptr);
+    return guarded([&] {
+        Array &a = self_of(s, "Array.dtype");
+        if (stands_for_scalar(a) && !a.nd_.is_valid()) return scalar_dtype(scalar_of(a));
+        return ndarray_dtype(a.data().ptr());
+    }, (PyObject *) nullptr);
 }
 
 int set_dtype(PyObject *s, PyObject *dtype, void *) { return set_ndarray_attr(s, "dtype", dtype, "Array.dtype"); }
 
 PyObject *get_ndim(PyObject *s, void *) {
-    return guarded([&] { return PyLong_FromLong(ndarray_ndim(self_of(s, "Array.ndim").data.ptr())); },
+    return guarded([&] {
+        Array &a = self_of(s, "Array.ndim");
+        return PyLong_FromLong(stands_for_scalar(a) ? 0 : ndarray_ndim(a.data().ptr()));
+    },
                    (PyObject *) nullptr);
 }
 
 PyObject *get_size(PyObject *s, void *) {
-    return guarded([&] { return PyLong_FromSsize_t(ndarray_size(self_of(s, "Array.size").data.ptr())); },
+    return guarded([&] {
+        Array &a = self_of(s, "Array.size");
+        return PyLong_FromSsize_t(stands_for_scalar(a) ? 1 : ndarray_size(a.data().ptr()));
+    },
                    (PyObject *) nullptr);
 }
 
@@ -586,21 +599,23 @@ void export_array(nb::module_ &m) {
     });
     cls.def("__contains__", [](nb::handle s, nb::handle v) {
         Array &a = self_of(s, "Array.__contains__");
-        nb::object uv = is_array(v.ptr()) ? self_of(v, "Array.__contains__").data : nb::borrow(v);
-        int r = PySequence_Contains(a.data.ptr(), uv.ptr());
+        nb::object uv = is_array(v.ptr()) ? self_of(v, "Array.__contains__").data() : nb::borrow(v);
+        int r = PySequence_Contains(a.data().ptr(), uv.ptr());
         if (r < 0) raise_pending("Array.__contains__");
         return r == 1;
     }, nb::arg("value").none());
 
     // Conversions to Python scalars follow NumPy (errors for arrays of more than one element).
     cls.def("__bool__", [](nb::handle s) {
-        int r = PyObject_IsTrue(self_of(s, "Array.__bool__").data.ptr());
+        Array &a = self_of(s, "Array.__bool__");
+        int r = PyObject_IsTrue(stands_for_scalar(a) ? scalar_of(a) : a.data().ptr());
         if (r < 0) raise_pending("Array.__bool__");
         return r == 1;
     });
 #define WSA_CONVERT(py, expr)                                                                      \
     cls.def(py, [](nb::handle s) {                                                               \
-        PyObject *d = self_of(s, "Array." py).data.ptr();                                        \
+        Array &a = self_of(s, "Array." py);                                                      \
+        PyObject *d = stands_for_scalar(a) ? scalar_of(a) : a.data().ptr();                      \
         nb::object r = nb::steal(expr);                                                          \
         if (!r) raise_pending("Array." py);                                                      \
         return r;                                                                                \
@@ -608,17 +623,14 @@ void export_array(nb::module_ &m) {
     WSA_CONVERT("__int__", PyNumber_Long(d))
     WSA_CONVERT("__float__", PyNumber_Float(d))
     WSA_CONVERT("__index__", PyNumber_Index(d))
-    WSA_CONVERT("__complex__", PyObject_CallMethod(d, "__complex__", nullptr))
+    WSA_CONVERT("__complex__", PyObject_CallOneArg((PyObject *) &PyComplex_Type, d))
     WSA_CONVERT("__str__", PyObject_Str(d))
 #undef WSA_CONVERT
     cls.def("__repr__", [](nb::handle s) {
         // A scalar NumPy returned (a.sum(), a[0], ...) prints as NumPy prints it: np.float64(3.0).
         Array &a = self_of(s, "Array.__repr__");
-        nb::object shown = a.data;
-        if (stands_for_scalar(a))
-            shown = nb::steal(PyObject_GetItem(a.data.ptr(), nb::tuple().ptr()));
-        if (!shown.is_valid()) throw nb::python_error();
-        nb::object r = nb::steal(PyObject_Repr(shown.ptr()));
+        PyObject *shown = stands_for_scalar(a) ? scalar_of(a) : a.data().ptr();
+        nb::object r = nb::steal(PyObject_Repr(shown));
         if (!r) throw nb::python_error();
         return r;
     });
@@ -630,7 +642,7 @@ void export_array(nb::module_ &m) {
         nb::object getter = nb::cpp_function([](nb::handle s) -> nb::object {
             Array &a = array_of(s.ptr());
             if (stands_for_scalar(a))
-                return a.data.attr("dtype").attr("type");
+                return nb::borrow((PyObject *) Py_TYPE(scalar_of(a)));
             return nb::borrow((PyObject *) Py_TYPE(s.ptr()));
         });
         nb::object prop = nb::module_::import_("builtins").attr("property")(getter);
@@ -640,10 +652,11 @@ void export_array(nb::module_ &m) {
     cls.def("__round__", [](nb::handle s, nb::handle ndigits) {
         // round(x, n) as for NumPy scalars; ndarray itself has no __round__ (TypeError as NumPy).
         Array &a = self_of(s, "Array.__round__");
-        if (nb::cast<int>(a.data.attr("ndim")) != 0)
+        if (!stands_for_scalar(a) && ndarray_ndim(a.data().ptr()) != 0)
             raise(PyExc_TypeError, "type wsarray.Array doesn't define __round__ method "
                                    "(as numpy.ndarray); use wsarray.round(x, decimals)");
-        nb::object scalar = nb::steal(PyObject_GetItem(a.data.ptr(), nb::tuple().ptr()));
+        nb::object scalar = stands_for_scalar(a) ? nb::borrow(scalar_of(a))
+                                                 : nb::steal(PyObject_GetItem(a.data().ptr(), nb::tuple().ptr()));
         if (!scalar) throw nb::python_error();
         nb::object f = scalar.attr("__round__");
         nb::object args = ndigits.is_none() ? nb::tuple() : nb::make_tuple(ndigits);
@@ -653,16 +666,22 @@ void export_array(nb::module_ &m) {
         if (!PyUnicode_Check(spec.ptr()))
             raise(PyExc_TypeError, "wsarray.Array.__format__(): the format spec must be a str, not " +
                                        std::string(Py_TYPE(spec.ptr())->tp_name));
-        nb::object r = nb::steal(PyObject_Format(self_of(s, "Array.__format__").data.ptr(), spec.ptr()));
+        Array &a = self_of(s, "Array.__format__");
+        nb::object r = nb::steal(PyObject_Format(stands_for_scalar(a) ? scalar_of(a) : a.data().ptr(), spec.ptr()));
         if (!r) raise_pending("Array.__format__");
         return r;
     }, nb::arg("spec").none());
     cls.def("__hash__", [](nb::handle s) -> Py_hash_t {
         // 0-d arrays hash like their value so that results of reductions work as dict keys.
         Array &a = self_of(s, "Array.__hash__");
-        if (nb::cast<int>(a.data.attr("ndim")) != 0)
+        if (stands_for_scalar(a)) {
+            Py_hash_t h = PyObject_Hash(scalar_of(a));
+            if (h == -1 && PyErr_Occurred()) throw nb::python_error();
+            return h;
+        }
+        if (ndarray_ndim(a.data().ptr()) != 0)
             raise(PyExc_TypeError, "unhashable type: 'wsarray.Array' (only 0-d arrays are hashable)");
-        Py_hash_t h = PyObject_Hash(a.data.attr("item")().ptr());
+        Py_hash_t h = PyObject_Hash(a.data().attr("item")().ptr());
         if (h == -1 && PyErr_Occurred()) throw nb::python_error();
         return h;
     });
@@ -684,9 +703,9 @@ void export_array(nb::module_ &m) {
         // that made the memory is gone) one Array kept for the base, so repeated reads agree.
         Array &a = self_of(s, "Array.base");
         if (stands_for_scalar(a)) return nb::none();  // NumPy's scalars have no base
-        PyObject *b = ndarray_base(a.data.ptr());
+        PyObject *b = ndarray_base(a.data().ptr());
         if (!b) return nb::none();
-        if (a.base.is_valid() && array_of(a.base.ptr()).data.ptr() == b) return a.base;
+        if (a.base.is_valid() && array_of(a.base.ptr()).data().ptr() == b) return a.base;
         nb::object w = wrap_ndarray(b);
         if (is_array(w.ptr())) a.base = w;
         return w;
@@ -696,13 +715,13 @@ void export_array(nb::module_ &m) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";
         // NumPy programs use v.T on vectors).
         Array &a = self_of(s, "Array.T");
-        return wrap_ndarray(a.data.attr("T"), s);
+        return wrap_ndarray(a.data().attr("T"), s);
     });
     cls.def_prop_ro("mT", [](nb::handle s) {
         Array &a = self_of(s, "Array.mT");
-        if (nb::cast<int>(a.data.attr("ndim")) < 2)
+        if (nb::cast<int>(a.data().attr("ndim")) < 2)
             raise(PyExc_ValueError, "wsarray.Array.mT: the array must have at least 2 dimensions");
-        return wrap_ndarray(a.data.attr("mT"), s);
+        return wrap_ndarray(a.data().attr("mT"), s);
     });
 
     cls.def("__array__", [](nb::handle s, nb::handle dtype, nb::handle copy) {
@@ -711,26 +730,26 @@ void export_array(nb::module_ &m) {
         if (!dtype.is_none()) kw["dtype"] = dtype;
         kw["copy"] = copy.is_none() ? nb::object(nb::bool_(false)) : nb::borrow(copy);
         if (copy.is_none()) {
-            nb::object r = nb::steal(PyObject_Call(ops.array, nb::make_tuple(a.data).ptr(), kw.ptr()));
+            nb::object r = nb::steal(PyObject_Call(ops.array, nb::make_tuple(a.data()).ptr(), kw.ptr()));
             if (r) return r;
             PyErr_Clear();  // dtype conversion needs a copy, which copy=None allows
             kw["copy"] = nb::bool_(true);
         }
-        nb::object r = nb::steal(PyObject_Call(ops.array, nb::make_tuple(a.data).ptr(), kw.ptr()));
+        nb::object r = nb::steal(PyObject_Call(ops.array, nb::make_tuple(a.data()).ptr(), kw.ptr()));
         if (!r) throw nb::python_error();
         return r;
     }, nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none());
     // x.__array_interface__ as NumPy's (the same memory; np.rec.array and other code read it). NumPy
     // itself converts an Array through the buffer protocol first, so this changes no conversion.
     cls.def_prop_ro("__array_interface__", [](nb::handle s) {
-        return self_of(s, "Array.__array_interface__").data.attr("__array_interface__");
+        return self_of(s, "Array.__array_interface__").data().attr("__array_interface__");
     });
     // a.to_numpy(): the NumPy array over the same memory (no copy), as pandas and xarray offer it.
     // matplotlib and seaborn call it before they fall back to reading an object element by element
     // (plt.hist of 10^6 elements: 5.5 s that way, 0.03 s through NumPy).
     cls.def("to_numpy", [](nb::handle s) {
         Array &a = self_of(s, "Array.to_numpy");
-        return a.data;
+        return a.data();
     });
     // The Arrays among the inputs are checked (and unwrapped) by apply(); self needs no extra step.
     cls.def("__array_ufunc__", [](nb::handle, nb::handle ufunc, nb::str method, nb::args inputs, nb::kwargs kwargs) {
@@ -756,13 +775,13 @@ void export_array(nb::module_ &m) {
     }, nb::kw_only(), nb::arg("api_version") = nb::none());
     cls.def("__dlpack__", [](nb::handle s, nb::kwargs kwargs) {
         Array &a = self_of(s, "Array.__dlpack__");
-        nb::object f = a.data.attr("__dlpack__");
+        nb::object f = a.data().attr("__dlpack__");
         nb::object r = nb::steal(PyObject_Call(f.ptr(), nb::tuple().ptr(), kwargs.ptr()));
         if (!r) { prefix_error_for("Array.__dlpack__"); throw nb::python_error(); }
         return r;
     });
     cls.def("__dlpack_device__", [](nb::handle s) {
-        return self_of(s, "Array.__dlpack_device__").data.attr("__dlpack_device__")();
+        return self_of(s, "Array.__dlpack_device__").data().attr("__dlpack_device__")();
     });
     cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle /* stream: CPU has none */) {
         self_of(s, "Array.to_device");
@@ -816,7 +835,7 @@ void export_array(nb::module_ &m) {
     cls.def("__deepcopy__", [](nb::handle s, nb::handle memo) {
         if (array_of(s.ptr()).from_scalar) return call2("Array.__deepcopy__", ops.getitem, s, nb::tuple());
         // ndarray.__deepcopy__: the elements of an object array are deep-copied too.
-        nb::object f = self_of(s, "Array.__deepcopy__").data.attr("__deepcopy__");
+        nb::object f = self_of(s, "Array.__deepcopy__").data().attr("__deepcopy__");
         nb::object args = nb::make_tuple(memo.is_none() ? nb::object(nb::dict()) : nb::borrow(memo));
         return apply("Array.__deepcopy__", f.ptr(), args.ptr(), nullptr);
     }, nb::arg("memo").none());
@@ -831,7 +850,7 @@ void export_array(nb::module_ &m) {
             raise(PyExc_ValueError, "wsarray.Array.resize(): cannot resize an array that references or is "
                                     "referenced\nby another object in this way.\nUse the np.resize function "
                                     "to get a new resized copy or\n set refcheck=False to disable this check");
-        nb::object f = a.data.attr("resize");
+        nb::object f = a.data().attr("resize");
         return apply("Array.resize", f.ptr(), args.ptr(), kwargs.ptr());
     });
     cls.def("__reduce__", [](nb::handle s) {
@@ -840,7 +859,7 @@ void export_array(nb::module_ &m) {
         if (stands_for_scalar(a))
             return nb::make_tuple(ws.attr("_numpy_extras").attr("_rebuild_scalar"),
                                   nb::make_tuple(attribute_owner(a)));
-        return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(a.data.attr("copy")()));
+        return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(a.data().attr("copy")()));
     });
     // Reductions loops call every iteration, defined on the class: Python finds them at once,
     // instead of after the failed lookup (an AttributeError made and cleared) behind __getattr__.
@@ -848,7 +867,7 @@ void export_array(nb::module_ &m) {
         if (args.size() == 0 && kwargs.size() == 0)
             if (PyObject *r = fast_sum(s.ptr(), "Array.sum")) return nb::steal(r);
         Array &a = self_of(s, "Array.sum");
-        nb::object f = nb::steal(PyObject_GetAttrString(a.data.ptr(), "sum"));
+        nb::object f = nb::steal(PyObject_GetAttrString(a.data().ptr(), "sum"));
         if (!f) throw nb::python_error();
         return apply("Array.sum", f.ptr(), args.ptr(), kwargs.ptr());
     });
@@ -877,7 +896,7 @@ void export_array(nb::module_ &m) {
                 if (PyObject *r = fast_reduce_all(*cache, extreme, s.ptr(), fn.c_str())) return nb::steal(r);
             if (reduce && no_arguments) {
                 Array &a = self_of(s, fn.c_str());
-                PyObject *argv[2] = {a.data.ptr(), Py_None};  // axis=None: every axis
+                PyObject *argv[2] = {a.data().ptr(), Py_None};  // axis=None: every axis
                 clear_allocation_error();
                 RouteGuard route(current_target());
                 nb::object r = nb::steal(PyObject_Vectorcall(reduce, argv, 2, nullptr));
@@ -885,7 +904,7 @@ void export_array(nb::module_ &m) {
                 return wrap_ndarray(r);
             }
             Array &a = self_of(s, fn.c_str());
-            nb::object f = nb::steal(PyObject_GetAttrString(a.data.ptr(), name.c_str()));
+            nb::object f = nb::steal(PyObject_GetAttrString(a.data().ptr(), name.c_str()));
             if (!f) throw nb::python_error();
             return apply(fn.c_str(), f.ptr(), args.ptr(), kwargs.ptr());
         });

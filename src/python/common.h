@@ -27,7 +27,8 @@ struct Token {
 
 /// The state behind a wsarray.Array: a NumPy ndarray over workspace (or ordinary) memory.
 struct Array {
-    nb::object data;
+    /// The ndarray. A scalar result may have none until something needs it: read it with data().
+    nb::object nd_;
     Token token;
     /// NumPy returned a scalar here (np.float64, ...), wrapped as 0-d: repr() shows the scalar's
     /// repr so printed output matches NumPy.
@@ -35,11 +36,24 @@ struct Array {
     /// The Array whose ndarray is `data`'s base (a view's `a.base is x`, as in NumPy); set when the
     /// view is made from `x` (or from a view of `x`), or on the first read of `a.base`.
     nb::object base;
+    /// A scalar result's value, the NumPy scalar itself (null until first read when the result was
+    /// made as a 0-d ndarray). Scalar arithmetic, repr and unwrapping use it without an ndarray.
+    nb::object scalar;
+    /// The ndarray (a scalar result's 0-d array is made on first call, in ordinary memory).
+    const nb::object &data() {
+        if (!nd_.is_valid()) materialize();
+        return nd_;
+    }
+    void materialize();
 };
 
 /// An Array that stands for the NumPy scalar a function returned (printed, copied, unwrapped and
 /// updated by `+=` & co as that scalar).
 bool stands_for_scalar(const Array &a);
+/// The NumPy scalar a scalar result stands for (borrowed; read from its ndarray on first use).
+PyObject *scalar_of(Array &a);
+/// A new scalar result holding the NumPy scalar `scalar` (no ndarray until one is needed).
+PyObject *make_scalar_result(PyObject *scalar);
 
 /// The Python type object of wsarray.Array (set by export_array).
 extern PyTypeObject *ArrayType;

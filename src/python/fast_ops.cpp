@@ -72,9 +72,9 @@ bool operand_of(PyObject *o, Operand &op, const char *fn) {
         Array &a = array_of(o);
         check_valid(a, fn);
         // 0-d operands (scalar results above all) take NumPy's path, which keeps scalar semantics.
-        if (!PyArray_CheckExact(a.data.ptr()) || PyArray_NDIM((PyArrayObject *) a.data.ptr()) == 0)
+        if (stands_for_scalar(a) || !PyArray_CheckExact(a.data().ptr()) || PyArray_NDIM((PyArrayObject *) a.data().ptr()) == 0)
             return false;
-        op.nd = (PyArrayObject *) a.data.ptr();
+        op.nd = (PyArrayObject *) a.data().ptr();
         return grid_of(op.nd, op);
     }
     op.grid.scalar = true;
@@ -294,19 +294,14 @@ PyObject *fast_sum(PyObject *x, const char *fn, bool mean) {
     report_reduce_errors(flags);
     // NumPy's mean of float64: the same add.reduce, divided by the count (as float64 / intp).
     if (mean) total /= (double) n;
-    wsa::Workspace *target = nullptr;  // a scalar result: ordinary memory (apply.cpp, wrap())
-    PyArrayObject *res;
-    {
-        RouteGuard route(target);
-        res = (PyArrayObject *) PyArray_SimpleNew(0, nullptr, NPY_DOUBLE);
-    }
-    if (!res) {
+    // NumPy returns an np.float64 scalar, and so does this (a scalar result holding it).
+    static PyArray_Descr *f64 = PyArray_DescrFromType(NPY_DOUBLE);  // kept for the process
+    nb::object value = nb::steal(PyArray_Scalar(&total, f64, nullptr));
+    if (!value) {
         PyErr_Clear();
-        clear_allocation_error();
         return nullptr;  // the general path reports the failure
     }
-    *(double *) PyArray_DATA(res) = total;
-    return wrap_new((PyObject *) res, target, true);  // NumPy returns a scalar: print it as one
+    return make_scalar_result(value.ptr());
 }
 
 void init_fast_ops() {
@@ -490,7 +485,8 @@ PyArrayObject *contiguous_ndarray(PyObject *x, const char *fn) {
     if (!is_array(x)) return nullptr;
     Array &a = array_of(x);
     check_valid(a, fn);
-    PyObject *d = a.data.ptr();
+    if (stands_for_scalar(a)) return nullptr;  // a value: NumPy's scalar path
+    PyObject *d = a.data().ptr();
     if (!PyArray_CheckExact(d)) return nullptr;
     auto *nd = (PyArrayObject *) d;
     if (!PyArray_IS_C_CONTIGUOUS(nd) || !PyArray_ISALIGNED(nd)) return nullptr;
@@ -783,7 +779,8 @@ PyObject *fast_create(Creation kind, PyObject *const *args, Py_ssize_t nargs, Py
 
 PyObject *fast_item(Array &a, PyObject *key) {
     if (!PyLong_CheckExact(key) && !PyTuple_CheckExact(key)) return nullptr;
-    PyObject *d = a.data.ptr();
+    if (stands_for_scalar(a)) return nullptr;
+    PyObject *d = a.data().ptr();
     if (!PyArray_CheckExact(d)) return nullptr;
     auto *nd = (PyArrayObject *) d;
     int ndim = PyArray_NDIM(nd);
@@ -810,13 +807,13 @@ PyObject *fast_item(Array &a, PyObject *key) {
     } else {
         return nullptr;
     }
-    wsa::Workspace *target = nullptr;  // a scalar result: ordinary memory (apply.cpp, wrap())
-    Py_INCREF(descr);
-    PyArrayObject *res = new_array_in(target, descr, 0, nullptr);
-    if (!res) return nullptr;
-    std::memcpy(PyArray_DATA(res), p, (std::size_t) PyDataType_ELSIZE(descr));
-    // NumPy returns a scalar here: the 0-d result prints as one.
-    return wrap_new((PyObject *) res, target, true);
+    // NumPy returns a scalar here, and so does this: a scalar result holding that NumPy scalar.
+    nb::object value = nb::steal(PyArray_Scalar(p, descr, d));
+    if (!value) {
+        PyErr_Clear();
+        return nullptr;  // the general path reports the failure
+    }
+    return make_scalar_result(value.ptr());
 }
 
 } // namespace wsa_py

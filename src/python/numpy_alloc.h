@@ -59,6 +59,8 @@ bool is_numpy_scalar(PyObject *o);
 PyObject *scalar_to_ndarray(PyObject *scalar);
 /// The NumPy scalar a 0-d ndarray holds (as nd[()] gives it, without the indexing machinery).
 PyObject *ndarray_to_scalar(PyObject *nd);
+/// The dtype of a NumPy scalar (new reference).
+PyObject *scalar_dtype(PyObject *scalar);
 /// ndarray attributes, as NumPy's getters give them (new references).
 PyObject *ndarray_shape(PyObject *o);
 PyObject *ndarray_dtype(PyObject *o);
