@@ -15,8 +15,10 @@ INT_BINARY = [operator.and_, operator.or_, operator.xor, operator.lshift, operat
 
 
 def same(w, n):
-    """wsarray result `w` equals NumPy result `n`: type, dtype, shape and bits."""
-    assert isinstance(w, wnp.Array)
+    """wsarray result `w` equals NumPy result `n`: type, dtype, shape and bits. A NumPy scalar
+    (from NumPy's methods, beyond the array API) must be exactly NumPy's scalar type."""
+    if not isinstance(w, wnp.Array):
+        assert type(w) is type(n), (type(w), type(n))
     ref = np.asarray(n)
     got = np.asarray(w)
     assert got.dtype == ref.dtype and got.shape == ref.shape

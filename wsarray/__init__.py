@@ -87,3 +87,26 @@ from ._numpy_extras import __getattr__  # noqa: E402,F401
 __all__ = __all__ + ["char", "dtypes", "emath", "exceptions", "lib", "polynomial", "random", "strings",
                      "testing", "typing"] + _index_tricks_all + _io_all + _numpy_extras_all
 from ._ndarray import ndarray  # noqa: E402,F401,F811  (isinstance/subclass/constructor like NumPy's)
+
+
+def _mark_numpy_api():
+    """Functions beyond the array API standard return NumPy scalars as NumPy does (see
+    _standard_names). A function object bound under a standard name anywhere stays standard."""
+    import sys
+
+    from ._core import Function
+    from ._standard_names import FFT, LINALG, MAIN
+
+    here = sys.modules[__name__]
+    standard = {id(getattr(module, name)) for module, names in ((here, MAIN), (linalg, LINALG), (fft, FFT))
+                for name in names if hasattr(module, name)}
+    seen = set()
+    modules = [here, linalg, fft, char, emath, lib, strings, lib.format, lib.array_utils, lib.stride_tricks]
+    for module in modules:
+        for value in list(vars(module).values()):
+            if isinstance(value, Function) and id(value) not in standard and id(value) not in seen:
+                seen.add(id(value))
+                value._numpy_scalars = True
+
+
+_mark_numpy_api()

@@ -70,6 +70,27 @@ PyObject *scalar_of(Array &a) {
     return a.scalar.ptr();
 }
 
+nb::object as_numpy_result(nb::object r) {
+    PyObject *o = r.ptr();
+    if (is_array(o)) {
+        Array &a = array_of(o);
+        return stands_for_scalar(a) ? nb::borrow(scalar_of(a)) : r;
+    }
+    if (!PyTuple_CheckExact(o)) return r;
+    Py_ssize_t n = PyTuple_GET_SIZE(o);
+    bool any = false;
+    for (Py_ssize_t i = 0; i < n && !any; ++i) {
+        PyObject *item = PyTuple_GET_ITEM(o, i);
+        any = is_array(item) && stands_for_scalar(array_of(item));
+    }
+    if (!any) return r;
+    nb::object out = nb::steal(PyTuple_New(n));
+    if (!out) throw nb::python_error();
+    for (Py_ssize_t i = 0; i < n; ++i)
+        PyTuple_SET_ITEM(out.ptr(), i, as_numpy_result(nb::borrow(PyTuple_GET_ITEM(o, i))).release().ptr());
+    return out;
+}
+
 PyObject *make_scalar_result(PyObject *scalar) {
     nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
     Array *a = new (nb::inst_ptr<Array>(inst)) Array{nb::object(), Token{}, true, nb::object()};

@@ -251,17 +251,20 @@ nb::object array_iter_next(ArrayIter &it) {
     if (it.next >= it.n) throw nb::stop_iteration();
     Array &a = self_of(it.array, "Array.__iter__");
     {
-        RouteGuard route(current_target());  // a scalar item becomes a 0-d array here
+        RouteGuard route(current_target());
         if (PyObject *item = PySequence_GetItem(a.data().ptr(), it.next)) {
             nb::object owned = nb::steal(item);
             ++it.next;
+            // Iteration is NumPy's API (the array API leaves it out): items of a 1-D array are
+            // NumPy's scalars, as NumPy gives them; rows are views, checked as Arrays.
+            if (is_numpy_scalar(item)) return owned;
             return wrap_ndarray(owned, it.array);
         }
         PyErr_Clear();
         take_allocation_error();
     }
     // The general path reports the failure (a WorkspaceMemoryError for a full workspace).
-    return call2("Array.__iter__", ops.getitem, it.array, nb::int_(it.next++));
+    return as_numpy_result(call2("Array.__iter__", ops.getitem, it.array, nb::int_(it.next++)));
 }
 
 int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
@@ -505,7 +508,8 @@ void export_array(nb::module_ &m) {
         .def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
             std::string fn = "Array." + b.name;
             self_of(b.self, fn.c_str());  // still in its cycle when called
-            return apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr(), b.self.ptr());
+            // NumPy's methods are beyond the array API: NumPy scalars as NumPy returns them.
+            return as_numpy_result(apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr(), b.self.ptr()));
         })
         .def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
 
@@ -863,13 +867,14 @@ void export_array(nb::module_ &m) {
     });
     // Reductions loops call every iteration, defined on the class: Python finds them at once,
     // instead of after the failed lookup (an AttributeError made and cleared) behind __getattr__.
+    // They are NumPy's methods, beyond the array API: they give NumPy scalars, as NumPy does.
     cls.def("sum", [](nb::handle s, nb::args args, nb::kwargs kwargs) {
         if (args.size() == 0 && kwargs.size() == 0)
-            if (PyObject *r = fast_sum(s.ptr(), "Array.sum")) return nb::steal(r);
+            if (PyObject *r = fast_sum(s.ptr(), "Array.sum")) return as_numpy_result(nb::steal(r));
         Array &a = self_of(s, "Array.sum");
         nb::object f = nb::steal(PyObject_GetAttrString(a.data().ptr(), "sum"));
         if (!f) throw nb::python_error();
-        return apply("Array.sum", f.ptr(), args.ptr(), kwargs.ptr());
+        return as_numpy_result(apply("Array.sum", f.ptr(), args.ptr(), kwargs.ptr()));
     });
     for (const char *method : {"mean", "max", "min", "prod", "std", "var", "any", "all",
                                "argmax", "argmin", "cumsum"}) {
@@ -889,6 +894,8 @@ void export_array(nb::module_ &m) {
             }
         }
         cls.def(method, [name, fn, is_mean, reduce, extreme, cache](nb::handle s, nb::args args, nb::kwargs kwargs) {
+            // a.sum() & co are NumPy's methods, beyond the array API: NumPy scalars, as NumPy returns.
+            return as_numpy_result([&]() -> nb::object {
             bool no_arguments = args.size() == 0 && kwargs.size() == 0;
             if (is_mean && no_arguments)
                 if (PyObject *r = fast_sum(s.ptr(), fn.c_str(), true)) return nb::steal(r);
@@ -907,6 +914,7 @@ void export_array(nb::module_ &m) {
             nb::object f = nb::steal(PyObject_GetAttrString(a.data().ptr(), name.c_str()));
             if (!f) throw nb::python_error();
             return apply(fn.c_str(), f.ptr(), args.ptr(), kwargs.ptr());
+            }());
         });
     }
     cls.def("__getattr__", [](nb::handle s, const std::string &name) -> nb::object {

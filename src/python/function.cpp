@@ -28,6 +28,10 @@ struct Routed {
     /// with the standard's special cases, ...): isinstance(f, np.ufunc) and f.reduce / f.nin come
     /// from it. Null otherwise.
     nb::object numpy_ufunc;
+    /// A function of NumPy's beyond the array API standard (np.dot, np.median, np.random.*, ...):
+    /// its scalar results are NumPy's scalars, as NumPy returns them (the standard's functions
+    /// give 0-d arrays). Set by wsarray/__init__.py from the standard's list of names.
+    bool numpy_scalars = false;
 };
 
 /// A NumPy ufunc with one input and one output, else null.
@@ -86,10 +90,11 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         bool no_kwargs = !kwargs || !PyDict_GET_SIZE(kwargs);
         if (r.cache && no_kwargs && nargs == 1)
             if (PyObject *res = fast_ufunc1(*r.cache, r.ufunc.ptr(), r.real_only, args[0], r.name.c_str()))
-                return res;
+                return r.numpy_scalars ? as_numpy_result(nb::steal(res)).release().ptr() : res;
         if (r.creation != Creation::None)
             if (PyObject *res = fast_create(r.creation, args, nargs, kwargs)) return res;
-        return apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs).release().ptr();
+        nb::object res = apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs);
+        return (r.numpy_scalars ? as_numpy_result(std::move(res)) : res).release().ptr();
     }, (PyObject *) nullptr);
 }
 
@@ -151,11 +156,17 @@ void export_function(nb::module_ &m) {
                 PyErr_Clear();
                 raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
             }
-            if (PyCallable_Check(v.ptr()) && !PyType_Check(v.ptr()))
-                return nb::cast(Routed{v, r.name + "." + attr}, nb::rv_policy::move);
+            if (PyCallable_Check(v.ptr()) && !PyType_Check(v.ptr())) {
+                // ufunc methods (np.add.reduce, ...) are NumPy's API: NumPy scalars as NumPy gives.
+                Routed method{v, r.name + "." + attr};
+                method.numpy_scalars = true;
+                return nb::cast(std::move(method), nb::rv_policy::move);
+            }
             return v;
         })
         .def("__repr__", [](Routed &r) { return "<wsarray function " + r.name + ">"; })
+        .def_prop_rw("_numpy_scalars", [](Routed &r) { return r.numpy_scalars; },
+                     [](Routed &r, bool on) { r.numpy_scalars = on; })
         // help(np.sum), np.info(np.dot), f.__doc__: NumPy's documentation of the wrapped function.
         .def_prop_ro("__doc__", [](Routed &r) { return nb::getattr(r.func, "__doc__", nb::none()); });
     {
