@@ -291,14 +291,31 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
 
 /// iter(a), as a type slot: a failing iter() (what np.iterable() and matplotlib ask of every
 /// scalar result) sets its TypeError without a C++ exception, as cheaply as NumPy's.
+/// next(iterator), as a type slot (no method lookup or argument dispatch per item).
+PyObject *array_iternext(PyObject *self) {
+    return guarded([&]() -> PyObject * {
+        ArrayIter &it = *nb::inst_ptr<ArrayIter>(self);
+        if (it.next >= it.n) return nullptr;  // exhausted: no exception set means StopIteration
+        return array_iter_next(it).release().ptr();
+    }, (PyObject *) nullptr);
+}
+
+PyObject *iterator_self(PyObject *self) {
+    Py_INCREF(self);
+    return self;
+}
+
+PyType_Slot iterator_slots[] = {{Py_tp_iter, (void *) iterator_self},
+                                {Py_tp_iternext, (void *) array_iternext},
+                                {0, nullptr}};
+
 PyObject *array_iter(PyObject *self) {
     try {
         Array &a = self_of(self, "Array.__iter__");
-        if (ndarray_ndim(a.data().ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
+        if (stands_for_scalar(a) || ndarray_ndim(a.data().ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
             if (stands_for_scalar(a)) {
-                nb::object type = a.data().attr("dtype").attr("type");
                 PyErr_Format(PyExc_TypeError, "wsarray.Array.__iter__(): '%s' object is not iterable",
-                             ((PyTypeObject *) type.ptr())->tp_name);
+                             Py_TYPE(scalar_of(a))->tp_name);
             } else {
                 PyErr_SetString(PyExc_TypeError, "wsarray.Array.__iter__(): iteration over a 0-d array");
             }
@@ -486,7 +503,53 @@ PyObject *array_sq_item(PyObject *s, Py_ssize_t i) {
     return r;
 }
 
+/// The four arithmetic operators with a float64 fast path and the comparisons, as type slots:
+/// Python calls them directly (no `__add__` lookup, no nanobind argument dispatch), which is most
+/// of the cost of `s + x` on scalars in element loops. A binary slot gets both operand orders:
+/// `a + 1` as (a, 1), `1 + a` as (1, a) -- the reflected operator.
+struct BinarySlot {
+    const char *name, *rname;
+    wsa::BinaryOp op;
+    PyObject *NumpyOps::*f;
+};
+
+template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
+    return guarded([&]() -> PyObject * {
+        if (is_array(x)) {
+            if (should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
+            return binary(S.name, S.op, ops.*S.f, x, y).release().ptr();
+        }
+        return binary(S.rname, S.op, ops.*S.f, x, y).release().ptr();
+    }, (PyObject *) nullptr);
+}
+
+constexpr BinarySlot kAdd{"Array.__add__", "Array.__radd__", wsa::BinaryOp::Add, &NumpyOps::add};
+constexpr BinarySlot kSub{"Array.__sub__", "Array.__rsub__", wsa::BinaryOp::Sub, &NumpyOps::subtract};
+constexpr BinarySlot kMul{"Array.__mul__", "Array.__rmul__", wsa::BinaryOp::Mul, &NumpyOps::multiply};
+constexpr BinarySlot kDiv{"Array.__truediv__", "Array.__rtruediv__", wsa::BinaryOp::Div, &NumpyOps::true_divide};
+
+PyObject *array_richcompare(PyObject *self, PyObject *other, int cmp) {
+    static const BinarySlot table[] = {
+        {"Array.__lt__", nullptr, wsa::BinaryOp::Less, &NumpyOps::less},
+        {"Array.__le__", nullptr, wsa::BinaryOp::LessEqual, &NumpyOps::less_equal},
+        {"Array.__eq__", nullptr, wsa::BinaryOp::Equal, &NumpyOps::eq},
+        {"Array.__ne__", nullptr, wsa::BinaryOp::NotEqual, &NumpyOps::ne},
+        {"Array.__gt__", nullptr, wsa::BinaryOp::Greater, &NumpyOps::greater},
+        {"Array.__ge__", nullptr, wsa::BinaryOp::GreaterEqual, &NumpyOps::greater_equal}};
+    static_assert(Py_LT == 0 && Py_LE == 1 && Py_EQ == 2 && Py_NE == 3 && Py_GT == 4 && Py_GE == 5);
+    return guarded([&]() -> PyObject * {
+        const BinarySlot &t = table[cmp];
+        if (should_defer(other)) return nb::borrow(Py_NotImplemented).release().ptr();
+        return binary(t.name, t.op, ops.*t.f, self, other).release().ptr();
+    }, (PyObject *) nullptr);
+}
+
 PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer},
+                             {Py_nb_add, (void *) binary_slot<kAdd>},
+                             {Py_nb_subtract, (void *) binary_slot<kSub>},
+                             {Py_nb_multiply, (void *) binary_slot<kMul>},
+                             {Py_nb_true_divide, (void *) binary_slot<kDiv>},
+                             {Py_tp_richcompare, (void *) array_richcompare},
                              {Py_sq_item, (void *) array_sq_item},
                              {Py_sq_length, (void *) array_length},
                              {Py_tp_iter, (void *) array_iter},
@@ -513,9 +576,7 @@ void export_array(nb::module_ &m) {
         })
         .def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
 
-    nb::class_<ArrayIter>(m, "_ArrayIterator")
-        .def("__iter__", [](nb::handle it) { return nb::borrow(it); })
-        .def("__next__", &array_iter_next);
+    nb::class_<ArrayIter>(m, "_ArrayIterator", nb::type_slots(iterator_slots));
 
     // pooled: dead instances are kept for reuse (no allocation, no instance-map update per result).
     auto cls = nb::class_<Array>(m, "Array", nb::type_slots(array_slots), nb::pooled(),
@@ -534,13 +595,8 @@ void export_array(nb::module_ &m) {
     cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); },  \
             nb::arg("other").none());
     // Operators with a float64 fast path (fast_ops.h) try it first.
+    // x + y and y + x are type slots (binary_slot); the in-place forms are methods.
 #define WSA_BINARY_FAST(py, rpy, ipy, f, OP)                                                          \
-    cls.def(py, [](nb::handle s, nb::handle o) {                                                      \
-        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);                              \
-        return binary("Array." py, OP, ops.f, s, o);                                                  \
-    }, nb::arg("other").none());                                                                      \
-    cls.def(rpy, [](nb::handle s, nb::handle o) { return binary("Array." rpy, OP, ops.f, o, s); },   \
-            nb::arg("other").none());                                                                \
     cls.def(ipy, [](nb::handle s, nb::handle o) {                                                     \
         if (fast_inplace(OP, s.ptr(), o.ptr(), "Array." ipy)) return nb::borrow(s);                  \
         return inplace("Array." ipy, ops.f, s, o);                                                    \
@@ -568,18 +624,7 @@ void export_array(nb::module_ &m) {
     WSA_BINARY("__lshift__", "__rlshift__", "__ilshift__", left_shift)
     WSA_BINARY("__rshift__", "__rrshift__", "__irshift__", right_shift)
 #undef WSA_BINARY
-#define WSA_COMPARE(py, f, OP)                                                                       \
-    cls.def(py, [](nb::handle s, nb::handle o) {                                                     \
-        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);                             \
-        return binary("Array." py, OP, ops.f, s, o);                                                 \
-    }, nb::arg("other").none());
-    WSA_COMPARE("__lt__", less, wsa::BinaryOp::Less)
-    WSA_COMPARE("__le__", less_equal, wsa::BinaryOp::LessEqual)
-    WSA_COMPARE("__eq__", eq, wsa::BinaryOp::Equal)
-    WSA_COMPARE("__ne__", ne, wsa::BinaryOp::NotEqual)
-    WSA_COMPARE("__gt__", greater, wsa::BinaryOp::Greater)
-    WSA_COMPARE("__ge__", greater_equal, wsa::BinaryOp::GreaterEqual)
-#undef WSA_COMPARE
+    // Comparisons: the tp_richcompare slot (array_richcompare).
     cls.def("__divmod__", [](nb::handle s, nb::handle o) { return call2("Array.__divmod__", ops.divmod, s, o); },
             nb::arg("other").none());
     cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); },
