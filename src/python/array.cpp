@@ -511,10 +511,28 @@ struct BinarySlot {
     const char *name, *rname;
     wsa::BinaryOp op;
     PyObject *NumpyOps::*f;
+    binaryfunc scalar_op;  ///< Python's operator, for two scalars (null: comparisons)
 };
+
+/// `x op y` when both are scalars and one a scalar result (`s += a[i]`, `x * x` in element loops):
+/// NumPy's scalar arithmetic on the values (what call2 would do, without its bookkeeping). Null
+/// when the operands are not such a pair.
+PyObject *scalar_pair(const char *name, binaryfunc op, int cmp, PyObject *x, PyObject *y) {
+    bool x_scalar = is_array(x) ? stands_for_scalar(array_of(x)) : is_plain_number(x);
+    if (!x_scalar) return nullptr;
+    bool y_scalar = is_array(y) ? stands_for_scalar(array_of(y)) : is_plain_number(y);
+    if (!y_scalar) return nullptr;
+    PyObject *sx = is_array(x) ? scalar_of(array_of(x)) : x;
+    PyObject *sy = is_array(y) ? scalar_of(array_of(y)) : y;
+    nb::object r = nb::steal(op ? op(sx, sy) : PyObject_RichCompare(sx, sy, cmp));
+    if (!r) raise_pending(name);
+    if (is_numpy_scalar(r.ptr())) return make_scalar_result(r.ptr());
+    return r.release().ptr();
+}
 
 template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
     return guarded([&]() -> PyObject * {
+        if (PyObject *r = scalar_pair(is_array(x) ? S.name : S.rname, S.scalar_op, 0, x, y)) return r;
         if (is_array(x)) {
             if (should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
             return binary(S.name, S.op, ops.*S.f, x, y).release().ptr();
@@ -523,22 +541,26 @@ template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
     }, (PyObject *) nullptr);
 }
 
-constexpr BinarySlot kAdd{"Array.__add__", "Array.__radd__", wsa::BinaryOp::Add, &NumpyOps::add};
-constexpr BinarySlot kSub{"Array.__sub__", "Array.__rsub__", wsa::BinaryOp::Sub, &NumpyOps::subtract};
-constexpr BinarySlot kMul{"Array.__mul__", "Array.__rmul__", wsa::BinaryOp::Mul, &NumpyOps::multiply};
-constexpr BinarySlot kDiv{"Array.__truediv__", "Array.__rtruediv__", wsa::BinaryOp::Div, &NumpyOps::true_divide};
+constexpr BinarySlot kAdd{"Array.__add__", "Array.__radd__", wsa::BinaryOp::Add, &NumpyOps::add, PyNumber_Add};
+constexpr BinarySlot kSub{"Array.__sub__", "Array.__rsub__", wsa::BinaryOp::Sub, &NumpyOps::subtract,
+                          PyNumber_Subtract};
+constexpr BinarySlot kMul{"Array.__mul__", "Array.__rmul__", wsa::BinaryOp::Mul, &NumpyOps::multiply,
+                          PyNumber_Multiply};
+constexpr BinarySlot kDiv{"Array.__truediv__", "Array.__rtruediv__", wsa::BinaryOp::Div, &NumpyOps::true_divide,
+                          PyNumber_TrueDivide};
 
 PyObject *array_richcompare(PyObject *self, PyObject *other, int cmp) {
     static const BinarySlot table[] = {
-        {"Array.__lt__", nullptr, wsa::BinaryOp::Less, &NumpyOps::less},
-        {"Array.__le__", nullptr, wsa::BinaryOp::LessEqual, &NumpyOps::less_equal},
-        {"Array.__eq__", nullptr, wsa::BinaryOp::Equal, &NumpyOps::eq},
-        {"Array.__ne__", nullptr, wsa::BinaryOp::NotEqual, &NumpyOps::ne},
-        {"Array.__gt__", nullptr, wsa::BinaryOp::Greater, &NumpyOps::greater},
-        {"Array.__ge__", nullptr, wsa::BinaryOp::GreaterEqual, &NumpyOps::greater_equal}};
+        {"Array.__lt__", nullptr, wsa::BinaryOp::Less, &NumpyOps::less, nullptr},
+        {"Array.__le__", nullptr, wsa::BinaryOp::LessEqual, &NumpyOps::less_equal, nullptr},
+        {"Array.__eq__", nullptr, wsa::BinaryOp::Equal, &NumpyOps::eq, nullptr},
+        {"Array.__ne__", nullptr, wsa::BinaryOp::NotEqual, &NumpyOps::ne, nullptr},
+        {"Array.__gt__", nullptr, wsa::BinaryOp::Greater, &NumpyOps::greater, nullptr},
+        {"Array.__ge__", nullptr, wsa::BinaryOp::GreaterEqual, &NumpyOps::greater_equal, nullptr}};
     static_assert(Py_LT == 0 && Py_LE == 1 && Py_EQ == 2 && Py_NE == 3 && Py_GT == 4 && Py_GE == 5);
     return guarded([&]() -> PyObject * {
         const BinarySlot &t = table[cmp];
+        if (PyObject *r = scalar_pair(t.name, nullptr, cmp, self, other)) return r;
         if (should_defer(other)) return nb::borrow(Py_NotImplemented).release().ptr();
         return binary(t.name, t.op, ops.*t.f, self, other).release().ptr();
     }, (PyObject *) nullptr);
