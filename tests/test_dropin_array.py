@@ -569,3 +569,14 @@ def test_scalar_arithmetic_is_numpys_scalar_arithmetic(scope):
     assert repr(-x) == repr(-np.int64(2)) and repr(abs(-x)) == "np.int64(2)" and repr(~x) == "np.int64(-3)"
     with pytest.raises(TypeError, match=r"wsarray\.Array\.__add__\(\)"):
         x + "a"
+
+
+def test_methods_of_scalar_results_are_the_numpy_scalars_methods(scope):
+    s, t = wnp.sum(wnp.arange(6.0)), np.float64(15.0)
+    for name, args in [("astype", (int,)), ("round", ()), ("copy", ()), ("item", ()), ("reshape", (1,)),
+                       ("ravel", ()), ("tolist", ()), ("max", ()), ("mean", ()), ("transpose", ()), ("clip", (0, 3))]:
+        got, want = getattr(s, name)(*args), getattr(t, name)(*args)
+        assert type(got) is type(want) or isinstance(got, wnp.Array), (name, got)
+        assert repr(got) == repr(want), (name, got, want)
+    a = wnp.arange(6.0)
+    assert a.astype(a.dtype, copy=False) is a and a.reshape(2, 3).base is a and a.ravel().base is a

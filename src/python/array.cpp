@@ -939,12 +939,13 @@ void export_array(nb::module_ &m) {
         if (args.size() == 0 && kwargs.size() == 0)
             if (PyObject *r = fast_sum(s.ptr(), "Array.sum")) return as_numpy_result(nb::steal(r));
         Array &a = self_of(s, "Array.sum");
-        nb::object f = nb::steal(PyObject_GetAttrString(a.data().ptr(), "sum"));
+        nb::object f = nb::steal(PyObject_GetAttrString(attribute_owner(a).ptr(), "sum"));
         if (!f) throw nb::python_error();
-        return as_numpy_result(apply("Array.sum", f.ptr(), args.ptr(), kwargs.ptr()));
+        return as_numpy_result(apply("Array.sum", f.ptr(), args.ptr(), kwargs.ptr(), s.ptr()));
     });
     for (const char *method : {"mean", "max", "min", "prod", "std", "var", "any", "all",
-                               "argmax", "argmin", "cumsum"}) {
+                               "argmax", "argmin", "cumsum", "dot", "reshape", "astype", "copy", "ravel",
+                               "flatten", "transpose", "tolist", "item", "clip", "round"}) {
         std::string name = method, fn = "Array." + name;
         bool is_mean = name == "mean";
         // a.max(), a.min(), a.prod() without arguments: NumPy's methods run
@@ -978,9 +979,11 @@ void export_array(nb::module_ &m) {
                 return wrap_ndarray(r);
             }
             Array &a = self_of(s, fn.c_str());
-            nb::object f = nb::steal(PyObject_GetAttrString(a.data().ptr(), name.c_str()));
+            nb::object f = nb::steal(PyObject_GetAttrString(attribute_owner(a).ptr(), name.c_str()));
             if (!f) throw nb::python_error();
-            return apply(fn.c_str(), f.ptr(), args.ptr(), kwargs.ptr());
+            // self: a result that is this array's ndarray comes back as this Array (astype with
+            // copy=False), and views name it as their base.
+            return apply(fn.c_str(), f.ptr(), args.ptr(), kwargs.ptr(), s.ptr());
             }());
         });
     }
