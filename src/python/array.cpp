@@ -549,6 +549,51 @@ constexpr BinarySlot kMul{"Array.__mul__", "Array.__rmul__", wsa::BinaryOp::Mul,
 constexpr BinarySlot kDiv{"Array.__truediv__", "Array.__rtruediv__", wsa::BinaryOp::Div, &NumpyOps::true_divide,
                           PyNumber_TrueDivide};
 
+/// `//` and `%` as slots: no float64 kernel, NumPy's path after the scalar pair check.
+template <const BinarySlot &S> PyObject *call_slot(PyObject *x, PyObject *y) {
+    return guarded([&]() -> PyObject * {
+        if (PyObject *r = scalar_pair(is_array(x) ? S.name : S.rname, S.scalar_op, 0, x, y)) return r;
+        if (is_array(x)) {
+            if (should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
+            return call2(S.name, ops.*S.f, x, y).release().ptr();
+        }
+        return call2(S.rname, ops.*S.f, x, y).release().ptr();
+    }, (PyObject *) nullptr);
+}
+
+constexpr BinarySlot kFloorDiv{"Array.__floordiv__", "Array.__rfloordiv__", wsa::BinaryOp::Add,
+                               &NumpyOps::floor_divide, PyNumber_FloorDivide};
+constexpr BinarySlot kMod{"Array.__mod__", "Array.__rmod__", wsa::BinaryOp::Add, &NumpyOps::remainder,
+                          PyNumber_Remainder};
+
+/// -x, +x, abs(x), ~x as slots: a scalar result answers with NumPy's scalar arithmetic directly.
+struct UnarySlot {
+    const char *name;
+    unaryfunc scalar_op;
+    PyObject *NumpyOps::*f;
+    bool kernel;  ///< has a float64 kernel (fast_ops.h) ...
+    wsa::UnaryOp op;  ///< ... this one
+};
+
+template <const UnarySlot &S> PyObject *unary_slot(PyObject *x) {
+    return guarded([&]() -> PyObject * {
+        Array &a = self_of(x, S.name);
+        if (stands_for_scalar(a)) {
+            nb::object r = nb::steal(S.scalar_op(scalar_of(a)));
+            if (!r) raise_pending(S.name);
+            if (is_numpy_scalar(r.ptr())) return make_scalar_result(r.ptr());
+            return r.release().ptr();
+        }
+        if (S.kernel) return unary(S.name, S.op, ops.*S.f, x).release().ptr();
+        return call1(S.name, ops.*S.f, x).release().ptr();
+    }, (PyObject *) nullptr);
+}
+
+constexpr UnarySlot kNeg{"Array.__neg__", PyNumber_Negative, &NumpyOps::negative, true, wsa::UnaryOp::Negative};
+constexpr UnarySlot kAbs{"Array.__abs__", PyNumber_Absolute, &NumpyOps::absolute, true, wsa::UnaryOp::Absolute};
+constexpr UnarySlot kPos{"Array.__pos__", PyNumber_Positive, &NumpyOps::positive, false, wsa::UnaryOp::Negative};
+constexpr UnarySlot kInvert{"Array.__invert__", PyNumber_Invert, &NumpyOps::invert, false, wsa::UnaryOp::Negative};
+
 PyObject *array_richcompare(PyObject *self, PyObject *other, int cmp) {
     static const BinarySlot table[] = {
         {"Array.__lt__", nullptr, wsa::BinaryOp::Less, &NumpyOps::less, nullptr},
@@ -571,6 +616,12 @@ PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer},
                              {Py_nb_subtract, (void *) binary_slot<kSub>},
                              {Py_nb_multiply, (void *) binary_slot<kMul>},
                              {Py_nb_true_divide, (void *) binary_slot<kDiv>},
+                             {Py_nb_floor_divide, (void *) call_slot<kFloorDiv>},
+                             {Py_nb_remainder, (void *) call_slot<kMod>},
+                             {Py_nb_negative, (void *) unary_slot<kNeg>},
+                             {Py_nb_absolute, (void *) unary_slot<kAbs>},
+                             {Py_nb_positive, (void *) unary_slot<kPos>},
+                             {Py_nb_invert, (void *) unary_slot<kInvert>},
                              {Py_tp_richcompare, (void *) array_richcompare},
                              {Py_sq_item, (void *) array_sq_item},
                              {Py_sq_length, (void *) array_length},
@@ -628,8 +679,11 @@ void export_array(nb::module_ &m) {
     WSA_BINARY_FAST("__mul__", "__rmul__", "__imul__", multiply, wsa::BinaryOp::Mul)
     WSA_BINARY_FAST("__truediv__", "__rtruediv__", "__itruediv__", true_divide, wsa::BinaryOp::Div)
 #undef WSA_BINARY_FAST
-    WSA_BINARY("__floordiv__", "__rfloordiv__", "__ifloordiv__", floor_divide)
-    WSA_BINARY("__mod__", "__rmod__", "__imod__", remainder)
+    // x // y, x % y (both orders) are type slots (call_slot); the in-place forms are methods.
+    cls.def("__ifloordiv__", [](nb::handle s, nb::handle o) { return inplace("Array.__ifloordiv__", ops.floor_divide, s, o); },
+            nb::arg("other").none());
+    cls.def("__imod__", [](nb::handle s, nb::handle o) { return inplace("Array.__imod__", ops.remainder, s, o); },
+            nb::arg("other").none());
     cls.def("__pow__", [](nb::handle s, nb::handle o) {
         if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);
         return call2("Array.__pow__", ops.pow, s, o);
@@ -651,12 +705,7 @@ void export_array(nb::module_ &m) {
             nb::arg("other").none());
     cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); },
             nb::arg("other").none());
-#define WSA_UNARY(py, f) cls.def(py, [](nb::handle s) { return call1("Array." py, ops.f, s); });
-    WSA_UNARY("__pos__", positive)
-    WSA_UNARY("__invert__", invert)
-#undef WSA_UNARY
-    cls.def("__neg__", [](nb::handle s) { return unary("Array.__neg__", wsa::UnaryOp::Negative, ops.negative, s); });
-    cls.def("__abs__", [](nb::handle s) { return unary("Array.__abs__", wsa::UnaryOp::Absolute, ops.absolute, s); });
+    // -x, +x, abs(x), ~x: type slots (unary_slot).
 
     // __getitem__, __setitem__, __delitem__, __len__, __iter__, shape, dtype, ndim, size: type
     // slots (array_slots).
