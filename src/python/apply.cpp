@@ -224,7 +224,7 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
     if (is_numpy_scalar(r)) {
         // A scalar result holds the NumPy scalar itself, never workspace memory: it is an
         // immutable value (as NumPy's scalars and ND4J's sumNumber() are), so nothing can alias
-        // it, and `losses.append(loss.mean())` inside a cycle stays readable after the cycle.
+        // it, and `losses.append(np.mean(loss))` inside a cycle stays readable after the cycle.
         return make_scalar_result(r);
     }
     if ((PyTuple_Check(r) || PyList_CheckExact(r)) && !needs_wrap(r)) {
@@ -314,13 +314,13 @@ nb::object retry_with_array_like_shims(const char *name, PyObject *func, PyObjec
                                        PyObject *self_array) {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
+    nb::object held[3] = {nb::steal(type), nb::steal(value), nb::steal(tb)};  // released on any exit
     nb::object shimmed = nb::module_::import_("wsarray._array_like")
                              .attr("shim_arguments")(nb::handle(args), kwargs ? nb::handle(kwargs) : nb::none());
     if (shimmed.is_none()) {
-        PyErr_Restore(type, value, tb);
+        PyErr_Restore(held[0].release().ptr(), held[1].release().ptr(), held[2].release().ptr());
         return nb::object();
     }
-    Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb);
     Seen seen = seen_with_self(self_array);
     nb::tuple pair = nb::borrow<nb::tuple>(shimmed);
     return apply_tuple(name, func, pair[0].ptr(), pair[1].ptr(), seen, false);

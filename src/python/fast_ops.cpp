@@ -72,8 +72,8 @@ bool operand_of(PyObject *o, Operand &op, const char *fn) {
         Array &a = array_of(o);
         check_valid(a, fn);
         // 0-d operands (scalar results above all) take NumPy's path, which keeps scalar semantics.
-        if (stands_for_scalar(a) || !PyArray_CheckExact(a.data().ptr()) || PyArray_NDIM((PyArrayObject *) a.data().ptr()) == 0)
-            return false;
+        if (stands_for_scalar(a)) return false;
+        if (!PyArray_CheckExact(a.data().ptr()) || PyArray_NDIM((PyArrayObject *) a.data().ptr()) == 0) return false;
         op.nd = (PyArrayObject *) a.data().ptr();
         return grid_of(op.nd, op);
     }
