@@ -90,6 +90,32 @@ def _setitem(mod, n):
     return body
 
 
+def _element_loop(kind):
+    """A Python loop over the elements (naive NumPy code): sum of squares by index or by iteration,
+    or a count with a remainder test; the body runs the whole loop once."""
+    def build(mod, n):
+        (a,) = _data(mod, n, 1)
+        if kind == "index":
+            def body():
+                s = 0.0
+                for i in range(len(a)):
+                    s += a[i] * a[i]
+                return s
+        elif kind == "iterate":
+            def body():
+                s = 0.0
+                for v in a:
+                    s += v * v
+                return s
+        else:
+            b = (a * 100).astype(int) if mod.__name__ != "torch" else (a * 100).long()
+
+            def body():
+                return sum(1 for i in range(len(b)) if b[i] % 3 == 0)
+        return body
+    return build
+
+
 # Per-call overhead: what a Python loop over small arrays pays for each operation.
 SMALL = {
     "a + b": _all(_binary(lambda a, b: a + b)),
@@ -117,6 +143,10 @@ SMALL = {
     "empty(n)": _all(_creation("empty")),
     "full(n, 2.0)": _all(_creation("full", 2.0)),
     "arange(n)": _all(_creation("arange")),
+    # Whole loops over the n elements (time per loop, not per element).
+    "loop: s += a[i] * a[i]": _all(_element_loop("index")),
+    "loop: for v in a: s += v * v": _all(_element_loop("iterate")),
+    "loop: count a[i] % 3 == 0": _all(_element_loop("remainder")),
 }
 
 
