@@ -336,3 +336,17 @@ def test_finfo_iinfo_print_as_numpys():
         assert repr(wnp.finfo(t)) == repr(np.finfo(t)) and str(wnp.finfo(t)) == str(np.finfo(t))
     for t in (int, np.int8, np.int32, np.uint64):
         assert repr(wnp.iinfo(t)) == repr(np.iinfo(t)) and str(wnp.iinfo(t)) == str(np.iinfo(t))
+
+
+def test_unorderable_object_arrays_get_numpys_default_sort_answer():
+    # The stable sort compares other pairs than NumPy's default one: for objects that cannot all be
+    # compared, the error a NumPy program sees is the default sort's (message included).
+    for f in ("sort", "argsort"):
+        values = ["a", None, "b"]
+        with pytest.raises(TypeError) as want:
+            getattr(np, f)(np.array(values, dtype=object))
+        with pytest.raises(TypeError) as got:
+            getattr(wnp, f)(wnp.array(values, dtype=object))
+        assert str(got.value) == f"wsarray.{f}(): {want.value}"
+    assert wnp.sort(wnp.array([3, 1, 2], dtype=object)).tolist() == [1, 2, 3]
+    assert wnp.argsort(wnp.array(["b", "a", "b", "a"], dtype=object)).tolist() == [1, 3, 0, 2]  # stable

@@ -37,17 +37,29 @@ def _stability_moot(a):
     return bool(negative.all() or not negative.any())  # only one sign of zero
 
 
+def _numpys_verdict(run, a, kind):
+    """``run(kind)``; for object arrays whose elements cannot all be compared (None among str),
+    NumPy's default sort compares other pairs than the stable one: its error (or its result) is
+    what a NumPy program sees, so an unorderable object array gets NumPy's default sort's answer."""
+    if a.dtype.kind != "O" or kind not in ("stable", "mergesort"):
+        return run(kind)
+    try:
+        return run(kind)
+    except TypeError:
+        return run(None)
+
+
 def _sort_values(a, axis, kind, order):
     if kind == "auto":
         kind = None if order is None and _stability_moot(a) else "stable"
-    return _np.sort(a, axis=axis, kind=kind, order=order)
+    return _numpys_verdict(lambda k: _np.sort(a, axis=axis, kind=k, order=order), a, kind)
 
 
 def _argsort_values(a, axis, kind, order):
     if kind != "auto":
         return _np.argsort(a, axis=axis, kind=kind, order=order)
     if order is not None or a.dtype.kind != "f" or a.ndim == 0:
-        return _np.argsort(a, axis=axis, kind="stable", order=order)
+        return _numpys_verdict(lambda k: _np.argsort(a, axis=axis, kind=k, order=order), a, "stable")
     idx = _np.argsort(a, axis=axis)
     s = _np.moveaxis(_np.take_along_axis(a, idx, axis=axis), axis, -1)
     if (s[..., 1:] == s[..., :-1]).any():  # ties: their order must be the original one
