@@ -93,15 +93,14 @@ nb::object as_numpy_result(nb::object r) {
 
 PyObject *make_scalar_result(PyObject *scalar) {
     nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
-    Array *a = new (nb::inst_ptr<Array>(inst)) Array{nb::object(), Token{}, true, nb::object()};
-    a->scalar = nb::borrow(scalar);
+    new (nb::inst_ptr<Array>(inst)) Array{nb::object(), Token{}, true, nb::object(), nb::borrow(scalar)};
     nb::inst_mark_ready(inst);
     return inst.release().ptr();
 }
 
 PyObject *make_array(PyObject *nd, Token token, bool from_scalar, PyObject *base) {
     nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
-    new (nb::inst_ptr<Array>(inst)) Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base)};
+    new (nb::inst_ptr<Array>(inst)) Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
     nb::inst_mark_ready(inst);
     return inst.release().ptr();
 }
