@@ -580,3 +580,9 @@ def test_methods_of_scalar_results_are_the_numpy_scalars_methods(scope):
         assert repr(got) == repr(want), (name, got, want)
     a = wnp.arange(6.0)
     assert a.astype(a.dtype, copy=False) is a and a.reshape(2, 3).base is a and a.ravel().base is a
+
+
+def test_types_show_as_wsarray_names():
+    # type(x) is what tutorials print: the public name, not the extension module's.
+    assert repr(type(wnp.ones(2))) == "<class 'wsarray.Array'>" and type(wnp.ones(2)) is wnp.Array
+    assert repr(type(wnp.add)) == "<class 'wsarray.Function'>"

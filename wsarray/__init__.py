@@ -9,6 +9,10 @@ from numpy import e, inf, nan, newaxis, pi
 
 from . import fft, linalg, memory
 from ._core import Array
+from ._core import Function as _Function
+
+# Shown as wsarray.Array / wsarray.Function (type(x), help(), error messages), where users meet them.
+Array.__module__ = _Function.__module__ = "wsarray"
 from ._creation_functions import *  # noqa: F401,F403
 from ._creation_functions import __all__ as _creation_functions_all
 from ._data_type_functions import *  # noqa: F401,F403
