@@ -39,8 +39,7 @@ void load_scalar_ops() {
                               {"true_divide", "truediv"}, {"floor_divide", "floordiv"},
                               {"remainder", "mod"}, {"bitwise_and", "and_"}, {"bitwise_or", "or_"},
                               {"bitwise_xor", "xor"}, {"left_shift", "lshift"},
-                              {"right_shift", "rshift"}, {"negative", "neg"}, {"positive", "pos"},
-                              {"absolute", "abs"}, {"invert", "invert"}};
+                              {"right_shift", "rshift"}};
     for (auto &p : pairs) scalar_ops[n_scalar_ops++] = {lookup(np, p[0]), lookup(op, p[1])};
     scalar_ops[n_scalar_ops++] = {lookup(np, "divmod"), lookup(builtins, "divmod")};
 }
@@ -48,8 +47,8 @@ void load_scalar_ops() {
 bool stands_for_scalar(nb::handle o) { return is_array(o.ptr()) && stands_for_scalar(array_of(o.ptr())); }
 
 /// The callable an operator runs: Python's operator when an operand stands for a NumPy scalar.
-PyObject *operator_for(PyObject *f, nb::handle x, nb::handle y = nb::handle()) {
-    if (!stands_for_scalar(x) && !(y.is_valid() && stands_for_scalar(y))) return f;
+PyObject *operator_for(PyObject *f, nb::handle x, nb::handle y) {
+    if (!stands_for_scalar(x) && !stands_for_scalar(y)) return f;
     for (std::size_t i = 0; i < n_scalar_ops; ++i)
         if (scalar_ops[i].ufunc == f) return scalar_ops[i].op;
     return f;
@@ -98,15 +97,9 @@ nb::object attribute_owner(Array &a) {
     return nb::borrow(scalar_of(a));
 }
 
+/// NumPy's `f(x)` through the engine (a scalar result's unary operators never come here: see
+/// unary_slot).
 nb::object call1(const char *name, PyObject *f, nb::handle x) {
-    PyObject *op = operator_for(f, x);
-    if (op != f) {  // x is a scalar result: NumPy's scalar arithmetic, directly
-        PyObject *args[1] = {scalar_of(array_of(x.ptr()))};
-        nb::object r = nb::steal(PyObject_Vectorcall(op, args, 1, nullptr));
-        if (!r) raise_pending(name);
-        return wrap_ndarray(r);
-    }
-    f = op;
     PyObject *args[1] = {x.ptr()};
     return apply_vector(name, f, args, 1, nullptr);
 }
@@ -125,33 +118,27 @@ bool is_plain_number(PyObject *o) {
            is_numpy_scalar(o);
 }
 
-/// The scalar a scalar result stands for (new reference), or `o` itself when it is a plain number;
-/// null for anything else.
-PyObject *scalar_operand(PyObject *o) {
-    if (is_array(o)) {
-        Array &a = array_of(o);
-        if (!stands_for_scalar(a)) return nullptr;
-        PyObject *v = scalar_of(a);
-        Py_INCREF(v);
-        return v;
-    }
-    if (!is_plain_number(o)) return nullptr;
-    Py_INCREF(o);
-    return o;
+/// `compute(x, y)` on the values when both operands are scalars (a scalar result, a Python number
+/// or a NumPy scalar; one of them is an Array): NumPy's scalar arithmetic, exactly as NumPy computes
+/// it for its own scalars, without the engine (no argument to check or unwrap, nothing to route:
+/// scalar results hold ordinary memory). Null: not such a pair.
+template <class Compute> PyObject *on_scalar_pair(const char *name, PyObject *x, PyObject *y, Compute compute) {
+    bool x_scalar = is_array(x) ? stands_for_scalar(array_of(x)) : is_plain_number(x);
+    if (!x_scalar) return nullptr;
+    bool y_scalar = is_array(y) ? stands_for_scalar(array_of(y)) : is_plain_number(y);
+    if (!y_scalar) return nullptr;
+    nb::object r = nb::steal(compute(is_array(x) ? scalar_of(array_of(x)) : x, is_array(y) ? scalar_of(array_of(y)) : y));
+    if (!r) raise_pending(name);
+    if (is_numpy_scalar(r.ptr())) return make_scalar_result(r.ptr());
+    return r.release().ptr();
 }
 
-/// `x op y` where both are scalars (at least one a scalar result): NumPy's scalar arithmetic,
-/// exactly as NumPy computes it for its own scalars, without the engine (no argument to check or
-/// unwrap, nothing to route: scalar results hold ordinary memory). Null: not such a pair.
+/// on_scalar_pair() with a Python callable (operator.pow, operator.and_, ...).
 PyObject *scalar_call2(const char *name, PyObject *op, nb::handle x, nb::handle y) {
-    nb::object sx = nb::steal(scalar_operand(x.ptr()));
-    if (!sx) return nullptr;
-    nb::object sy = nb::steal(scalar_operand(y.ptr()));
-    if (!sy) return nullptr;
-    PyObject *args[2] = {sx.ptr(), sy.ptr()};
-    nb::object r = nb::steal(PyObject_Vectorcall(op, args, 2, nullptr));
-    if (!r) raise_pending(name);
-    return wrap_ndarray(r).release().ptr();
+    return on_scalar_pair(name, x.ptr(), y.ptr(), [op](PyObject *a, PyObject *b) {
+        PyObject *args[2] = {a, b};
+        return PyObject_Vectorcall(op, args, 2, nullptr);
+    });
 }
 
 nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
@@ -247,8 +234,8 @@ struct ArrayIter {
     Py_ssize_t next, n;
 };
 
+/// The next item (the caller has checked that one is left).
 nb::object array_iter_next(ArrayIter &it) {
-    if (it.next >= it.n) throw nb::stop_iteration();
     Array &a = self_of(it.array, "Array.__iter__");
     {
         RouteGuard route(current_target());
@@ -514,20 +501,12 @@ struct BinarySlot {
     binaryfunc scalar_op;  ///< Python's operator, for two scalars (null: comparisons)
 };
 
-/// `x op y` when both are scalars and one a scalar result (`s += a[i]`, `x * x` in element loops):
-/// NumPy's scalar arithmetic on the values (what call2 would do, without its bookkeeping). Null
-/// when the operands are not such a pair.
+/// `x op y` when both are scalars (`s += a[i]`, `x * x` in element loops): on_scalar_pair() with
+/// Python's operator (`op`), or the comparison `cmp` when `op` is null.
 PyObject *scalar_pair(const char *name, binaryfunc op, int cmp, PyObject *x, PyObject *y) {
-    bool x_scalar = is_array(x) ? stands_for_scalar(array_of(x)) : is_plain_number(x);
-    if (!x_scalar) return nullptr;
-    bool y_scalar = is_array(y) ? stands_for_scalar(array_of(y)) : is_plain_number(y);
-    if (!y_scalar) return nullptr;
-    PyObject *sx = is_array(x) ? scalar_of(array_of(x)) : x;
-    PyObject *sy = is_array(y) ? scalar_of(array_of(y)) : y;
-    nb::object r = nb::steal(op ? op(sx, sy) : PyObject_RichCompare(sx, sy, cmp));
-    if (!r) raise_pending(name);
-    if (is_numpy_scalar(r.ptr())) return make_scalar_result(r.ptr());
-    return r.release().ptr();
+    return on_scalar_pair(name, x, y, [op, cmp](PyObject *a, PyObject *b) {
+        return op ? op(a, b) : PyObject_RichCompare(a, b, cmp);
+    });
 }
 
 template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
