@@ -586,3 +586,13 @@ def test_types_show_as_wsarray_names():
     # type(x) is what tutorials print: the public name, not the extension module's.
     assert repr(type(wnp.ones(2))) == "<class 'wsarray.Array'>" and type(wnp.ones(2)) is wnp.Array
     assert repr(type(wnp.add)) == "<class 'wsarray.Function'>"
+
+
+def test_power_operator_both_orders_and_three_argument_pow(scope):
+    n = np.arange(4.0)
+    w = wnp.asarray(n)
+    assert (w ** 2).tolist() == (n ** 2).tolist() and (2 ** w).tolist() == (2 ** n).tolist()
+    assert repr(wnp.sum(w) ** 2) == repr(n.sum() ** 2) and repr(2 ** wnp.sum(w)) == repr(2 ** n.sum())
+    assert (wnp.arange(3) ** 2).dtype == np.arange(3).dtype  # ndarray's fast path (np.square)
+    with pytest.raises(TypeError, match="unsupported operand"):
+        pow(wnp.arange(3), 2, 5)  # refused, as ndarray refuses a modulus

@@ -573,6 +573,19 @@ constexpr UnarySlot kAbs{"Array.__abs__", PyNumber_Absolute, &NumpyOps::absolute
 constexpr UnarySlot kPos{"Array.__pos__", PyNumber_Positive, &NumpyOps::positive, false, wsa::UnaryOp::Negative};
 constexpr UnarySlot kInvert{"Array.__invert__", PyNumber_Invert, &NumpyOps::invert, false, wsa::UnaryOp::Negative};
 
+/// x ** y (both orders) as a slot. ndarray's ** runs operator.pow (its fast paths: x ** 2 is
+/// np.square); a three-argument pow() is refused as ndarray refuses it.
+PyObject *power_slot(PyObject *x, PyObject *y, PyObject *modulo) {
+    if (modulo != Py_None) return nb::borrow(Py_NotImplemented).release().ptr();
+    return guarded([&]() -> PyObject * {
+        const char *name = is_array(x) ? "Array.__pow__" : "Array.__rpow__";
+        if (PyObject *r = on_scalar_pair(name, x, y, [](PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }))
+            return r;
+        if (is_array(x) && should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
+        return call2(name, ops.pow, x, y).release().ptr();
+    }, (PyObject *) nullptr);
+}
+
 PyObject *array_richcompare(PyObject *self, PyObject *other, int cmp) {
     static const BinarySlot table[] = {
         {"Array.__lt__", nullptr, wsa::BinaryOp::Less, &NumpyOps::less, nullptr},
@@ -596,6 +609,7 @@ PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer},
                              {Py_nb_multiply, (void *) binary_slot<kMul>},
                              {Py_nb_true_divide, (void *) binary_slot<kDiv>},
                              {Py_nb_floor_divide, (void *) call_slot<kFloorDiv>},
+                             {Py_nb_power, (void *) power_slot},
                              {Py_nb_remainder, (void *) call_slot<kMod>},
                              {Py_nb_negative, (void *) unary_slot<kNeg>},
                              {Py_nb_absolute, (void *) unary_slot<kAbs>},
@@ -663,13 +677,7 @@ void export_array(nb::module_ &m) {
             nb::arg("other").none());
     cls.def("__imod__", [](nb::handle s, nb::handle o) { return inplace("Array.__imod__", ops.remainder, s, o); },
             nb::arg("other").none());
-    cls.def("__pow__", [](nb::handle s, nb::handle o) {
-        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);
-        return call2("Array.__pow__", ops.pow, s, o);
-    },
-            nb::arg("other").none());
-    cls.def("__rpow__", [](nb::handle s, nb::handle o) { return call2("Array.__rpow__", ops.pow, o, s); },
-            nb::arg("other").none());
+    // x ** y and y ** x: the nb_power slot (power_slot).
     cls.def("__ipow__", [](nb::handle s, nb::handle o) { return inplace("Array.__ipow__", ops.power, s, o); },
             nb::arg("other").none());
     WSA_BINARY("__matmul__", "__rmatmul__", "__imatmul__", matmul)
