@@ -490,13 +490,14 @@ PyObject *array_sq_item(PyObject *s, Py_ssize_t i) {
     return r;
 }
 
-/// The four arithmetic operators with a float64 fast path and the comparisons, as type slots:
-/// Python calls them directly (no `__add__` lookup, no nanobind argument dispatch), which is most
-/// of the cost of `s + x` on scalars in element loops. A binary slot gets both operand orders:
+/// Binary operators (+ - * / // % **) and the comparisons as type slots: Python calls them
+/// directly (no `__add__` lookup, no nanobind argument dispatch), which is most of the cost of
+/// `s + x` on scalars in element loops. A binary slot gets both operand orders:
 /// `a + 1` as (a, 1), `1 + a` as (1, a) -- the reflected operator.
 struct BinarySlot {
     const char *name, *rname;
-    wsa::BinaryOp op;
+    bool kernel;  ///< has a float64 kernel (fast_ops.h) ...
+    wsa::BinaryOp op;  ///< ... this one (else NumPy's path only)
     PyObject *NumpyOps::*f;
     binaryfunc scalar_op;  ///< Python's operator, for two scalars (null: comparisons)
 };
@@ -511,39 +512,36 @@ PyObject *scalar_pair(const char *name, binaryfunc op, int cmp, PyObject *x, PyO
 
 template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
     return guarded([&]() -> PyObject * {
-        if (PyObject *r = scalar_pair(is_array(x) ? S.name : S.rname, S.scalar_op, 0, x, y)) return r;
-        if (is_array(x)) {
-            if (should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
-            return binary(S.name, S.op, ops.*S.f, x, y).release().ptr();
-        }
-        return binary(S.rname, S.op, ops.*S.f, x, y).release().ptr();
+        const char *name = is_array(x) ? S.name : S.rname;
+        if (PyObject *r = scalar_pair(name, S.scalar_op, 0, x, y)) return r;
+        if (is_array(x) && should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
+        if (S.kernel) return binary(name, S.op, ops.*S.f, x, y).release().ptr();
+        return call2(name, ops.*S.f, x, y).release().ptr();
     }, (PyObject *) nullptr);
 }
 
-constexpr BinarySlot kAdd{"Array.__add__", "Array.__radd__", wsa::BinaryOp::Add, &NumpyOps::add, PyNumber_Add};
-constexpr BinarySlot kSub{"Array.__sub__", "Array.__rsub__", wsa::BinaryOp::Sub, &NumpyOps::subtract,
+PyObject *power2(PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }
+
+using wsa::BinaryOp;
+constexpr BinarySlot kAdd{"Array.__add__", "Array.__radd__", true, BinaryOp::Add, &NumpyOps::add, PyNumber_Add};
+constexpr BinarySlot kSub{"Array.__sub__", "Array.__rsub__", true, BinaryOp::Sub, &NumpyOps::subtract,
                           PyNumber_Subtract};
-constexpr BinarySlot kMul{"Array.__mul__", "Array.__rmul__", wsa::BinaryOp::Mul, &NumpyOps::multiply,
+constexpr BinarySlot kMul{"Array.__mul__", "Array.__rmul__", true, BinaryOp::Mul, &NumpyOps::multiply,
                           PyNumber_Multiply};
-constexpr BinarySlot kDiv{"Array.__truediv__", "Array.__rtruediv__", wsa::BinaryOp::Div, &NumpyOps::true_divide,
+constexpr BinarySlot kDiv{"Array.__truediv__", "Array.__rtruediv__", true, BinaryOp::Div, &NumpyOps::true_divide,
                           PyNumber_TrueDivide};
-
-/// `//` and `%` as slots: no float64 kernel, NumPy's path after the scalar pair check.
-template <const BinarySlot &S> PyObject *call_slot(PyObject *x, PyObject *y) {
-    return guarded([&]() -> PyObject * {
-        if (PyObject *r = scalar_pair(is_array(x) ? S.name : S.rname, S.scalar_op, 0, x, y)) return r;
-        if (is_array(x)) {
-            if (should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
-            return call2(S.name, ops.*S.f, x, y).release().ptr();
-        }
-        return call2(S.rname, ops.*S.f, x, y).release().ptr();
-    }, (PyObject *) nullptr);
-}
-
-constexpr BinarySlot kFloorDiv{"Array.__floordiv__", "Array.__rfloordiv__", wsa::BinaryOp::Add,
+constexpr BinarySlot kFloorDiv{"Array.__floordiv__", "Array.__rfloordiv__", false, BinaryOp::Add,
                                &NumpyOps::floor_divide, PyNumber_FloorDivide};
-constexpr BinarySlot kMod{"Array.__mod__", "Array.__rmod__", wsa::BinaryOp::Add, &NumpyOps::remainder,
+constexpr BinarySlot kMod{"Array.__mod__", "Array.__rmod__", false, BinaryOp::Add, &NumpyOps::remainder,
                           PyNumber_Remainder};
+// ndarray's ** runs operator.pow (its fast paths: x ** 2 is np.square).
+constexpr BinarySlot kPow{"Array.__pow__", "Array.__rpow__", false, BinaryOp::Add, &NumpyOps::pow, power2};
+
+/// x ** y (both orders); a three-argument pow() is refused as ndarray refuses it.
+PyObject *power_slot(PyObject *x, PyObject *y, PyObject *modulo) {
+    if (modulo != Py_None) return nb::borrow(Py_NotImplemented).release().ptr();
+    return binary_slot<kPow>(x, y);
+}
 
 /// -x, +x, abs(x), ~x as slots: a scalar result answers with NumPy's scalar arithmetic directly.
 struct UnarySlot {
@@ -573,27 +571,14 @@ constexpr UnarySlot kAbs{"Array.__abs__", PyNumber_Absolute, &NumpyOps::absolute
 constexpr UnarySlot kPos{"Array.__pos__", PyNumber_Positive, &NumpyOps::positive, false, wsa::UnaryOp::Negative};
 constexpr UnarySlot kInvert{"Array.__invert__", PyNumber_Invert, &NumpyOps::invert, false, wsa::UnaryOp::Negative};
 
-/// x ** y (both orders) as a slot. ndarray's ** runs operator.pow (its fast paths: x ** 2 is
-/// np.square); a three-argument pow() is refused as ndarray refuses it.
-PyObject *power_slot(PyObject *x, PyObject *y, PyObject *modulo) {
-    if (modulo != Py_None) return nb::borrow(Py_NotImplemented).release().ptr();
-    return guarded([&]() -> PyObject * {
-        const char *name = is_array(x) ? "Array.__pow__" : "Array.__rpow__";
-        if (PyObject *r = on_scalar_pair(name, x, y, [](PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }))
-            return r;
-        if (is_array(x) && should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
-        return call2(name, ops.pow, x, y).release().ptr();
-    }, (PyObject *) nullptr);
-}
-
 PyObject *array_richcompare(PyObject *self, PyObject *other, int cmp) {
     static const BinarySlot table[] = {
-        {"Array.__lt__", nullptr, wsa::BinaryOp::Less, &NumpyOps::less, nullptr},
-        {"Array.__le__", nullptr, wsa::BinaryOp::LessEqual, &NumpyOps::less_equal, nullptr},
-        {"Array.__eq__", nullptr, wsa::BinaryOp::Equal, &NumpyOps::eq, nullptr},
-        {"Array.__ne__", nullptr, wsa::BinaryOp::NotEqual, &NumpyOps::ne, nullptr},
-        {"Array.__gt__", nullptr, wsa::BinaryOp::Greater, &NumpyOps::greater, nullptr},
-        {"Array.__ge__", nullptr, wsa::BinaryOp::GreaterEqual, &NumpyOps::greater_equal, nullptr}};
+        {"Array.__lt__", nullptr, true, BinaryOp::Less, &NumpyOps::less, nullptr},
+        {"Array.__le__", nullptr, true, BinaryOp::LessEqual, &NumpyOps::less_equal, nullptr},
+        {"Array.__eq__", nullptr, true, BinaryOp::Equal, &NumpyOps::eq, nullptr},
+        {"Array.__ne__", nullptr, true, BinaryOp::NotEqual, &NumpyOps::ne, nullptr},
+        {"Array.__gt__", nullptr, true, BinaryOp::Greater, &NumpyOps::greater, nullptr},
+        {"Array.__ge__", nullptr, true, BinaryOp::GreaterEqual, &NumpyOps::greater_equal, nullptr}};
     static_assert(Py_LT == 0 && Py_LE == 1 && Py_EQ == 2 && Py_NE == 3 && Py_GT == 4 && Py_GE == 5);
     return guarded([&]() -> PyObject * {
         const BinarySlot &t = table[cmp];
@@ -608,9 +593,9 @@ PyType_Slot array_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer},
                              {Py_nb_subtract, (void *) binary_slot<kSub>},
                              {Py_nb_multiply, (void *) binary_slot<kMul>},
                              {Py_nb_true_divide, (void *) binary_slot<kDiv>},
-                             {Py_nb_floor_divide, (void *) call_slot<kFloorDiv>},
+                             {Py_nb_floor_divide, (void *) binary_slot<kFloorDiv>},
                              {Py_nb_power, (void *) power_slot},
-                             {Py_nb_remainder, (void *) call_slot<kMod>},
+                             {Py_nb_remainder, (void *) binary_slot<kMod>},
                              {Py_nb_negative, (void *) unary_slot<kNeg>},
                              {Py_nb_absolute, (void *) unary_slot<kAbs>},
                              {Py_nb_positive, (void *) unary_slot<kPos>},
@@ -672,7 +657,7 @@ void export_array(nb::module_ &m) {
     WSA_BINARY_FAST("__mul__", "__rmul__", "__imul__", multiply, wsa::BinaryOp::Mul)
     WSA_BINARY_FAST("__truediv__", "__rtruediv__", "__itruediv__", true_divide, wsa::BinaryOp::Div)
 #undef WSA_BINARY_FAST
-    // x // y, x % y (both orders) are type slots (call_slot); the in-place forms are methods.
+    // x // y, x % y (both orders) are type slots (binary_slot); the in-place forms are methods.
     cls.def("__ifloordiv__", [](nb::handle s, nb::handle o) { return inplace("Array.__ifloordiv__", ops.floor_divide, s, o); },
             nb::arg("other").none());
     cls.def("__imod__", [](nb::handle s, nb::handle o) { return inplace("Array.__imod__", ops.remainder, s, o); },
