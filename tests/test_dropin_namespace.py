@@ -484,3 +484,27 @@ def test_reversed_iterates_like_numpy(scope):
     assert repr(list(reversed(wnp.arange(3)))) == repr(list(reversed(np.arange(3))))
     with pytest.raises(TypeError, match=r"wsarray\.Array\.__len__\(\): len\(\) of unsized object"):
         reversed(wnp.asarray(1.0))
+
+
+def test_functions_pickle_and_copy_as_numpys(scope):
+    import copy
+    import pickle
+    # By name: the same object comes back (sklearn's clone checks `is` after deepcopy).
+    for f in (wnp.sum, wnp.add, wnp.tanh, wnp.floor_divide, wnp.linalg.inv, wnp.fft.fft, wnp.random.normal):
+        for back in (pickle.loads(pickle.dumps(f)), copy.deepcopy(f), copy.copy(f)):
+            assert back is f
+    # By value: a ufunc method, and a Generator's bound method with the generator's state.
+    reduce_back = pickle.loads(pickle.dumps(wnp.add.reduce))
+    assert type(reduce_back(wnp.arange(4))) is np.int64 and reduce_back(wnp.arange(4)) == 6
+    rng, want = wnp.random.default_rng(3), np.random.default_rng(3)
+    normal_back = pickle.loads(pickle.dumps(rng.normal))
+    same(normal_back(size=3), want.normal(size=3), scope)
+    same(rng.normal(size=3), np.random.default_rng(3).normal(size=3), scope)
+
+
+def test_function_reprs_are_numpys():
+    assert repr(wnp.add) == repr(np.add) == "<ufunc 'add'>"
+    assert repr(wnp.floor_divide) == "<ufunc 'floor_divide'>"  # wsarray's own, NumPy's ufunc API
+    assert repr(wnp.sum).startswith("<function sum at 0x") and repr(wnp.linalg.inv).startswith("<function inv at")
+    assert repr({"act": wnp.tanh}) == repr({"act": np.tanh})
+    assert repr(wnp.add.reduce).startswith("<built-in method reduce of numpy.ufunc object")

@@ -58,6 +58,21 @@ def _rebuild_array(data):
     return asarray(data)  # noqa: F405
 
 
+def _function_by_name(name):
+    """Unpickle a namespace function (``"sum"``, ``"linalg.inv"``): the same object, as NumPy's."""
+    import functools
+    import sys
+
+    return functools.reduce(getattr, name.split("."), sys.modules[__name__])
+
+
+def _rebuild_function(func, name, numpy_scalars):
+    """Unpickle a function held by value (a bound method of a Generator, ``add.reduce``)."""
+    f = _Function(func, name)
+    f._numpy_scalars = numpy_scalars
+    return f
+
+
 __all__ = (
     ["Array", "ndarray", "e", "inf", "nan", "newaxis", "pi", "fft", "linalg", "memory",
      "__array_namespace_info__"]

@@ -164,7 +164,31 @@ void export_function(nb::module_ &m) {
             }
             return v;
         })
-        .def("__repr__", [](Routed &r) { return "<wsarray function " + r.name + ">"; })
+        // NumPy's repr of what runs (<ufunc 'add'>, <function sum at 0x...>): printed dicts and
+        // lists of functions (activations, reducers) read as they do with NumPy.
+        .def("__repr__", [](Routed &r) -> nb::object {
+            nb::handle shown = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : r.func;
+            if (!shown.is_valid()) return nb::str(("<wsarray function " + r.name + ">").c_str());
+            return nb::repr(shown);
+        })
+        // pickle / copy.deepcopy (multiprocessing, sklearn's clone): by name when wsarray.<name> is
+        // this object, else by value (a bound method of a Generator, a ufunc method).
+        .def("__reduce__", [](nb::handle self) {
+            Routed &r = *nb::inst_ptr<Routed>(self.ptr());
+            nb::module_ ws = nb::module_::import_("wsarray");
+            nb::object found = ws;
+            std::string::size_type start = 0;
+            while (found.is_valid() && start <= r.name.size()) {
+                auto dot = r.name.find('.', start);
+                std::string part = r.name.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+                found = nb::steal(PyObject_GetAttrString(found.ptr(), part.c_str()));
+                if (!found.is_valid()) PyErr_Clear();
+                start = dot == std::string::npos ? r.name.size() + 1 : dot + 1;
+            }
+            if (found.is(self)) return nb::make_tuple(ws.attr("_function_by_name"), nb::make_tuple(r.name));
+            if (!r.func.is_valid()) raise(PyExc_TypeError, "wsarray." + r.name + " was cleared and cannot be pickled");
+            return nb::make_tuple(ws.attr("_rebuild_function"), nb::make_tuple(r.func, r.name, r.numpy_scalars));
+        })
         .def_prop_rw("_numpy_scalars", [](Routed &r) { return r.numpy_scalars; },
                      [](Routed &r, bool on) { r.numpy_scalars = on; })
         // help(np.sum), np.info(np.dot), f.__doc__: NumPy's documentation of the wrapped function.
