@@ -67,3 +67,39 @@ def test_sklearn_pca_and_lda_on_wsarray():
                           text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "sklearn ok" in proc.stdout
+
+
+def test_numpy_style_use_of_scikit_learn_and_scipy():
+    """Without array API dispatch, libraries call numpy.asarray on wsarray arrays and get NumPy's
+    answers; wsarray functions given to them as parameters survive sklearn's clone (deepcopy)."""
+    import scipy.optimize
+    from sklearn.base import clone
+    from sklearn.linear_model import LinearRegression
+    from sklearn.preprocessing import FunctionTransformer
+
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 3))
+    y = X @ np.array([1.0, 2.0, 3.0]) + 0.5
+    want = LinearRegression().fit(X, y)
+    got = LinearRegression().fit(wnp.asarray(X), wnp.asarray(y))
+    assert np.array_equal(got.coef_, want.coef_) and got.intercept_ == want.intercept_
+    assert clone(FunctionTransformer(wnp.log1p)).func is wnp.log1p
+    res = scipy.optimize.minimize(lambda v: wnp.sum((v - wnp.asarray([1.0, 2.0])) ** 2), wnp.zeros(2))
+    want_res = scipy.optimize.minimize(lambda v: np.sum((v - np.asarray([1.0, 2.0])) ** 2), np.zeros(2))
+    assert np.array_equal(res.x, want_res.x) and res.nit == want_res.nit
+
+
+def test_numpy_asarray_is_a_view_for_code_that_needs_an_ndarray():
+    """C code that accepts only an exact ndarray (torch.from_numpy) gets numpy.asarray(x): a view of
+    the same memory, no copy."""
+    x = wnp.arange(4.0)
+    v = np.asarray(x)
+    v[0] = 9.0
+    assert type(v) is np.ndarray and x[0] == 9.0
+    try:
+        import torch
+    except ImportError:
+        return
+    t = torch.from_numpy(np.asarray(x))
+    t[1] = 7.0
+    assert float(x[1]) == 7.0
