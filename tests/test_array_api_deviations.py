@@ -248,6 +248,30 @@ def test_zero_dimensional_results_are_arrays(call):
     assert isinstance(r, wnp.Array) and r.ndim == 0 and r.device == "cpu"
 
 
+# Given no wsarray array, the standard's functions are NumPy's: NumPy's scalar, exactly.
+NO_ARRAY = [
+    lambda m: m.sqrt(2.0),
+    lambda m: m.sum([1, 2, 3]),
+    lambda m: m.left_shift(np.uint8(255), np.int64(1)),
+    lambda m: m.maximum(1, 2.5),
+    lambda m: m.exp(np.float32(1.5)),
+    lambda m: m.sum(np.arange(4.0)),  # a NumPy ndarray
+    lambda m: m.isnan(float("nan")),
+]
+
+
+@pytest.mark.parametrize("call", NO_ARRAY)
+def test_calls_without_wsarray_arrays_give_numpys_scalars(call):
+    import json
+    got, want = call(wnp), call(np)
+    assert type(got) is type(want) and got == want
+    assert json.dumps([got.item()]) == json.dumps([want.item()])
+    # With a wsarray array among the arguments (a scalar result counts), the standard's 0-d array.
+    s = wnp.sum(arr([1.0, 1.0]))
+    assert isinstance(wnp.sqrt(s), wnp.Array) and isinstance(wnp.maximum(arr(1), 2.5), wnp.Array)
+    assert isinstance(wnp.sum([arr(1.0), 2.0]), wnp.Array)
+
+
 def test_result_type_needs_an_argument():
     with pytest.raises(ValueError, match="wsarray.result_type"):
         wnp.result_type()

@@ -500,4 +500,14 @@ nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args,
     return result;
 }
 
+bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
+    for (Py_ssize_t i = 0; i < nargs; ++i)
+        if (needs_unwrap(args[i])) return true;
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (kwargs && PyDict_Next(kwargs, &pos, &key, &value))
+        if (needs_unwrap(value)) return true;
+    return false;
+}
+
 } // namespace wsa_py

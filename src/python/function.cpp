@@ -94,7 +94,12 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         if (r.creation != Creation::None)
             if (PyObject *res = fast_create(r.creation, args, nargs, kwargs)) return res;
         nb::object res = apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs);
-        return (r.numpy_scalars ? as_numpy_result(std::move(res)) : res).release().ptr();
+        // The standard's 0-d arrays are for calls on wsarray arrays; given none (np.sqrt(2.0),
+        // np.sum([1, 2]), NumPy scalars), a scalar result is NumPy's scalar, as NumPy returns it.
+        bool array_result = is_array(res.ptr()) && !stands_for_scalar(array_of(res.ptr()));
+        if (r.numpy_scalars || (!array_result && !holds_array(args, nargs, kwargs)))
+            res = as_numpy_result(std::move(res));
+        return res.release().ptr();
     }, (PyObject *) nullptr);
 }
 
