@@ -454,6 +454,37 @@ def test_unary_functions_report_floating_point_errors_like_numpy():
         same_value(wa.exp(wa.asarray([1.0, 2.0])), numpy.exp([1.0, 2.0]))
 
 
+@pytest.mark.parametrize("name,x", [
+    ("exp", numpy.float32([700.0])), ("exp", numpy.float32([-200.0])),  # overflow, underflow
+    ("reciprocal", numpy.float16([1e-5, 2.0])), ("square", numpy.float16([700.0])),
+    ("deg2rad", numpy.float16([1e-7])), ("spacing", numpy.float16([65504.0])),
+])
+def test_floating_point_errors_numpy_raises_in_software_are_reported(name, x):
+    # NumPy raises these flags with feraiseexcept (the x87 unit), not in the SSE register.
+    for mode in ("ignore", "warn", "raise"):
+        with numpy.errstate(all=mode):
+            got, got_w = outcome(getattr(wa, name), wa.asarray(x))
+            expected, expected_w = outcome(getattr(numpy, name), x)
+        assert got_w == expected_w
+        if isinstance(expected, type):
+            assert got is expected
+        else:
+            same_value(got, expected)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # arccos(-1.68), both sides
+def test_size_one_views_with_negative_strides_run_numpys_loop():
+    # NumPy runs another loop on x[::-1] of one element (its last bit differs from the
+    # contiguous loop's): wsarray must not treat the view as contiguous.
+    for dtype, v in (("float64", -1.6787300755521284), ("float32", 0.8557782)):
+        x = numpy.array([v, 0.5], dtype=dtype)
+        for f in ("sinh", "arccos", "cbrt", "exp", "tan"):
+            for view in (x[-2::-1], x[:1], x[::2]):
+                got = getattr(wa, f)(wa.asarray(x)[-2::-1] if view.strides[0] < 0 else wa.asarray(view))
+                assert numpy.asarray(got).tobytes() == getattr(numpy, f)(view).tobytes(), (f, dtype)
+        assert numpy.asarray(wa.sum(wa.asarray(x)[-2::-1])).tobytes() == numpy.sum(x[-2::-1]).tobytes()
+
+
 def test_unary_functions_check_staleness_and_name_themselves():
     ws = wa.workspace("FAST_UFUNC_STALE")
     with ws:

@@ -9,9 +9,6 @@
 #include <cfenv>
 #include <cstring>
 #include <dlfcn.h>
-#if defined(__x86_64__)
-#include <xmmintrin.h>
-#endif
 #include <limits>
 #include <unordered_map>
 #include <execinfo.h>
@@ -403,31 +400,14 @@ struct UfuncCallInfo {
 
 constexpr int kFpFlags = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID;
 
-/// Floating-point flags a loop may raise, tested and cleared the cheap way where one exists: on
-/// x86-64, loops on everything but long double run on SSE/AVX, whose flags live in MXCSR (a
-/// register read), while fetestexcept()/feclearexcept() also save and reload the x87 state.
-struct FpStatus {
-    bool x87;  ///< long double loops: the full fenv calls
-    bool raised() const {
-#if defined(__x86_64__)
-        if (!x87) return _mm_getcsr() & kMxcsrFlags;
-#endif
-        return std::fetestexcept(kFpFlags) != 0;
-    }
-    void clear() const {
-#if defined(__x86_64__)
-        if (!x87) {
-            unsigned csr = _mm_getcsr();
-            if (csr & kMxcsrFlags) _mm_setcsr(csr & ~kMxcsrFlags);
-            return;
-        }
-#endif
-        if (std::fetestexcept(kFpFlags)) std::feclearexcept(kFpFlags);  // as NumPy: only if set
-    }
-#if defined(__x86_64__)
-    static constexpr unsigned kMxcsrFlags = 0x1D;  ///< invalid, divide by zero, overflow, underflow
-#endif
-};
+/// Floating-point flags a NumPy loop raised. SIMD loops raise them in the SSE register (MXCSR),
+/// but NumPy's npy_set_floatstatus_*() (overflow/underflow found in software: float32 exp,
+/// float16 loops) raise them through glibc's feraiseexcept, in the x87 unit: fetestexcept() reads
+/// both (cheaply). Cleared only when set, as NumPy does (feclearexcept reloads the x87 state).
+bool fp_raised() { return std::fetestexcept(kFpFlags) != 0; }
+void fp_clear() {
+    if (std::fetestexcept(kFpFlags)) std::feclearexcept(kFpFlags);
+}
 
 /// NumPy releases the GIL around loops of more elements than this (NPY_BEGIN_THREADS_THRESHOLDED).
 constexpr npy_intp kReleaseGil = 500;
@@ -490,6 +470,10 @@ PyArrayObject *contiguous_ndarray(PyObject *x, const char *fn) {
     if (!PyArray_CheckExact(d)) return nullptr;
     auto *nd = (PyArrayObject *) d;
     if (!PyArray_IS_C_CONTIGUOUS(nd) || !PyArray_ISALIGNED(nd)) return nullptr;
+    // A size-1 view with a negative stride (x[::-1]) counts as contiguous, but NumPy runs another
+    // loop on it (its last bit may differ): leave it to NumPy.
+    for (int i = 0; i < PyArray_NDIM(nd); ++i)
+        if (PyArray_STRIDES(nd)[i] < 0) return nullptr;
     return nd;
 }
 
@@ -546,9 +530,7 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
     npy_intp strides[2] = {PyDataType_ELSIZE(in), PyDataType_ELSIZE(e.out)};
     const UfuncCallInfo *info = e.info;
     bool check_fp = !info->no_floatingpoint_errors;
-    FpStatus fp{in->type_num == NPY_LONGDOUBLE || in->type_num == NPY_CLONGDOUBLE ||
-                e.out->type_num == NPY_LONGDOUBLE || e.out->type_num == NPY_CLONGDOUBLE};
-    if (check_fp) fp.clear();
+    if (check_fp) fp_clear();
     int rc;
     if (n > kReleaseGil) {
         nb::gil_scoped_release unlocked;
@@ -558,7 +540,7 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
     }
     if (rc < 0) raise_pending(fn);
     // A flag raised: let the general path recompute, so that np.errstate reports it as NumPy does.
-    if (check_fp && fp.raised()) return nullptr;
+    if (check_fp && fp_raised()) return nullptr;
     // NumPy returns a scalar for a 0-d input: the result prints as one.
     return wrap_new(guard.release().ptr(), target, PyArray_NDIM(nd) == 0);
 }
@@ -613,12 +595,11 @@ PyObject *fast_reduce_all(UfuncCache &cache, PyObject *ufunc, PyObject *x, const
     if (rest > 0) {
         const UfuncCallInfo *info = e.info;
         bool check_fp = !info->no_floatingpoint_errors;
-        FpStatus fp{in->type_num == NPY_LONGDOUBLE};
-        if (check_fp) fp.clear();
+        if (check_fp) fp_clear();
         char *data[3] = {PyArray_BYTES(res), PyArray_BYTES(nd) + size, PyArray_BYTES(res)};
         npy_intp strides[3] = {0, size, 0};
         if (info->strided_loop(info->context, data, &rest, strides, info->auxdata) < 0) raise_pending(fn);
-        if (check_fp && fp.raised()) return nullptr;  // the general path reports it as NumPy does
+        if (check_fp && fp_raised()) return nullptr;  // the general path reports it as NumPy does
     }
     return wrap_new(guard.release().ptr(), target, true);  // NumPy returns a scalar
 }
