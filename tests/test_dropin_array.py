@@ -596,3 +596,65 @@ def test_power_operator_both_orders_and_three_argument_pow(scope):
     assert (wnp.arange(3) ** 2).dtype == np.arange(3).dtype  # ndarray's fast path (np.square)
     with pytest.raises(TypeError, match="unsupported operand"):
         pow(wnp.arange(3), 2, 5)  # refused, as ndarray refuses a modulus
+
+
+def both_ways(f):
+    """f(numpy) and f(wsarray): the result, or the exception class and NumPy's message."""
+    out = []
+    for lib in (np, wnp):
+        try:
+            out.append(("ok", np.asarray(f(lib)).tolist()))
+        except Exception as e:  # noqa: BLE001 - comparing what each library raises
+            out.append((type(e), str(e).split("(): ", 1)[-1]))
+    return out
+
+
+@pytest.mark.parametrize("a,b", [([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]), ([[1.0, 2.0], [3.0, 4.0]], [1.0, 2.0]),
+                                 ([[1.0, 2.0], [3.0, 4.0]], [[0.0, 1.0], [1.0, 0.0]]),
+                                 ([[1.0, 2.0]], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])])
+def test_inplace_matmul_is_ndarrays(scope, a, b):
+    def imatmul(lib):
+        x = lib.asarray(a)
+        before = x
+        x @= lib.asarray(b)
+        assert x is before
+        return x
+    want, got = both_ways(imatmul)
+    assert got == want
+
+
+@pytest.mark.parametrize("dtype,key,value", [
+    (int, 0, [1, 2, 3]),                 # TypeError: int() of a list
+    (float, Ellipsis, [[1.0]]),          # deeper than the target
+    (float, (0, slice(None)), [[1.0, 2.0]]),
+    (bool, 0, [1, 2, 3, 4]),             # NumPy stores True
+    (float, 0, [5.0]),
+    (float, slice(None), [1.0, 2.0]),    # NumPy's broadcasting error
+    (float, slice(None), [1.0, 2.0, 3.0]),
+])
+def test_list_assignment_errors_are_numpys_and_leave_the_target(scope, dtype, key, value):
+    def assign(lib):
+        x = lib.zeros((3,), dtype=dtype) if not isinstance(key, tuple) else lib.zeros((2, 2), dtype=dtype)
+        try:
+            x[key] = value
+        except Exception:
+            assert not np.asarray(x).any()  # untouched
+            raise
+        return x
+    want, got = both_ways(assign)
+    assert got == want
+
+
+def test_out_given_a_numpy_array_returns_it(scope):
+    out = np.zeros(3)
+    assert wnp.add(wnp.asarray([1.0, 2.0, 3.0]), 1.0, out=out) is out
+    assert out.tolist() == [2.0, 3.0, 4.0]
+    assert wnp.sqrt(np.arange(3.0), out=(out,)) is out
+    o1, o2 = np.zeros(3), wnp.zeros(3)
+    r = wnp.modf(wnp.asarray([1.5, 2.5, 3.5]), out=(o1, o2))
+    assert r[0] is o1 and r[1] is o2 and o1.tolist() == [0.5] * 3
+
+
+def test_platform_long_double_aliases():
+    for name in ("float96", "float128", "complex192", "complex256"):
+        assert getattr(wnp, name, None) is getattr(np, name, None)

@@ -269,6 +269,11 @@ integer = _np.integer
 intp = _np.intp
 long = _np.long
 longdouble = _np.longdouble
+# Long double's sized aliases exist where the platform has them (float128 on x86-64 Linux).
+for _name in ("float96", "float128", "complex192", "complex256"):
+    if hasattr(_np, _name):
+        globals()[_name] = getattr(_np, _name)
+        __all__.append(_name)
 longlong = _np.longlong
 ndenumerate = _np.ndenumerate
 ndindex = _np.ndindex

@@ -2,6 +2,7 @@
 #include "common.h"
 #include "numpy_alloc.h"
 
+#include <algorithm>
 #include <new>
 #include <vector>
 
@@ -123,6 +124,13 @@ struct Seen {
     /// NumPy returns that subclass, which wsarray cannot check, so the call is not routed into a
     /// workspace and its results hold plain NumPy memory.
     bool subclass_input = false;
+    /// NumPy ndarrays given as out= (NumPy returns out itself: so does wsarray), borrowed.
+    PyObject *numpy_outs[4] = {};
+    bool is_numpy_out(PyObject *nd) const {
+        for (PyObject *o : numpy_outs)
+            if (o == nd) return true;
+        return false;
+    }
     void add(PyObject *nd, PyObject *arr) {
         if (n_inline < kInline) inline_pairs[n_inline++] = {nd, arr};
         else more.emplace_back(nd, arr);
@@ -211,6 +219,10 @@ bool needs_wrap(PyObject *r) {
 /// object array, a.tolist()) stays the very object NumPy gave, as mutable as in NumPy.
 PyObject *wrap(PyObject *r, const Seen &seen) {
     if (is_ndarray_exact(r)) {
+        if (seen.is_numpy_out(r)) {
+            Py_INCREF(r);
+            return r;
+        }
         if (PyObject *orig = seen.original_of(r)) {
             Py_INCREF(orig);
             return orig;
@@ -253,6 +265,12 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
 /// Keyword arguments with Arrays replaced by their ndarrays (the same dict when none is an Array).
 nb::object unwrap_kwargs(PyObject *kwargs, const char *name, Seen &seen) {
     if (!kwargs || !PyDict_GET_SIZE(kwargs)) return nb::object();
+    if (PyObject *out = PyDict_GetItemString(kwargs, "out")) {  // borrowed
+        if (is_ndarray_exact(out)) seen.numpy_outs[0] = out;
+        else if (PyTuple_Check(out))
+            for (Py_ssize_t i = 0, n = std::min<Py_ssize_t>(PyTuple_GET_SIZE(out), 4); i < n; ++i)
+                if (is_ndarray_exact(PyTuple_GET_ITEM(out, i))) seen.numpy_outs[i] = PyTuple_GET_ITEM(out, i);
+    }
     PyObject *key, *value;
     Py_ssize_t pos = 0;
     bool any = false;

@@ -198,6 +198,13 @@ nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle ot
     // (with the type NumPy's scalar arithmetic gives); other references to s keep the old value.
     if (stands_for_scalar(a)) return call2(name, f == ops.power ? ops.pow : f, self, other);
     nb::object args = nb::make_tuple(self, other);
+    if (f == ops.matmul) {
+        // ndarray's own @=: it checks that the result keeps self's shape (matmul(out=) would
+        // broadcast a 1-D result over self).
+        static PyObject *imatmul = nb::object(nb::module_::import_("operator").attr("imatmul")).release().ptr();
+        apply(name, imatmul, args.ptr(), nullptr);
+        return nb::borrow(self);
+    }
     nb::dict kw;
     kw["out"] = nb::make_tuple(a.data());
     apply(name, f, args.ptr(), kw.ptr());
@@ -360,15 +367,10 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
         nb::object dtype = a.data().attr("dtype");
         std::string kind = nb::cast<std::string>(dtype.attr("kind"));
         if (kind != "O" && kind != "V") {
-            nb::dict kw;
-            kw["dtype"] = dtype;
-            nb::object conv_args = nb::make_tuple(value);
-            try {
-                v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
-            } catch (nb::python_error &) {
-                // Raise NumPy's own error (its order of key and value checks) by assigning
-                // into scratch memory of the same shape; the target stays untouched. Should
-                // NumPy accept the value after all, assign it to the target as NumPy would.
+            // NumPy's own verdict, from assigning into scratch memory of the same shape: its
+            // error (its order of key and value checks), the target untouched; should NumPy
+            // accept the value after all, it is assigned to the target as NumPy would.
+            auto numpys_verdict = [&] {
                 nb::object scratch;
                 {
                     RouteGuard outside(nullptr);
@@ -376,7 +378,24 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
                 }
                 nb::object scratch_args = nb::make_tuple(scratch, key, value);
                 apply("Array.__setitem__", ops.setitem, scratch_args.ptr(), nullptr);
-                v = nb::borrow(value);
+                return nb::borrow(value);
+            };
+            nb::dict kw;
+            kw["dtype"] = dtype;
+            nb::object conv_args = nb::make_tuple(value);
+            try {
+                v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
+            } catch (nb::python_error &) {
+                v = numpys_verdict();
+            }
+            // A list nested deeper than the target (a[0] = [1, 2], a[...] = [[1.0]] on 1-D):
+            // NumPy refuses what broadcasting the converted array would accept.
+            if (is_array(v.ptr()) && is_basic_index(key.ptr())) {
+                nb::object target = nb::steal(PyObject_GetItem(a.data().ptr(), key.ptr()));
+                if (!target) PyErr_Clear();
+                else if (nb::cast<int>(array_of(v.ptr()).data().attr("ndim")) >
+                         nb::cast<int>(nb::getattr(target, "ndim", nb::int_(0))))
+                    v = numpys_verdict();
             }
         }
     }
