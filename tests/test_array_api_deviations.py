@@ -34,6 +34,7 @@ FLOOR_DIVIDE = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # inf // inf warns, as NumPy
 @pytest.mark.parametrize("a, b, expected", FLOOR_DIVIDE)
 def test_floor_divide_infinities(a, b, expected):
     x1, x2 = arr([a, a], wnp.float64), arr([b, b], wnp.float64)
@@ -46,6 +47,68 @@ def test_floor_divide_infinities(a, b, expected):
               np.array([expected], np.float32))
     x1 //= x2
     same_bits(x1, want)
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")  # 2.0 // False, as NumPy
+def test_floor_divide_special_cases_with_bool_and_int_divisors():
+    same_bits(wnp.floor_divide(arr([inf, 1.0, -inf]), arr([True, True, True])), np.array([inf, 1.0, -inf]))
+    same_bits(wnp.floor_divide(arr([inf, 6.0]), arr([-2, 4])), np.array([-inf, 1.0]))
+    x = arr([nan, 2.0])
+    x //= arr([True, False])
+    same_bits(x, np.array([nan, inf]))
+
+
+def test_floor_divide_keeps_numpys_warnings_for_the_other_elements():
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        same_bits(wnp.floor_divide(arr([0.0, inf]), arr([0.0, 1.0])), np.array([nan, inf]))
+    assert [type(w.message) for w in caught] == [RuntimeWarning] and "invalid" in str(caught[0].message)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wnp.floor_divide(arr([inf, 4.0]), arr([2.0, 2.0]))  # only the standard's cases: quiet
+    assert caught == []
+    with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
+        wnp.floor_divide(arr([0.0, inf]), arr([0.0, 1.0]))
+    with pytest.raises(TypeError, match="floor_divide"):  # no common dtype: NumPy's error
+        wnp.floor_divide(arr([True]), wnp.asarray(np.array(["2001-01-01"], dtype="M8[D]")))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # NumPy's inf // 8.0
+@pytest.mark.parametrize("call", [
+    lambda m: m.floor_divide(m.asarray(nan), m.asarray(8.0)),
+    lambda m: m.floor_divide(m.asarray(inf), m.asarray(8.0)),
+    lambda m: m.expm1(m.asarray(complex(-7, -1))),
+    lambda m: m.tanh(m.asarray(complex(inf, 1.0))),
+])
+def test_patched_functions_give_scalar_results_on_zero_d_input(call):
+    got, want = call(wnp), call(np)
+    assert isinstance(want, np.generic)
+    assert isinstance(got, wnp.Array) and got.ndim == 0 and wnp.isscalar(got)  # a scalar result
+    assert type(got.item()) is type(want.item())
+
+
+@pytest.mark.parametrize("name", ["tanh", "expm1", "floor_divide"])
+def test_where_without_out_warns_as_numpy(name):
+    import warnings
+    args = (arr([1.0, 2.0]),) + ((2.0,) if name == "floor_divide" else ())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(wnp, name)(*args, where=arr([True, False]))
+    assert any("'where' used without 'out'" in str(w.message) for w in caught)
+
+
+def test_sort_argsort_and_clip_keep_numpys_subclasses():
+    ma = np.ma.array([3.0, 1.0, 2.0, 5.0], mask=[0, 1, 0, 0])
+    for f in (lambda m: m.sort(ma), lambda m: m.clip(ma, 0, 2)):
+        got, want = f(wnp), f(np)
+        assert type(got) is np.ma.MaskedArray
+        assert got.mask.tolist() == want.mask.tolist() and got.filled(-1).tolist() == want.filled(-1).tolist()
+    assert np.asarray(wnp.argsort(ma)).tolist() == np.argsort(ma).tolist() == [2, 0, 3, 1]
+    with pytest.warns(PendingDeprecationWarning):
+        mat = np.matrix([[3.0, 1.0], [2.0, 5.0]])
+    got = wnp.sort(mat, axis=0)
+    assert type(got) is np.matrix and got.tolist() == [[2.0, 1.0], [3.0, 5.0]]
 
 
 def test_floor_divide_integers_unchanged():

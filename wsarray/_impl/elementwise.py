@@ -13,25 +13,47 @@ def _out_array(out):
     return out[0] if isinstance(out, tuple) else out
 
 
+def _with_out(kwargs, out):
+    """``out=`` passed on only when given: NumPy warns about ``where=`` without ``out=`` only if
+    ``out`` is absent (an explicit None silences it)."""
+    return kwargs if out is None else dict(kwargs, out=out)
+
+
+def _as_numpy_returns(r, out, *inputs):
+    """A 0-d result as NumPy returns it from 0-d inputs (a scalar), unless it is ``out``."""
+    if out is None and r.ndim == 0 and all(_np.ndim(x) == 0 for x in inputs):
+        return r[()]
+    return r
+
+
 def floor_divide(x1, x2, /, out=None, **kwargs):
     """``x1 // x2``; for real floats, infinite operands follow the standard (not Python's rules):
     ``±inf // finite`` is ``±inf`` and ``finite // ∓inf`` is ``-0`` (NumPy gives NaN and -1)."""
     a, b = _np.asarray(x1), _np.asarray(x2)
-    if (_np.result_type(a, b).kind != "f" or "where" in kwargs
+    try:
+        kind = _np.result_type(a, b).kind
+    except TypeError:  # no common type: NumPy's own error (UFuncTypeError, ...)
+        kind = None
+    if (kind != "f" or "where" in kwargs
             or (_np.isfinite(a).all() and _np.isfinite(b).all())):
-        return _np.floor_divide(x1, x2, out=out, **kwargs)
+        return _np.floor_divide(x1, x2, **_with_out(kwargs, out))
     # The masks come first: for ``x //= y`` the output is x1 itself.
     inf_a = _np.isinf(a) & _np.isfinite(b) & (b != 0)
     zero = _np.isfinite(a) & (a != 0) & _np.isinf(b) & (_np.signbit(a) != _np.signbit(b))
-    with _np.errstate(invalid="ignore"):  # the NaNs made here are replaced below
-        signed_inf = a * _np.sign(b)
-        r = _np.floor_divide(x1, x2, out=out, **kwargs)
+    signed_inf = a * _np.copysign(1.0, b)  # b may be bool or int: no np.sign()
+    special = inf_a | zero
+    if not special.all():
+        # NumPy's warnings (or errors, under np.errstate) for the elements not patched below.
+        rest_a, rest_b = _np.broadcast_arrays(a, b)
+        _np.floor_divide(rest_a[~special], rest_b[~special], **kwargs)
+    with _np.errstate(all="ignore"):  # reported above; the NaNs of the patched elements go
+        r = _np.asarray(_np.floor_divide(x1, x2, **_with_out(kwargs, out)))
     fixed = _np.where(inf_a, signed_inf, _np.where(zero, -0.0, r)).astype(r.dtype, copy=False)
     if out is not None:
         target = _out_array(out)
         _np.copyto(target, fixed)
         return target
-    return fixed
+    return _as_numpy_returns(fixed, out, a, b)
 
 
 def _complex_patch(r, mask, real, imag):
@@ -44,10 +66,10 @@ def expm1(x, /, out=None, **kwargs):
     """``exp(x) - 1``; complex infinities, NaNs and zeros follow the standard's table."""
     z = _np.asarray(x)
     if z.dtype.kind != "c" or "where" in kwargs:
-        return _np.expm1(x, out=out, **kwargs)
+        return _np.expm1(x, **_with_out(kwargs, out))
     z = z.copy() if out is not None and _np.shares_memory(z, _out_array(out)) else z
     with _np.errstate(invalid="ignore"):  # NumPy warns for cases the standard defines
-        r = _np.expm1(x, out=out, **kwargs)
+        r = _np.expm1(x, **_with_out(kwargs, out))
     r = r if isinstance(r, _np.ndarray) else _np.array(r)  # a 0-d input gives a NumPy scalar
     re, im = z.real, z.imag
     nonfinite_im = ~_np.isfinite(im)
@@ -56,7 +78,7 @@ def expm1(x, /, out=None, **kwargs):
     _complex_patch(r, _np.isneginf(re) & nonfinite_im, -1.0, 0.0)
     _complex_patch(r, _np.isposinf(re) & nonfinite_im, _np.inf, _np.nan)
     _complex_patch(r, _np.isnan(re) & (im == 0), _np.nan, im)
-    return r
+    return _as_numpy_returns(r, out, z)
 
 
 def tanh(x, /, out=None, **kwargs):
@@ -64,15 +86,15 @@ def tanh(x, /, out=None, **kwargs):
     standard says (NumPy follows C99's ``copysign(0, sin(2b))``)."""
     z = _np.asarray(x)
     if z.dtype.kind != "c" or "where" in kwargs:
-        return _np.tanh(x, out=out, **kwargs)
+        return _np.tanh(x, **_with_out(kwargs, out))
     mask = _np.isinf(z.real) & _np.isfinite(z.imag)
     real, imag = _np.sign(z.real), _np.copysign(0.0, z.imag)  # before an in-place out= overwrites z
-    r = _np.tanh(x, out=out, **kwargs)
+    r = _np.tanh(x, **_with_out(kwargs, out))
     if not mask.any():
         return r
     r = r if isinstance(r, _np.ndarray) else _np.array(r)  # a 0-d input gives a NumPy scalar
     _complex_patch(r, mask, real, imag)
-    return r
+    return _as_numpy_returns(r, out, z)
 
 
 def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None, **kwargs):  # noqa: A002
@@ -86,7 +108,7 @@ def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None, **kwargs
         if max is not None:
             raise TypeError("wsarray.clip(): give max or a_max, not both")
         max = a_max  # noqa: A001
-    a = _np.asarray(a)
+    a = _np.asanyarray(a)  # np.ma / np.matrix keep their own clip
     if a.dtype.kind in "iu":
         # A Python int bound outside the dtype's range is no bound (NumPy would raise).
         info = _np.iinfo(a.dtype)

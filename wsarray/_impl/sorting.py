@@ -58,7 +58,7 @@ def _sort_values(a, axis, kind, order):
 def _argsort_values(a, axis, kind, order):
     if kind != "auto":
         return _np.argsort(a, axis=axis, kind=kind, order=order)
-    if order is not None or a.dtype.kind != "f" or a.ndim == 0:
+    if order is not None or a.dtype.kind != "f" or a.ndim == 0 or type(a) is not _np.ndarray:
         return _numpys_verdict(lambda k: _np.argsort(a, axis=axis, kind=k, order=order), a, "stable")
     idx = _np.argsort(a, axis=axis)
     s = _np.moveaxis(_np.take_along_axis(a, idx, axis=axis), axis, -1)
@@ -70,7 +70,7 @@ def _argsort_values(a, axis, kind, order):
 def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
     """Sorted copy of ``a``; stable unless ``stable=False``; ``descending=True`` keeps equal
     elements in their original order."""
-    a = _np.asarray(a)
+    a = _np.asanyarray(a)  # np.ma / np.matrix sort as NumPy sorts them
     kind = _kind("sort", kind, stable)
     if axis is None:
         a, axis = a.ravel(), -1
@@ -82,7 +82,7 @@ def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
 
 def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
     """Indices that sort ``a``; stable unless ``stable=False`` (NumPy's default is not stable)."""
-    a = _np.asarray(a)
+    a = _np.asanyarray(a)  # np.ma / np.matrix sort as NumPy sorts them
     kind = _kind("argsort", kind, stable)
     if axis is None:
         a, axis = a.ravel(), -1
