@@ -658,3 +658,27 @@ def test_out_given_a_numpy_array_returns_it(scope):
 def test_platform_long_double_aliases():
     for name in ("float96", "float128", "complex192", "complex256"):
         assert getattr(wnp, name, None) is getattr(np, name, None)
+
+
+def test_shape_and_copy_methods_are_numpys(scope):
+    x = np.arange(12.0)
+    a = wnp.asarray(x)
+    for call in (lambda v: v.reshape(3, 4), lambda v: v.reshape((4, 3), order="F"), lambda v: v.ravel(),
+                 lambda v: v.transpose(), lambda v: v.reshape(3, 4).transpose(1, 0), lambda v: v.copy(),
+                 lambda v: v.flatten(), lambda v: v.astype(np.float32), lambda v: v.astype("i8", copy=False)):
+        got, want = call(a), call(x)
+        assert isinstance(got, wnp.Array)
+        g = np.asarray(got)
+        assert g.dtype == want.dtype and g.shape == want.shape and g.strides == want.strides
+        assert g.tobytes() == want.tobytes()
+    assert a.reshape(3, 4).base is a and a.ravel().base is a  # views name the array as base
+    assert a.astype(a.dtype, copy=False) is a
+    if scope is not None:
+        assert a.copy().workspace == "DROPIN_ARRAY" and a.reshape(3, 4).workspace == a.workspace
+    with pytest.raises(ValueError, match=r"^wsarray\.Array\.reshape\(\): cannot reshape array of size 12"):
+        a.reshape(5)
+    with pytest.raises(TypeError, match=r"^wsarray\.Array\.astype\(\): data type 'nope'"):
+        a.astype("nope")
+    with pytest.raises(TypeError, match="invalid keyword"):
+        a.reshape(shape=(3, 4))  # as ndarray.reshape
+    assert wnp.Array.reshape.__doc__ == np.ndarray.reshape.__doc__

@@ -972,61 +972,8 @@ void export_array(nb::module_ &m) {
                                   nb::make_tuple(attribute_owner(a)));
         return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(a.data().attr("copy")()));
     });
-    // Reductions loops call every iteration, defined on the class: Python finds them at once,
-    // instead of after the failed lookup (an AttributeError made and cleared) behind __getattr__.
-    // They are NumPy's methods, beyond the array API: they give NumPy scalars, as NumPy does.
-    cls.def("sum", [](nb::handle s, nb::args args, nb::kwargs kwargs) {
-        if (args.size() == 0 && kwargs.size() == 0)
-            if (PyObject *r = fast_sum(s.ptr(), "Array.sum")) return as_numpy_result(nb::steal(r));
-        Array &a = self_of(s, "Array.sum");
-        nb::object f = nb::steal(PyObject_GetAttrString(attribute_owner(a).ptr(), "sum"));
-        if (!f) throw nb::python_error();
-        return as_numpy_result(apply("Array.sum", f.ptr(), args.ptr(), kwargs.ptr(), s.ptr()));
-    });
-    for (const char *method : {"mean", "max", "min", "prod", "std", "var", "any", "all",
-                               "argmax", "argmin", "cumsum", "dot", "reshape", "astype", "copy", "ravel",
-                               "flatten", "transpose", "tolist", "item", "clip", "round"}) {
-        std::string name = method, fn = "Array." + name;
-        bool is_mean = name == "mean";
-        // a.max(), a.min(), a.prod() without arguments: NumPy's methods run
-        // _methods._amax & co. (Python), which call ufunc.reduce(a, None); call that directly.
-        // max and min of small contiguous arrays run NumPy's reduction loop directly (fast_ops.h).
-        PyObject *reduce = nullptr, *extreme = nullptr;
-        UfuncCache *cache = nullptr;  // never freed: lives as long as the type
-        if (name == "max" || name == "min" || name == "prod") {
-            const char *ufunc = name == "max" ? "maximum" : name == "min" ? "minimum" : "multiply";
-            reduce = nb::object(nb::handle(ops.numpy).attr(ufunc).attr("reduce")).release().ptr();  // kept forever
-            if (name != "prod") {
-                extreme = nb::object(nb::handle(ops.numpy).attr(ufunc)).release().ptr();
-                cache = new UfuncCache();
-            }
-        }
-        cls.def(method, [name, fn, is_mean, reduce, extreme, cache](nb::handle s, nb::args args, nb::kwargs kwargs) {
-            // a.sum() & co are NumPy's methods, beyond the array API: NumPy scalars, as NumPy returns.
-            return as_numpy_result([&]() -> nb::object {
-            bool no_arguments = args.size() == 0 && kwargs.size() == 0;
-            if (is_mean && no_arguments)
-                if (PyObject *r = fast_sum(s.ptr(), fn.c_str(), true)) return nb::steal(r);
-            if (extreme && no_arguments)
-                if (PyObject *r = fast_reduce_all(*cache, extreme, s.ptr(), fn.c_str())) return nb::steal(r);
-            if (reduce && no_arguments) {
-                Array &a = self_of(s, fn.c_str());
-                PyObject *argv[2] = {a.data().ptr(), Py_None};  // axis=None: every axis
-                clear_allocation_error();
-                RouteGuard route(current_target());
-                nb::object r = nb::steal(PyObject_Vectorcall(reduce, argv, 2, nullptr));
-                if (!r) raise_routed_error(fn.c_str());
-                return wrap_ndarray(r);
-            }
-            Array &a = self_of(s, fn.c_str());
-            nb::object f = nb::steal(PyObject_GetAttrString(attribute_owner(a).ptr(), name.c_str()));
-            if (!f) throw nb::python_error();
-            // self: a result that is this array's ndarray comes back as this Array (astype with
-            // copy=False), and views name it as their base.
-            return apply(fn.c_str(), f.ptr(), args.ptr(), kwargs.ptr(), s.ptr());
-            }());
-        });
-    }
+    // a.sum(), a.reshape(), ... (the methods loops call): methods.cpp.
+    export_methods(ArrayType);
     cls.def("__getattr__", [](nb::handle s, const std::string &name) -> nb::object {
         // Everything else an ndarray has (sum, reshape, astype, tolist, strides, ...), through the
         // engine. Dunder names are not forwarded: NumPy must not find __array_interface__ & co.

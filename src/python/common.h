@@ -119,6 +119,9 @@ nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwa
 nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwargs, PyObject *self_array = nullptr);
 
+/// Define NumPy's most used methods (sum, mean, reshape, copy, ...) on wsarray.Array (methods.cpp).
+void export_methods(PyTypeObject *type);
+
 /// Is a wsarray.Array among the arguments (also inside their lists and tuples)?
 bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);
 
