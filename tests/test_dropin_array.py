@@ -523,7 +523,7 @@ def test_ufuncs_are_instances_of_numpys_ufunc():
 _SCALAR_OPS = [lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y, lambda x, y: x / y,
                lambda x, y: x // y, lambda x, y: x % y, lambda x, y: x ** y, lambda x, y: x < y,
                lambda x, y: x == y, lambda x, y: x != y, lambda x, y: x >= y, lambda x, y: x & y,
-               lambda x, y: x << y, lambda x, y: divmod(x, y)]
+               lambda x, y: x << y, lambda x, y: divmod(x, y), lambda x, y: x @ y]
 
 
 def _outcome(f):

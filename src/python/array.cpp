@@ -39,7 +39,7 @@ void load_scalar_ops() {
                               {"true_divide", "truediv"}, {"floor_divide", "floordiv"},
                               {"remainder", "mod"}, {"bitwise_and", "and_"}, {"bitwise_or", "or_"},
                               {"bitwise_xor", "xor"}, {"left_shift", "lshift"},
-                              {"right_shift", "rshift"}};
+                              {"right_shift", "rshift"}, {"matmul", "matmul"}};
     for (auto &p : pairs) scalar_ops[n_scalar_ops++] = {lookup(np, p[0]), lookup(op, p[1])};
     scalar_ops[n_scalar_ops++] = {lookup(np, "divmod"), lookup(builtins, "divmod")};
 }
