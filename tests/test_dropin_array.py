@@ -682,3 +682,12 @@ def test_shape_and_copy_methods_are_numpys(scope):
     with pytest.raises(TypeError, match="invalid keyword"):
         a.reshape(shape=(3, 4))  # as ndarray.reshape
     assert wnp.Array.reshape.__doc__ == np.ndarray.reshape.__doc__
+
+
+def test_attribute_errors_other_than_missing_are_numpys():
+    dates = wnp.asarray(np.array(["2001-01-01"], dtype="M8[D]"))
+    with pytest.raises(ValueError, match=r"wsarray\.Array\.data\(\): cannot include dtype 'M' in a buffer"):
+        dates.data
+    with pytest.raises(AttributeError, match="no attribute 'nosuch'"):
+        dates.nosuch
+    assert wnp.arange(3.0).data.nbytes == 24

@@ -983,6 +983,8 @@ void export_array(nb::module_ &m) {
         Array &a = self_of(s, fn.c_str());
         nb::object attr = nb::steal(PyObject_GetAttrString(attribute_owner(a).ptr(), name.c_str()));
         if (!attr) {
+            // NumPy's own error for an attribute it has (a.data of datetimes: ValueError).
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) raise_pending(fn.c_str());
             PyErr_Clear();
             raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '" + name + "'");
         }
