@@ -691,3 +691,14 @@ def test_attribute_errors_other_than_missing_are_numpys():
     with pytest.raises(AttributeError, match="no attribute 'nosuch'"):
         dates.nosuch
     assert wnp.arange(3.0).data.nbytes == 24
+
+
+def test_scalar_results_refuse_item_assignment_and_resize_like_numpys_scalars(scope):
+    a = wnp.arange(5.0)
+    for s, like in ((a.sum(), np.float64(10.0)), (wnp.sum(a), np.float64(10.0)), (a[1] < a[2], np.True_)):
+        with pytest.raises(TypeError, match="object does not support item assignment"):
+            s[...] = 0
+        assert s.resize(3) is None and repr(s) == repr(like)  # a value stays as it is
+    # Comparison results are np.True_ / np.False_ values: one object each, as NumPy's.
+    assert (a[1] < a[2]) is (a[0] < a[3]) and (a[1] > a[2]) is (a[0] > a[3])
+    assert bool(a[1] < a[2]) is True and bool(a[1] > a[2]) is False

@@ -92,11 +92,29 @@ nb::object as_numpy_result(nb::object r) {
     return out;
 }
 
-PyObject *make_scalar_result(PyObject *scalar) {
+namespace {
+PyObject *new_scalar_result(PyObject *scalar) {
     nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
     new (nb::inst_ptr<Array>(inst)) Array{nb::object(), Token{}, true, nb::object(), nb::borrow(scalar)};
     nb::inst_mark_ready(inst);
     return inst.release().ptr();
+}
+} // namespace
+
+PyObject *make_scalar_result(PyObject *scalar) {
+    // NumPy's np.True_ and np.False_ are singletons, and a scalar result is an immutable value:
+    // theirs are singletons too (kept forever), which spares an allocation per comparison in
+    // element loops (`if a[i] > 0:`).
+    static PyObject *np_true = nb::object(nb::module_::import_("numpy").attr("True_")).release().ptr();
+    static PyObject *np_false = nb::object(nb::module_::import_("numpy").attr("False_")).release().ptr();
+    static PyObject *true_result = nullptr, *false_result = nullptr;
+    if (scalar == np_true || scalar == np_false) {
+        PyObject *&cached = scalar == np_true ? true_result : false_result;
+        if (!cached) cached = new_scalar_result(scalar);
+        Py_INCREF(cached);
+        return cached;
+    }
+    return new_scalar_result(scalar);
 }
 
 PyObject *make_array(PyObject *nd, Token token, bool from_scalar, PyObject *base) {

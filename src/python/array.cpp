@@ -419,6 +419,9 @@ int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
             if (PyObject_DelItem(a.data().ptr(), key) < 0) raise_pending("Array.__delitem__");
             return 0;
         }
+        if (stands_for_scalar(a))  // a value, as NumPy's scalars
+            raise(PyExc_TypeError, "wsarray.Array.__setitem__(): '" + std::string(Py_TYPE(scalar_of(a))->tp_name) +
+                                       "' object does not support item assignment");
         if (is_basic_index(key)) {
             if (PyObject *v = plain_value(value)) {
                 RouteGuard route(current_target());
@@ -954,6 +957,10 @@ void export_array(nb::module_ &m) {
         // NumPy refuses to resize an array that other names reference (refcheck=True): here the
         // names reference the Array (the caller's and this call's), not the ndarray it holds.
         Array &a = self_of(s, "Array.resize");
+        if (stands_for_scalar(a)) {  // NumPy's scalar's resize: a value stays as it is
+            nb::object f = nb::borrow(scalar_of(a)).attr("resize");
+            return apply("Array.resize", f.ptr(), args.ptr(), kwargs.ptr());
+        }
         nb::object refcheck = kwargs.contains("refcheck") ? nb::object(kwargs["refcheck"]) : nb::object(nb::bool_(true));
         int check = PyObject_IsTrue(refcheck.ptr());
         if (check < 0) raise_pending("Array.resize");
