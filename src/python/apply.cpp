@@ -93,6 +93,9 @@ nb::object as_numpy_result(nb::object r) {
 }
 
 namespace {
+/// np.True_, np.False_ and their scalar results (init_scalar_results(); kept forever).
+PyObject *np_true = nullptr, *np_false = nullptr, *true_result = nullptr, *false_result = nullptr;
+
 PyObject *new_scalar_result(PyObject *scalar) {
     nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
     new (nb::inst_ptr<Array>(inst)) Array{nb::object(), Token{}, true, nb::object(), nb::borrow(scalar)};
@@ -101,18 +104,22 @@ PyObject *new_scalar_result(PyObject *scalar) {
 }
 } // namespace
 
+void init_scalar_results() {
+    nb::module_ np = nb::module_::import_("numpy");
+    np_true = nb::object(np.attr("True_")).release().ptr();
+    np_false = nb::object(np.attr("False_")).release().ptr();
+    true_result = new_scalar_result(np_true);
+    false_result = new_scalar_result(np_false);
+}
+
 PyObject *make_scalar_result(PyObject *scalar) {
     // NumPy's np.True_ and np.False_ are singletons, and a scalar result is an immutable value:
-    // theirs are singletons too (kept forever), which spares an allocation per comparison in
-    // element loops (`if a[i] > 0:`).
-    static PyObject *np_true = nb::object(nb::module_::import_("numpy").attr("True_")).release().ptr();
-    static PyObject *np_false = nb::object(nb::module_::import_("numpy").attr("False_")).release().ptr();
-    static PyObject *true_result = nullptr, *false_result = nullptr;
+    // theirs are singletons too, which spares an allocation per comparison in element loops
+    // (`if a[i] > 0:`).
     if (scalar == np_true || scalar == np_false) {
-        PyObject *&cached = scalar == np_true ? true_result : false_result;
-        if (!cached) cached = new_scalar_result(scalar);
-        Py_INCREF(cached);
-        return cached;
+        PyObject *r = scalar == np_true ? true_result : false_result;
+        Py_INCREF(r);
+        return r;
     }
     return new_scalar_result(scalar);
 }

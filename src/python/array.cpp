@@ -16,7 +16,8 @@ struct NumpyOps {
         *absolute, *invert, *less, *less_equal, *equal, *not_equal, *greater, *greater_equal,
         *divmod, *getitem, *setitem, *array, *copy, *numpy, *eq, *ne,
         *setattr,  ///< builtins.setattr (a.real = ..., through the engine)
-        *pow;  ///< operator.pow: ndarray's ** has fast paths (x ** 2 is np.square, keeping bool -> int8)
+        *pow,  ///< operator.pow: ndarray's ** has fast paths (x ** 2 is np.square, keeping bool -> int8)
+        *imatmul;  ///< operator.imatmul: ndarray's @= checks the result keeps the target's shape
 };
 NumpyOps ops;
 
@@ -69,7 +70,7 @@ void load_ops() {
            lookup(op, "ge"), lookup(np, "divmod"), lookup(op, "getitem"),
            lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"), np.inc_ref().ptr(),
            lookup(op, "eq"), lookup(op, "ne"), lookup(nb::module_::import_("builtins"), "setattr"),
-           lookup(op, "pow")};
+           lookup(op, "pow"), lookup(op, "imatmul")};
 }
 
 /// `_core._set_operator(name, func)`: the operators named `name` (only "floor_divide" so far) call
@@ -201,8 +202,7 @@ nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle ot
     if (f == ops.matmul) {
         // ndarray's own @=: it checks that the result keeps self's shape (matmul(out=) would
         // broadcast a 1-D result over self).
-        static PyObject *imatmul = nb::object(nb::module_::import_("operator").attr("imatmul")).release().ptr();
-        apply(name, imatmul, args.ptr(), nullptr);
+        apply(name, ops.imatmul, args.ptr(), nullptr);
         return nb::borrow(self);
     }
     nb::dict kw;

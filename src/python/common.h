@@ -54,6 +54,8 @@ bool stands_for_scalar(const Array &a);
 PyObject *scalar_of(Array &a);
 /// A new scalar result holding the NumPy scalar `scalar` (no ndarray until one is needed).
 PyObject *make_scalar_result(PyObject *scalar);
+/// Make the scalar results of np.True_ and np.False_ (after the Array type exists).
+void init_scalar_results();
 /// What NumPy's own API returns where it goes beyond the array API standard (Array methods such
 /// as a.sum(), iteration, functions such as np.dot or np.median): a scalar result (also inside a
 /// plain tuple) becomes the NumPy scalar it stands for, as NumPy returns it; anything else as is.

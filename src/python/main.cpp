@@ -23,5 +23,6 @@ NB_MODULE(_core, m) {
     m.attr("WorkspaceMemoryError") = nb::handle(WorkspaceMemoryError);
     export_workspace(m);
     export_array(m);
+    init_scalar_results();
     export_function(m);
 }
