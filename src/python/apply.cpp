@@ -110,14 +110,19 @@ void init_scalar_results() {
     np_false = nb::object(np.attr("False_")).release().ptr();
     true_result = new_scalar_result(np_true);
     false_result = new_scalar_result(np_false);
+    // Released at exit, before nanobind's check for instances still alive (sanitizer builds);
+    // comparisons made later (__del__ methods) get new scalar results.
+    nb::module_::import_("atexit").attr("register")(nb::cpp_function([] {
+        Py_CLEAR(true_result);
+        Py_CLEAR(false_result);
+    }));
 }
 
 PyObject *make_scalar_result(PyObject *scalar) {
     // NumPy's np.True_ and np.False_ are singletons, and a scalar result is an immutable value:
     // theirs are singletons too, which spares an allocation per comparison in element loops
     // (`if a[i] > 0:`).
-    if (scalar == np_true || scalar == np_false) {
-        PyObject *r = scalar == np_true ? true_result : false_result;
+    if (PyObject *r = scalar == np_true ? true_result : scalar == np_false ? false_result : nullptr) {
         Py_INCREF(r);
         return r;
     }
