@@ -483,6 +483,12 @@ void raise_pending(const char *name) {
     throw nb::python_error();
 }
 
+nb::object wrap_derived(nb::handle r, Array &a, nb::handle source) {
+    if (is_ndarray_exact(r.ptr()) && r.ptr() != a.data().ptr() && ndarray_base(r.ptr()) == a.data().ptr())
+        return nb::steal(make_array(r.ptr(), a.token, false, stands_for_scalar(a) ? nullptr : source.ptr()));
+    return wrap_ndarray(r, source);
+}
+
 nb::object wrap_ndarray(nb::handle nd, nb::handle source) {
     Seen seen;
     if (source.is_valid() && is_array(source.ptr()) && !stands_for_scalar(array_of(source.ptr())))

@@ -343,12 +343,9 @@ PyObject *array_subscript(PyObject *s, PyObject *key) {
             PyObject *k = array_key ? self_of(key, "Array.__getitem__").data().ptr() : key;
             RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
             if (PyObject *r = PyObject_GetItem(a.data().ptr(), k)) {
-                nb::object view = nb::steal(r);
                 // A view of this array's own memory belongs to the same workspace cycle, and has
                 // this Array as its .base (as NumPy's views name their base).
-                if (is_ndarray_exact(r) && ndarray_base(r) == a.data().ptr())
-                    return make_array(r, a.token, false, stands_for_scalar(a) ? nullptr : s);
-                return wrap_ndarray(view, s).release().ptr();
+                return wrap_derived(nb::steal(r), a, s).release().ptr();
             }
             if (array_key) raise_routed_error("Array.__getitem__");
             PyErr_Clear();
@@ -829,13 +826,16 @@ void export_array(nb::module_ &m) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";
         // NumPy programs use v.T on vectors).
         Array &a = self_of(s, "Array.T");
-        return wrap_ndarray(a.data().attr("T"), s);
+        static PyObject *name = PyUnicode_InternFromString("T");  // kept forever
+        nb::object t = nb::steal(PyObject_GetAttr(a.data().ptr(), name));
+        if (!t) raise_pending("Array.T");
+        return wrap_derived(t, a, s);
     });
     cls.def_prop_ro("mT", [](nb::handle s) {
         Array &a = self_of(s, "Array.mT");
         if (nb::cast<int>(a.data().attr("ndim")) < 2)
             raise(PyExc_ValueError, "wsarray.Array.mT: the array must have at least 2 dimensions");
-        return wrap_ndarray(a.data().attr("mT"), s);
+        return wrap_derived(a.data().attr("mT"), a, s);
     });
 
     cls.def("__array__", [](nb::handle s, nb::handle dtype, nb::handle copy) {

@@ -109,6 +109,9 @@ inline Token token_of_target(wsa::Workspace *target) {
 /// Wrap an ndarray (or NumPy scalar) in a new wsarray.Array; `source`: the Array it was taken
 /// from (a view of it gets it as its base; its own ndarray comes back as `source` itself).
 nb::object wrap_ndarray(nb::handle nd, nb::handle source = nb::handle());
+/// wrap_ndarray() for a result NumPy derived from the Array `source` (state `a`): a view of its
+/// own memory is in its cycle and names it as base, without a lookup.
+nb::object wrap_derived(nb::handle r, Array &a, nb::handle source);
 
 /// Call `func(*args, **kwargs)` with every wsarray.Array argument (also inside lists and tuples)
 /// replaced by its ndarray, NumPy's allocations routed into the current workspace, and every

@@ -89,10 +89,8 @@ nb::object run(Method &m, PyObject *self, PyObject *const *args, Py_ssize_t narg
             RouteGuard route(current_target());
             nb::object r = nb::steal(PyObject_VectorcallMethod(m.interned, argv, (std::size_t) (nargs + 1), kwnames));
             if (!r) raise_routed_error(fn);
-            // A view of this array's own memory is in its workspace cycle and names it as base.
-            if (is_ndarray_exact(r.ptr()) && r.ptr() != a.data().ptr() && ndarray_base(r.ptr()) == a.data().ptr())
-                return nb::steal(make_array(r.ptr(), a.token, false, self));
-            return wrap_ndarray(r, self);  // a copy (in the workspace); self comes back as self
+            // A view names this Array as base; a copy is in the workspace; self comes back as self.
+            return wrap_derived(r, a, self);
         }
     }
     // A scalar result answers as its NumPy scalar does (s.astype(), s.round(), ...).
