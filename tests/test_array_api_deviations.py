@@ -98,6 +98,18 @@ def test_where_without_out_warns_as_numpy(name):
     assert any("'where' used without 'out'" in str(w.message) for w in caught)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's own, both sides
+def test_special_case_wrappers_leave_numpys_subclasses_to_numpy():
+    ma = np.ma.array([1.0, inf, 4.0], mask=[1, 0, 0])
+    for f in (lambda m: m.floor_divide(ma, inf), lambda m: m.floor_divide(ma, 2.0),
+              lambda m: m.expm1(np.ma.array([complex(inf, 0.0)], mask=[0])),
+              lambda m: m.tanh(np.ma.array([complex(inf, 1.0)], mask=[0]))):
+        got, want = f(wnp), f(np)
+        assert type(got) is type(want) is np.ma.MaskedArray
+        assert got.mask.tolist() == want.mask.tolist()
+        assert np.array_equal(got.filled(0), want.filled(0), equal_nan=True)
+
+
 def test_sort_argsort_and_clip_keep_numpys_subclasses():
     ma = np.ma.array([3.0, 1.0, 2.0, 5.0], mask=[0, 1, 0, 0])
     for f in (lambda m: m.sort(ma), lambda m: m.clip(ma, 0, 2)):
@@ -321,6 +333,13 @@ NO_ARRAY = [
     lambda m: m.sum(np.arange(4.0)),  # a NumPy ndarray
     lambda m: m.isnan(float("nan")),
 ]
+
+
+def test_named_tuples_without_wsarray_arrays_hold_numpys_scalars():
+    got, want = wnp.linalg.slogdet(np.eye(2) * 3), np.linalg.slogdet(np.eye(2) * 3)
+    assert type(got) is type(want) and [type(v) for v in got] == [type(v) for v in want]
+    assert tuple(got) == tuple(want)
+    assert isinstance(wnp.linalg.slogdet(wnp.eye(2)).logabsdet, wnp.Array)  # on wsarray arrays: 0-d
 
 
 @pytest.mark.parametrize("call", NO_ARRAY)

@@ -631,6 +631,10 @@ def test_inplace_matmul_is_ndarrays(scope, a, b):
     (float, 0, [5.0]),
     (float, slice(None), [1.0, 2.0]),    # NumPy's broadcasting error
     (float, slice(None), [1.0, 2.0, 3.0]),
+    ("float32", 0, [1e300]),             # too deep: NumPy's error, no cast warning first
+    (float, slice(0, 2), [[1.0, 2.0]]),
+    (float, 0, []),
+    (complex, 0, (1, 2)),
 ])
 def test_list_assignment_errors_are_numpys_and_leave_the_target(scope, dtype, key, value):
     def assign(lib):
@@ -643,6 +647,16 @@ def test_list_assignment_errors_are_numpys_and_leave_the_target(scope, dtype, ke
         return x
     want, got = both_ways(assign)
     assert got == want
+
+
+def test_list_assignment_to_a_read_only_array_is_refused_first():
+    for value in ([1j, 2, 3], ["a", "b", "c"], [1.0, 2.0, 3.0]):
+        for key in (0, 9, slice(None)):
+            for lib in (np, wnp):
+                x = np.zeros((3, 3))
+                x.flags.writeable = False
+                with pytest.raises(ValueError, match="assignment destination is read-only"):
+                    lib.asarray(x)[key] = value
 
 
 def test_out_given_a_numpy_array_returns_it(scope):

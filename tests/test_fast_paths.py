@@ -472,6 +472,19 @@ def test_floating_point_errors_numpy_raises_in_software_are_reported(name, x):
             same_value(got, expected)
 
 
+def test_zero_d_inputs_take_numpys_path():
+    # NumPy casts a 0-d float16 through float32 and reports the underflow of the cast back.
+    for name in ("sinh", "log1p", "exp"):
+        for v in (numpy.float16(1e-7), numpy.float16(6.1e-5)):
+            with numpy.errstate(under="raise"):
+                got, _ = outcome(getattr(wa, name), wa.asarray(numpy.asarray(v)))
+                expected, _ = outcome(getattr(numpy, name), numpy.asarray(v))
+            if isinstance(expected, type):
+                assert got is expected
+            else:
+                same_value(got, expected)
+
+
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # arccos(-1.68), both sides
 def test_size_one_views_with_negative_strides_run_numpys_loop():
     # NumPy runs another loop on x[::-1] of one element (its last bit differs from the

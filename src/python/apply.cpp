@@ -77,7 +77,7 @@ nb::object as_numpy_result(nb::object r) {
         Array &a = array_of(o);
         return stands_for_scalar(a) ? nb::borrow(scalar_of(a)) : r;
     }
-    if (!PyTuple_CheckExact(o)) return r;
+    if (!PyTuple_Check(o)) return r;
     Py_ssize_t n = PyTuple_GET_SIZE(o);
     bool any = false;
     for (Py_ssize_t i = 0; i < n && !any; ++i) {
@@ -89,7 +89,10 @@ nb::object as_numpy_result(nb::object r) {
     if (!out) throw nb::python_error();
     for (Py_ssize_t i = 0; i < n; ++i)
         PyTuple_SET_ITEM(out.ptr(), i, as_numpy_result(nb::borrow(PyTuple_GET_ITEM(o, i))).release().ptr());
-    return out;
+    if (PyTuple_CheckExact(o)) return out;
+    // A named tuple (slogdet, eigh, ...): the same type.
+    nb::handle type((PyObject *) Py_TYPE(o));
+    return nb::hasattr(type, "_make") ? type.attr("_make")(out) : out;
 }
 
 namespace {

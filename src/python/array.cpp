@@ -355,12 +355,24 @@ PyObject *array_subscript(PyObject *s, PyObject *key) {
     }, (PyObject *) nullptr);
 }
 
+/// How deep a nested list/tuple goes along its first elements ([[1, 2]]: 2, [], 1).
+int nesting_depth(PyObject *o) {
+    int depth = 0;
+    while (PyList_Check(o) || PyTuple_Check(o)) {
+        ++depth;
+        if (PySequence_Fast_GET_SIZE(o) == 0) break;
+        o = PySequence_Fast_ITEMS(o)[0];
+    }
+    return depth;
+}
+
 void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
     Array &a = self_of(s, "Array.__setitem__");
     nb::object v = nb::borrow(value);
     // NumPy converts a list element by element while writing, so a bad element would leave
-    // the target half-assigned: convert first (same casting), assign only if that worked.
-    if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
+    // the target half-assigned: convert first (same casting), assign only if that worked. A
+    // read-only target gets NumPy's error first, as NumPy checks that before any element.
+    if ((PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) && ndarray_writeable(a.data().ptr())) {
         nb::object dtype = a.data().attr("dtype");
         std::string kind = nb::cast<std::string>(dtype.attr("kind"));
         if (kind != "O" && kind != "V") {
@@ -377,21 +389,26 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
                 apply("Array.__setitem__", ops.setitem, scratch_args.ptr(), nullptr);
                 return nb::borrow(value);
             };
-            nb::dict kw;
-            kw["dtype"] = dtype;
-            nb::object conv_args = nb::make_tuple(value);
-            try {
-                v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
-            } catch (nb::python_error &) {
-                v = numpys_verdict();
-            }
             // A list nested deeper than the target (a[0] = [1, 2], a[...] = [[1.0]] on 1-D):
             // NumPy refuses what broadcasting the converted array would accept.
-            if (is_array(v.ptr()) && is_basic_index(key.ptr())) {
+            int target_ndim = -1;
+            if (is_basic_index(key.ptr())) {
                 nb::object target = nb::steal(PyObject_GetItem(a.data().ptr(), key.ptr()));
                 if (!target) PyErr_Clear();
-                else if (nb::cast<int>(array_of(v.ptr()).data().attr("ndim")) >
-                         nb::cast<int>(nb::getattr(target, "ndim", nb::int_(0))))
+                else target_ndim = nb::cast<int>(nb::getattr(target, "ndim", nb::int_(0)));
+            }
+            if (target_ndim >= 0 && nesting_depth(value.ptr()) > target_ndim) {
+                v = numpys_verdict();
+            } else {
+                nb::dict kw;
+                kw["dtype"] = dtype;
+                nb::object conv_args = nb::make_tuple(value);
+                try {
+                    v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
+                } catch (nb::python_error &) {
+                    v = numpys_verdict();
+                }
+                if (target_ndim >= 0 && is_array(v.ptr()) && nb::cast<int>(array_of(v.ptr()).data().attr("ndim")) > target_ndim)
                     v = numpys_verdict();
             }
         }

@@ -512,7 +512,8 @@ bool resolve_ufunc_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in
 
 PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObject *x, const char *fn) {
     PyArrayObject *nd = contiguous_ndarray(x, fn);
-    if (!nd) return nullptr;
+    // 0-d: NumPy takes another path (float16 casts through float32 and reports underflow there).
+    if (!nd || PyArray_NDIM(nd) == 0) return nullptr;
     npy_intp n = PyArray_SIZE(nd);
     if (n == 0) return nullptr;
     PyArray_Descr *in = canonical_numeric(PyArray_DESCR(nd));
@@ -520,8 +521,7 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
     UfuncCache::Entry *entry = cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_ufunc_loop(e, ufunc, in); });
     if (!entry) return nullptr;
     UfuncCache::Entry &e = *entry;
-    // NumPy returns a scalar for a 0-d input: ordinary memory, as every scalar result (apply.cpp).
-    wsa::Workspace *target = PyArray_NDIM(nd) == 0 ? nullptr : current_target();
+    wsa::Workspace *target = current_target();
     Py_INCREF(e.out);
     PyArrayObject *res = new_array_in(target, e.out, PyArray_NDIM(nd), PyArray_DIMS(nd));
     if (!res) return nullptr;
@@ -541,8 +541,7 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
     if (rc < 0) raise_pending(fn);
     // A flag raised: let the general path recompute, so that np.errstate reports it as NumPy does.
     if (check_fp && fp_raised()) return nullptr;
-    // NumPy returns a scalar for a 0-d input: the result prints as one.
-    return wrap_new(guard.release().ptr(), target, PyArray_NDIM(nd) == 0);
+    return wrap_new(guard.release().ptr(), target, false);
 }
 
 namespace {

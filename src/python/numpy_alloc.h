@@ -67,5 +67,6 @@ PyObject *ndarray_dtype(PyObject *o);
 Py_ssize_t ndarray_size(PyObject *o);
 /// Does the ndarray's dtype have fields (a structured dtype)?
 bool ndarray_structured(PyObject *o);
+bool ndarray_writeable(PyObject *o);
 
 } // namespace wsa_py

@@ -19,6 +19,12 @@ def _with_out(kwargs, out):
     return kwargs if out is None else dict(kwargs, out=out)
 
 
+def _numpys_subclass(*xs):
+    """An np.ma / np.matrix operand: NumPy's own function keeps its semantics and type."""
+    items = [x for v in xs for x in (v if isinstance(v, tuple) else (v,))]  # out may be a tuple
+    return any(isinstance(x, _np.ndarray) and type(x) is not _np.ndarray for x in items)
+
+
 def _as_numpy_returns(r, out, *inputs):
     """A 0-d result as NumPy returns it from 0-d inputs (a scalar), unless it is ``out``."""
     if out is None and r.ndim == 0 and all(_np.ndim(x) == 0 for x in inputs):
@@ -29,6 +35,8 @@ def _as_numpy_returns(r, out, *inputs):
 def floor_divide(x1, x2, /, out=None, **kwargs):
     """``x1 // x2``; for real floats, infinite operands follow the standard (not Python's rules):
     ``±inf // finite`` is ``±inf`` and ``finite // ∓inf`` is ``-0`` (NumPy gives NaN and -1)."""
+    if _numpys_subclass(x1, x2, out):
+        return _np.floor_divide(x1, x2, **_with_out(kwargs, out))
     a, b = _np.asarray(x1), _np.asarray(x2)
     try:
         kind = _np.result_type(a, b).kind
@@ -65,7 +73,7 @@ def _complex_patch(r, mask, real, imag):
 def expm1(x, /, out=None, **kwargs):
     """``exp(x) - 1``; complex infinities, NaNs and zeros follow the standard's table."""
     z = _np.asarray(x)
-    if z.dtype.kind != "c" or "where" in kwargs:
+    if z.dtype.kind != "c" or "where" in kwargs or _numpys_subclass(x, out):
         return _np.expm1(x, **_with_out(kwargs, out))
     z = z.copy() if out is not None and _np.shares_memory(z, _out_array(out)) else z
     with _np.errstate(invalid="ignore"):  # NumPy warns for cases the standard defines
@@ -85,7 +93,7 @@ def tanh(x, /, out=None, **kwargs):
     """Hyperbolic tangent; ``tanh(±inf + bj)`` for finite b is ``±1 + copysign(0, b)j`` as the
     standard says (NumPy follows C99's ``copysign(0, sin(2b))``)."""
     z = _np.asarray(x)
-    if z.dtype.kind != "c" or "where" in kwargs:
+    if z.dtype.kind != "c" or "where" in kwargs or _numpys_subclass(x, out):
         return _np.tanh(x, **_with_out(kwargs, out))
     mask = _np.isinf(z.real) & _np.isfinite(z.imag)
     real, imag = _np.sign(z.real), _np.copysign(0.0, z.imag)  # before an in-place out= overwrites z
