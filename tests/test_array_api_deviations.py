@@ -72,6 +72,11 @@ def test_floor_divide_keeps_numpys_warnings_for_the_other_elements():
         wnp.floor_divide(arr([0.0, inf]), arr([0.0, 1.0]))
     with pytest.raises(TypeError, match="floor_divide"):  # no common dtype: NumPy's error
         wnp.floor_divide(arr([True]), wnp.asarray(np.array(["2001-01-01"], dtype="M8[D]")))
+    with warnings.catch_warnings(record=True) as caught:  # NumPy's casting error, before warnings
+        warnings.simplefilter("always")
+        with pytest.raises(TypeError, match="Cannot cast ufunc 'floor_divide' output"):
+            wnp.floor_divide(arr([7, -3]), arr([-0.0, -inf], wnp.float16), out=wnp.zeros(2, dtype=wnp.int64))
+    assert caught == []
 
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # NumPy's inf // 8.0
@@ -333,6 +338,13 @@ NO_ARRAY = [
     lambda m: m.sum(np.arange(4.0)),  # a NumPy ndarray
     lambda m: m.isnan(float("nan")),
 ]
+
+
+def test_astype_of_a_numpy_scalar_is_numpys_scalar():
+    got = wnp.astype(np.float64(1.5), wnp.int32)
+    assert type(got) is np.int32 and got == 1
+    with pytest.raises(TypeError, match=r"wsarray\.astype\(\): Input should be a NumPy array or scalar"):
+        wnp.astype([1, 2], wnp.int32)  # as np.astype
 
 
 def test_named_tuples_without_wsarray_arrays_hold_numpys_scalars():

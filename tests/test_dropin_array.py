@@ -716,3 +716,13 @@ def test_scalar_results_refuse_item_assignment_and_resize_like_numpys_scalars(sc
     # Comparison results are np.True_ / np.False_ values: one object each, as NumPy's.
     assert (a[1] < a[2]) is (a[0] < a[3]) and (a[1] > a[2]) is (a[0] > a[3])
     assert bool(a[1] < a[2]) is True and bool(a[1] > a[2]) is False
+
+
+def test_divmod_is_numpys_api_and_gives_numpys_scalars(scope):
+    for args in ((7.0, 2.0), (7, 2), (-7.5, 2.0)):
+        got = divmod(wnp.asarray(args[0]), wnp.asarray(args[1]))
+        want = divmod(np.asarray(args[0]), np.asarray(args[1]))
+        assert [type(v) for v in got] == [type(v) for v in want] and got == want
+    got = divmod(wnp.asarray([7.0, -3.0]), 2)
+    assert all(isinstance(v, wnp.Array) for v in got)
+    assert [np.asarray(v).tolist() for v in got] == [v.tolist() for v in divmod(np.asarray([7.0, -3.0]), 2)]

@@ -508,3 +508,11 @@ def test_function_reprs_are_numpys():
     assert repr(wnp.sum).startswith("<function sum at 0x") and repr(wnp.linalg.inv).startswith("<function inv at")
     assert repr({"act": wnp.tanh}) == repr({"act": np.tanh})
     assert repr(wnp.add.reduce).startswith("<built-in method reduce of numpy.ufunc object")
+
+
+def test_function_objects_compare_as_numpys():
+    import pickle
+    assert wnp.add.reduce == wnp.add.reduce and hash(wnp.add.reduce) == hash(wnp.add.reduce)
+    assert pickle.loads(pickle.dumps(wnp.add.reduce)) == wnp.add.reduce
+    assert wnp.add.reduce != wnp.add.accumulate and wnp.sum != wnp.mean
+    assert {wnp.sum: 1}[wnp.sum] == 1 and len({wnp.add, wnp.add, wnp.multiply}) == 2

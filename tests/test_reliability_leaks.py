@@ -36,12 +36,20 @@ class Flat:
         self.blocks = sys.getallocatedblocks()
         self.rss = rss_bytes()
 
-    def check(self, blocks=1000, rss=4 * 2**20):
+    def check(self, blocks=1000, rss=4 * 2**20, rerun=None):
+        """`rerun`: the loop again. RSS that grew in the first run must stay flat in a second
+        one: the C allocator may keep an arena once (seen on a loaded machine), a leak grows
+        in every run."""
         gc.collect()
         assert [sys.getrefcount(o) for o in self.watched] == self.refs, "reference count grew"
         assert sys.getallocatedblocks() - self.blocks < blocks, "Python objects leaked"
-        if not SANITIZED:
-            assert rss_bytes() - self.rss < rss, "RSS grew"
+        if SANITIZED:
+            return
+        if rss_bytes() - self.rss >= rss and rerun is not None:
+            self.rss = rss_bytes()
+            rerun()
+            gc.collect()
+        assert rss_bytes() - self.rss < rss, "RSS grew"
 
 
 def watched_objects(x):
@@ -90,7 +98,7 @@ def test_100k_small_operations_keep_everything_flat():
         watched = watched_objects(x)
         flat = Flat(watched)
         last = ops(N // 4).tolist()  # (an Array would hold a reference to its type)
-        flat.check()
+        flat.check(rerun=lambda: ops(N // 4))
         del flat, watched
         # (compared after the check: numpy.testing builds caches on first use)
         np.testing.assert_allclose(last, np.sqrt(np.arange(16.0) * 2.0 + 1.0)[::2].reshape(2, 4))
@@ -99,7 +107,7 @@ def test_100k_small_operations_keep_everything_flat():
     watched = watched_objects(x)
     flat = Flat(watched)
     ops(N // 8)
-    flat.check()
+    flat.check(rerun=lambda: ops(N // 8))
 
 
 def test_error_paths_do_not_leak():

@@ -709,10 +709,13 @@ void export_array(nb::module_ &m) {
     WSA_BINARY("__rshift__", "__rrshift__", "__irshift__", right_shift)
 #undef WSA_BINARY
     // Comparisons: the tp_richcompare slot (array_richcompare).
-    cls.def("__divmod__", [](nb::handle s, nb::handle o) { return call2("Array.__divmod__", ops.divmod, s, o); },
-            nb::arg("other").none());
-    cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); },
-            nb::arg("other").none());
+    // divmod() is beyond the array API standard: NumPy's scalars, as NumPy returns them.
+    cls.def("__divmod__", [](nb::handle s, nb::handle o) {
+        return as_numpy_result(call2("Array.__divmod__", ops.divmod, s, o));
+    }, nb::arg("other").none());
+    cls.def("__rdivmod__", [](nb::handle s, nb::handle o) {
+        return as_numpy_result(call2("Array.__rdivmod__", ops.divmod, o, s));
+    }, nb::arg("other").none());
     // -x, +x, abs(x), ~x: type slots (unary_slot).
 
     // __getitem__, __setitem__, __delitem__, __len__, __iter__, shape, dtype, ndim, size: type

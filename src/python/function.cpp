@@ -194,6 +194,18 @@ void export_function(nb::module_ &m) {
             if (!r.func.is_valid()) raise(PyExc_TypeError, "wsarray." + r.name + " was cleared and cannot be pickled");
             return nb::make_tuple(ws.attr("_rebuild_function"), nb::make_tuple(r.func, r.name, r.numpy_scalars));
         })
+        // np.add.reduce == np.add.reduce (each access makes a new Function): equal when they run
+        // equal callables, as NumPy's bound methods compare.
+        .def("__eq__", [](Routed &r, nb::handle other) -> nb::object {
+            if (!nb::isinstance<Routed>(other)) return nb::borrow(Py_NotImplemented);
+            Routed &o = nb::cast<Routed &>(other);
+            if (!r.func.is_valid() || !o.func.is_valid()) return nb::bool_(&r == &o);
+            return nb::bool_(r.name == o.name && r.func.equal(o.func));
+        }, nb::arg("other").none())
+        .def("__hash__", [](Routed &r) -> Py_ssize_t {
+            if (!r.func.is_valid()) return (Py_ssize_t) (std::uintptr_t) &r;
+            return nb::hash(r.func);
+        })
         .def_prop_rw("_numpy_scalars", [](Routed &r) { return r.numpy_scalars; },
                      [](Routed &r, bool on) { r.numpy_scalars = on; })
         // help(np.sum), np.info(np.dot), f.__doc__: NumPy's documentation of the wrapped function.

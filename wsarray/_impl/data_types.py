@@ -98,10 +98,10 @@ def iinfo(type, /):
 def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` converted to ``dtype``. Complex to real or integer is refused, as the standard says
     (NumPy drops the imaginary part with a warning): take ``real(x)`` or ``imag(x)`` first."""
-    x = _np.asarray(x)
+    source = _np.asarray(x).dtype  # x itself goes to NumPy: a NumPy scalar gives a scalar
     target = _np.dtype(dtype)
-    if x.dtype.kind == "c" and target.kind in "iuf":
-        raise TypeError(f"wsarray.astype(): casting {x.dtype} to {target} would drop the imaginary "
+    if source.kind == "c" and target.kind in "iuf":
+        raise TypeError(f"wsarray.astype(): casting {source} to {target} would drop the imaginary "
                         "part; use wsarray.real(x) or wsarray.imag(x) first")
     return _np.astype(x, target, copy=copy, device=device)
 

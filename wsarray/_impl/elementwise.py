@@ -50,12 +50,14 @@ def floor_divide(x1, x2, /, out=None, **kwargs):
     zero = _np.isfinite(a) & (a != 0) & _np.isinf(b) & (_np.signbit(a) != _np.signbit(b))
     signed_inf = a * _np.copysign(1.0, b)  # b may be bool or int: no np.sign()
     special = inf_a | zero
-    if not special.all():
-        # NumPy's warnings (or errors, under np.errstate) for the elements not patched below.
+    rest = None
+    if not special.all():  # copies of the elements not patched, before out= may overwrite x1
         rest_a, rest_b = _np.broadcast_arrays(a, b)
-        _np.floor_divide(rest_a[~special], rest_b[~special], **kwargs)
-    with _np.errstate(all="ignore"):  # reported above; the NaNs of the patched elements go
+        rest = rest_a[~special], rest_b[~special]
+    with _np.errstate(all="ignore"):  # NumPy's errors (an out= it cannot cast to) come first
         r = _np.asarray(_np.floor_divide(x1, x2, **_with_out(kwargs, out)))
+    if rest is not None:  # then NumPy's warnings (or errstate's errors) for the unpatched elements
+        _np.floor_divide(*rest, **kwargs)
     fixed = _np.where(inf_a, signed_inf, _np.where(zero, -0.0, r)).astype(r.dtype, copy=False)
     if out is not None:
         target = _out_array(out)
