@@ -26,9 +26,10 @@ enum class Kind {
 };
 
 struct Method {
+    Method(const char *n, Kind k, const char *u = nullptr) : name(n), kind(k), ufunc(u) {}
     const char *name;
     Kind kind;
-    const char *ufunc = nullptr;  ///< Extreme / Reduce: the ufunc reduced
+    const char *ufunc;  ///< Extreme / Reduce: the ufunc reduced
     // Filled at export:
     std::string fn;                ///< "Array.<name>", for errors
     PyObject *interned = nullptr;  ///< the name as an interned str
