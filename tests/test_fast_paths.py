@@ -435,18 +435,23 @@ def test_unary_functions_on_views_and_other_layouts_match_numpy():
     same_value(wa.exp(wa.asarray(a), where=wa.asarray(a) > 0, out=out), numpy.exp(a, where=a > 0, out=numpy.exp(a)))
 
 
+def reports_like_numpy(name, x):
+    """wa.<name>(x) under every np.errstate mode: NumPy's warnings, errors and values."""
+    for mode in ("ignore", "warn", "raise"):
+        with numpy.errstate(all=mode):
+            got, got_w = outcome(getattr(wa, name), wa.asarray(x))
+            expected, expected_w = outcome(getattr(numpy, name), x)
+        assert got_w == expected_w
+        if isinstance(expected, type):
+            assert got is expected
+        else:
+            same_value(got, expected)
+
+
 def test_unary_functions_report_floating_point_errors_like_numpy():
     x = numpy.array([0.0, -1.0, 1.0])
     for f in ("log", "sqrt", "log1p", "arccosh"):
-        for mode in ("ignore", "warn", "raise"):
-            with numpy.errstate(all=mode):
-                got, got_w = outcome(getattr(wa, f), wa.asarray(x))
-                expected, expected_w = outcome(getattr(numpy, f), x)
-            assert got_w == expected_w
-            if isinstance(expected, type):
-                assert got is expected
-            else:
-                same_value(got, expected)
+        reports_like_numpy(f, x)
     # A flag left set by earlier code is not reported by a clean call.
     with numpy.errstate(all="ignore"):
         numpy.log(x)
@@ -461,28 +466,14 @@ def test_unary_functions_report_floating_point_errors_like_numpy():
 ])
 def test_floating_point_errors_numpy_raises_in_software_are_reported(name, x):
     # NumPy raises these flags with feraiseexcept (the x87 unit), not in the SSE register.
-    for mode in ("ignore", "warn", "raise"):
-        with numpy.errstate(all=mode):
-            got, got_w = outcome(getattr(wa, name), wa.asarray(x))
-            expected, expected_w = outcome(getattr(numpy, name), x)
-        assert got_w == expected_w
-        if isinstance(expected, type):
-            assert got is expected
-        else:
-            same_value(got, expected)
+    reports_like_numpy(name, x)
 
 
 def test_zero_d_inputs_take_numpys_path():
     # NumPy casts a 0-d float16 through float32 and reports the underflow of the cast back.
     for name in ("sinh", "log1p", "exp"):
         for v in (numpy.float16(1e-7), numpy.float16(6.1e-5)):
-            with numpy.errstate(under="raise"):
-                got, _ = outcome(getattr(wa, name), wa.asarray(numpy.asarray(v)))
-                expected, _ = outcome(getattr(numpy, name), numpy.asarray(v))
-            if isinstance(expected, type):
-                assert got is expected
-            else:
-                same_value(got, expected)
+            reports_like_numpy(name, numpy.asarray(v))
 
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # arccos(-1.68), both sides

@@ -71,6 +71,16 @@ PyObject *scalar_of(Array &a) {
     return a.scalar.ptr();
 }
 
+namespace {
+/// `items` (a plain tuple) as a tuple of `like`'s type: a named tuple (eigh, svd, slogdet,
+/// unique_all, ...) is rebuilt as one.
+nb::object same_tuple_type(PyObject *like, nb::object items) {
+    if (PyTuple_CheckExact(like)) return items;
+    nb::handle type((PyObject *) Py_TYPE(like));
+    return nb::hasattr(type, "_make") ? type.attr("_make")(items) : items;
+}
+} // namespace
+
 nb::object as_numpy_result(nb::object r) {
     PyObject *o = r.ptr();
     if (is_array(o)) {
@@ -89,10 +99,7 @@ nb::object as_numpy_result(nb::object r) {
     if (!out) throw nb::python_error();
     for (Py_ssize_t i = 0; i < n; ++i)
         PyTuple_SET_ITEM(out.ptr(), i, as_numpy_result(nb::borrow(PyTuple_GET_ITEM(o, i))).release().ptr());
-    if (PyTuple_CheckExact(o)) return out;
-    // A named tuple (slogdet, eigh, ...): the same type.
-    nb::handle type((PyObject *) Py_TYPE(o));
-    return nb::hasattr(type, "_make") ? type.attr("_make")(out) : out;
+    return same_tuple_type(o, std::move(out));
 }
 
 namespace {
@@ -279,11 +286,7 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
         Py_ssize_t n = PyTuple_GET_SIZE(r);
         nb::object out = nb::steal(PyTuple_New(n));
         for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(out.ptr(), i, wrap(PyTuple_GET_ITEM(r, i), seen));
-        if (PyTuple_CheckExact(r)) return out.release().ptr();
-        // A named tuple (eigh, svd, unique_all, ...): rebuild the same type.
-        nb::handle type((PyObject *) Py_TYPE(r));
-        if (nb::hasattr(type, "_make")) return type.attr("_make")(out).release().ptr();
-        return out.release().ptr();
+        return same_tuple_type(r, std::move(out)).release().ptr();
     }
     if (PyList_CheckExact(r)) {
         Py_ssize_t n = PyList_GET_SIZE(r);
