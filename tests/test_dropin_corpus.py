@@ -22,8 +22,6 @@ API_DEVIATIONS = {
     "p05_linalg.py": "linalg.eigvals() is always complex; NumPy gives a real array for real eigenvalues",
     "p06_fft_signal.py": "argsort() is stable by default; NumPy's default orders equal keys differently",
     "p24_markov.py": "linalg.eig() is always complex; NumPy gives real eigenvalues and vectors here",
-    # Not the array API: the project's rule that an error message names the wsarray function.
-    "p32_errors_printed.py": "error messages start with the wsarray function ('wsarray.reshape(): ...')",
 }
 CASES = [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=API_DEVIATIONS[name]))
          if name in API_DEVIATIONS else name for name in PROGRAMS]

@@ -13,6 +13,7 @@ from hypothesis.extra import numpy as hnp
 import wsarray as wa
 
 from thread_helpers import run_threads
+from error_helpers import numpys_message
 
 BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.lt, operator.le,
           operator.eq, operator.ne, operator.gt, operator.ge]
@@ -641,7 +642,7 @@ def test_setitem_and_attributes_match_numpy():
         del w[0]
     w.shape = (4, 3)
     assert w.shape == (4, 3)
-    with pytest.raises(ValueError, match=r"wsarray\.Array\.shape\(\): cannot reshape"):
+    with pytest.raises(ValueError, match=numpys_message("cannot reshape", "Array.shape")):
         w.shape = (5, 5)
 
 
@@ -719,7 +720,7 @@ def test_max_min_prod_without_arguments_match_numpy(method):
             assert got is expected
         else:
             same_value(got, expected)
-    with pytest.raises(ValueError, match=rf"wsarray\.Array\.{method}\(\): zero-size") if method != "prod" \
+    with pytest.raises(ValueError, match=numpys_message("zero-size", f"Array.{method}")) if method != "prod" \
             else warnings.catch_warnings():
         getattr(wa.zeros(0), method)()
     w = wa.asarray(numpy.arange(12.0).reshape(3, 4))

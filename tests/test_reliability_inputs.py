@@ -4,11 +4,12 @@ import numpy as np
 import pytest
 
 import wsarray as wnp
+from error_helpers import note_names
 
 
 def names(exc, fn):
-    """True if the exception names wsarray's function `fn`, in its message or (for exception
-    classes that format their own message) in a PEP 678 note."""
+    """True if the exception names wsarray's function `fn`: in its message (wsarray's own errors)
+    or in a PEP 678 note (errors NumPy raised, whose message stays NumPy's)."""
     text = str(exc) + "\n".join(getattr(exc, "__notes__", []))
     return f"wsarray.{fn}" in text
 
@@ -160,11 +161,12 @@ def test_custom_str_exceptions_keep_their_class_and_name_the_function():
     with pytest.raises(np.exceptions.AxisError) as info:
         wnp.sum(wnp.ones(3), axis=5)
     assert type(info.value) is np.exceptions.AxisError
-    assert str(info.value) == "wsarray.sum(): axis 5 is out of bounds for array of dimension 1"
+    assert str(info.value) == "axis 5 is out of bounds for array of dimension 1"  # NumPy's message
+    assert note_names(info.value, "sum")
     assert info.value.axis == 5 and info.value.ndim == 1
     with pytest.raises(np.exceptions.AxisError) as info:
         wnp.moveaxis(wnp.ones(4), 3, 0)  # AxisError with NumPy's own msg_prefix
-    assert str(info.value).startswith("wsarray.moveaxis(): source: axis 3")
+    assert str(info.value).startswith("source: axis 3") and note_names(info.value, "moveaxis")
     # a NumPy exception class with its own __str__ and no prefix protocol gets a note
     with pytest.raises(TypeError) as info:
         wnp.add(wnp.ones(3), "x")
@@ -172,7 +174,7 @@ def test_custom_str_exceptions_keep_their_class_and_name_the_function():
         np.add(np.ones(3), "x")
     assert type(info.value) is type(numpy_info.value)
     assert type(info.value).__str__ is not Exception.__str__
-    assert "wsarray.add()" in info.value.__notes__[-1]
+    assert note_names(info.value, "add") and str(info.value) == str(numpy_info.value)
 
 
 @pytest.mark.parametrize("setter", [

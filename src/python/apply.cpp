@@ -329,7 +329,7 @@ nb::object unwrap_kwargs(PyObject *kwargs, const char *name, Seen &seen) {
         PyErr_Clear();
         raise(WorkspaceMemoryError, "wsarray." + std::string(name) + "(): " + err);
     }
-    prefix_error_for(name);
+    name_error_for(name);
     throw nb::python_error();
 }
 
@@ -404,42 +404,6 @@ nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObjec
 } // namespace
 
 namespace {
-
-/// Name the function in an exception whose class formats its own message (custom __str__), without
-/// changing the class: NumPy's AxisError keeps a message prefix (its documented msg_prefix) that
-/// __str__ puts in front; any other class gets a PEP 678 note, shown with the traceback.
-void name_custom_error(PyObject *value, const std::string &fn) {
-    nb::object text = nb::steal(PyObject_Str(value));
-    if (!text) {
-        PyErr_Clear();
-        return;
-    }
-    nb::str mark("wsarray.");
-    if (PyUnicode_Tailmatch(text.ptr(), mark.ptr(), 0, 8, -1) == 1) return;
-    nb::handle v(value);
-    if (nb::hasattr(v, "axis") && nb::hasattr(v, "_msg")) {
-        nb::object old = v.attr("_msg");
-        if (old.is_none() || nb::isinstance<nb::str>(old)) {
-            std::string prefix = fn;
-            if (!old.is_none() && nb::len(old) > 0) prefix += ": " + nb::cast<std::string>(old);
-            if (PyObject_SetAttrString(value, "_msg", nb::str(prefix.c_str()).ptr()) == 0) {
-                nb::object now = nb::steal(PyObject_Str(value));
-                if (now && PyUnicode_Tailmatch(now.ptr(), nb::str(fn.c_str()).ptr(), 0, fn.size(), -1) == 1)
-                    return;
-                PyObject_SetAttrString(value, "_msg", old.ptr());  // another protocol: undo
-            }
-            PyErr_Clear();
-        }
-    }
-    if (nb::hasattr(v, "add_note")) {
-        nb::object r = nb::steal(PyObject_CallMethod(value, "add_note", "s", ("raised by " + fn).c_str()));
-        if (!r) PyErr_Clear();
-    }
-}
-
-} // namespace
-
-namespace {
 /// An exception class of Python's or NumPy's (what bad input to a NumPy function raises), not
 /// one of the program's own (a signal handler's timeout, a callback's error): only those are named.
 bool python_or_numpy_error(PyObject *value) {
@@ -452,32 +416,40 @@ bool python_or_numpy_error(PyObject *value) {
     return m == "builtins" || m == "numpy" || m.rfind("numpy.", 0) == 0 || m == "wsarray" ||
            m.rfind("wsarray.", 0) == 0;
 }
+
+/// Does the exception already name a wsarray function: its own message ("wsarray.fn(): ...",
+/// wsarray's own errors) or a note an inner wsarray call added?
+bool names_a_function(PyObject *value) {
+    nb::str mark("wsarray.");
+    nb::object text = nb::steal(PyObject_Str(value));
+    if (!text) PyErr_Clear();
+    else if (PyUnicode_Tailmatch(text.ptr(), mark.ptr(), 0, 8, -1) == 1) return true;
+    nb::object notes = nb::steal(PyObject_GetAttrString(value, "__notes__"));
+    if (!notes) {
+        PyErr_Clear();
+        return false;
+    }
+    if (!PyList_Check(notes.ptr())) return false;
+    nb::str raised("raised by wsarray.");
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(notes.ptr()); ++i) {
+        PyObject *note = PyList_GET_ITEM(notes.ptr(), i);
+        if (PyUnicode_Check(note) && PyUnicode_Tailmatch(note, raised.ptr(), 0, 18, -1) == 1) return true;
+    }
+    return false;
+}
 } // namespace
 
-void prefix_error_for(const char *name) {
+void name_error_for(const char *name) {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
-    if (value && PyObject_TypeCheck(value, (PyTypeObject *) PyExc_Exception) && python_or_numpy_error(value)) {
-        PyObject *args = ((PyBaseExceptionObject *) value)->args;
-        PyTypeObject *t = Py_TYPE(value);
-        bool plain_str = t->tp_str == ((PyTypeObject *) PyExc_Exception)->tp_str;
-        bool done = false;
-        if (plain_str && args && PyTuple_GET_SIZE(args) == 1 && PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
-            PyObject *msg = PyTuple_GET_ITEM(args, 0);
-            nb::str mark("wsarray.");
-            done = PyUnicode_Tailmatch(msg, mark.ptr(), 0, 8, -1) == 1;
-            if (!done) {
-                nb::str fixed(("wsarray." + std::string(name) + "(): ").c_str());
-                nb::object full = nb::steal(PyUnicode_Concat(fixed.ptr(), msg));
-                if (full) {
-                    nb::object new_args = nb::make_tuple(full);
-                    done = PyObject_SetAttrString(value, "args", new_args.ptr()) == 0;
-                }
-                PyErr_Clear();
-            }
-        }
-        if (!done) name_custom_error(value, "wsarray." + std::string(name) + "()");
+    // NumPy's message stays as it is (drop-in code prints and matches it); the function is named
+    // in a PEP 678 note, which every traceback shows.
+    if (value && PyObject_TypeCheck(value, (PyTypeObject *) PyExc_Exception) && python_or_numpy_error(value) &&
+        !names_a_function(value)) {
+        std::string note = "raised by wsarray." + std::string(name) + "()";
+        nb::object r = nb::steal(PyObject_CallMethod(value, "add_note", "s", note.c_str()));
+        if (!r) PyErr_Clear();
     }
     PyErr_Restore(type, value, tb);
 }
@@ -485,7 +457,7 @@ void prefix_error_for(const char *name) {
 void raise_routed_error(const char *name) { raise_call_error(name); }
 
 void raise_pending(const char *name) {
-    prefix_error_for(name);
+    name_error_for(name);
     throw nb::python_error();
 }
 

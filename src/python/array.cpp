@@ -911,7 +911,7 @@ void export_array(nb::module_ &m) {
         Array &a = self_of(s, "Array.__dlpack__");
         nb::object f = a.data().attr("__dlpack__");
         nb::object r = nb::steal(PyObject_Call(f.ptr(), nb::tuple().ptr(), kwargs.ptr()));
-        if (!r) { prefix_error_for("Array.__dlpack__"); throw nb::python_error(); }
+        if (!r) { name_error_for("Array.__dlpack__"); throw nb::python_error(); }
         return r;
     });
     cls.def("__dlpack_device__", [](nb::handle s) {

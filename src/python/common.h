@@ -133,9 +133,10 @@ bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);
 /// The current allocation target of this thread (null: outside every workspace or scoped out).
 inline wsa::Workspace *current_target() { return wsa::ThreadWorkspaces::current().target(); }
 
-/// Put "wsarray.<name>(): " in front of the pending exception's message (same class).
-void prefix_error_for(const char *name);
-/// prefix_error_for(name), then throw the pending Python exception.
+/// Name "wsarray.<name>()" in the pending exception (same class, same message) with a PEP 678 note
+/// "raised by wsarray.<name>()", unless it names a wsarray function already.
+void name_error_for(const char *name);
+/// name_error_for(name), then throw the pending Python exception.
 [[noreturn]] void raise_pending(const char *name);
 /// Throw the pending error of a NumPy call made under a RouteGuard as apply() does (a failed
 /// workspace allocation becomes WorkspaceMemoryError), named after `name`.
