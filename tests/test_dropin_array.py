@@ -668,6 +668,16 @@ def test_out_given_a_numpy_array_returns_it(scope):
     o1, o2 = np.zeros(3), wnp.zeros(3)
     r = wnp.modf(wnp.asarray([1.5, 2.5, 3.5]), out=(o1, o2))
     assert r[0] is o1 and r[1] is o2 and o1.tolist() == [0.5] * 3
+    # positional outs, as NumPy's ufuncs take them (also wsarray's own versions of ufuncs)
+    assert wnp.add(wnp.asarray([1.0, 2.0, 3.0]), 2.0, out) is out and out.tolist() == [3.0, 4.0, 5.0]
+    assert wnp.floor_divide(wnp.asarray([7.0, 8.0, 9.0]), 2.0, out) is out and out.tolist() == [3.0, 4.0, 4.0]
+    o1, o2 = np.zeros(3), np.zeros(3)
+    r = wnp.modf(wnp.asarray([1.5, 2.5, 3.5]), o1, o2)
+    assert type(r) is tuple and r[0] is o1 and r[1] is o2 and o2.tolist() == [1.0, 2.0, 3.0]
+    r = wnp.modf(wnp.asarray([1.5, 2.5, 3.5]), o1)
+    assert r[0] is o1 and isinstance(r[1], wnp.Array) and r[1].tolist() == [1.0, 2.0, 3.0]
+    w = wnp.zeros(3)
+    assert wnp.multiply(wnp.asarray([1.0, 2.0, 3.0]), 2.0, w) is w and w.tolist() == [2.0, 4.0, 6.0]
 
 
 def test_platform_long_double_aliases():
