@@ -1,21 +1,29 @@
 """How wsarray names the function in an error that NumPy raised: NumPy's class and message are
-kept as they are, and a PEP 678 note says which wsarray function raised it."""
-import re
+kept as they are, and the traceback has an entry of its own for the wsarray function
+(File "<wsarray>", line 1, in wsarray.reshape), as a Python function would."""
+import contextlib
+import traceback
+
+import pytest
 
 
-def note_names(exc, fn):
-    """True if `exc` carries the note "raised by wsarray.<fn>()"."""
-    return f"raised by wsarray.{fn}()" in getattr(exc, "__notes__", [])
+def names_function(exc, fn):
+    """True if the traceback of `exc` has wsarray's entry for wsarray.<fn>."""
+    return any(entry.filename == "<wsarray>" and entry.name == f"wsarray.{fn}"
+               for entry in traceback.extract_tb(exc.__traceback__))
 
 
 def assert_numpys_error(got, want, fn):
-    """`got` (wsarray's) is `want` (NumPy's) for class and message, and names wsarray.<fn>()."""
+    """`got` (wsarray's) is `want` (NumPy's) for class and message, and names wsarray.<fn>."""
     assert type(got) is type(want), (type(got), type(want))
     assert str(got) == str(want)
-    assert note_names(got, fn), getattr(got, "__notes__", None)
+    assert names_function(got, fn), traceback.format_tb(got.__traceback__)
 
 
-def numpys_message(start, fn):
-    """A pytest.raises(match=...) pattern: NumPy's message beginning with the regex `start`, then
-    the note naming wsarray.<fn>() (pytest matches the message and its notes, one per line)."""
-    return rf"(?s)^{start}.*\nraised by wsarray\.{re.escape(fn)}\(\)$"
+@contextlib.contextmanager
+def raises_numpys(kind, start, fn):
+    """pytest.raises(kind) whose message (NumPy's) begins with the regex `start` and whose
+    traceback names wsarray.<fn>."""
+    with pytest.raises(kind, match=f"^{start}") as info:
+        yield info
+    assert names_function(info.value, fn), traceback.format_tb(info.value.__traceback__)

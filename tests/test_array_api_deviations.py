@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import wsarray as wnp
-from error_helpers import assert_numpys_error, numpys_message
+from error_helpers import assert_numpys_error, raises_numpys
 
 inf, nan = math.inf, math.nan
 
@@ -242,7 +242,7 @@ def test_clip(call, expected):
 def test_clip_nan_bound_and_conflicts():
     got = np.asarray(wnp.clip(arr([0.0, 5.0]), arr([nan, 1.0]), 2.0))
     assert np.isnan(got[0]) and got[1] == 2.0
-    with pytest.raises(TypeError, match="wsarray.clip"):
+    with raises_numpys(TypeError, r"clip\(\) got multiple values", "clip"):
         wnp.clip(arr([1]), 0, min=0, a_min=0)
 
 
@@ -344,7 +344,7 @@ NO_ARRAY = [
 def test_astype_of_a_numpy_scalar_is_numpys_scalar():
     got = wnp.astype(np.float64(1.5), wnp.int32)
     assert type(got) is np.int32 and got == 1
-    with pytest.raises(TypeError, match=numpys_message("Input should be a NumPy array or scalar", "astype")):
+    with raises_numpys(TypeError, "Input should be a NumPy array or scalar", "astype"):
         wnp.astype([1, 2], wnp.int32)  # as np.astype
 
 
@@ -434,7 +434,7 @@ def test_dlpack_protocol_and_from_dlpack():
     with wnp.workspace("DL"):
         inside = wnp.from_dlpack(x, copy=True)
         assert inside.workspace == "DL"
-    with pytest.raises(ValueError, match="wsarray.from_dlpack"):
+    with raises_numpys(ValueError, "Device not understood", "from_dlpack"):
         wnp.from_dlpack(x, device="gpu")
 
 
@@ -445,7 +445,7 @@ def test_devices():
     assert wnp.zeros(2, device="cpu").device == "cpu"
     with pytest.raises(ValueError, match="to_device"):
         x.to_device("gpu")
-    with pytest.raises(ValueError, match="wsarray.zeros"):
+    with raises_numpys(ValueError, "Device not understood", "zeros"):
         wnp.zeros(2, device="gpu")
 
 

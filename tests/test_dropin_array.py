@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import wsarray as wnp
-from error_helpers import assert_numpys_error, numpys_message
+from error_helpers import assert_numpys_error, raises_numpys
 
 
 @pytest.fixture(params=["outside", "workspace"])
@@ -71,7 +71,7 @@ def test_shape_assignment_reshapes_in_place(scope):
     w = wnp.arange(6)
     w.shape = (2, 3)
     assert w.shape == (2, 3) and w.tolist() == [[0, 1, 2], [3, 4, 5]]
-    with pytest.raises(ValueError, match="wsarray.Array.shape"):
+    with raises_numpys(ValueError, "cannot reshape", "Array.shape"):
         w.shape = (4, 2)
     t = wnp.arange(6).reshape(2, 3).T
     with pytest.raises(AttributeError):  # NumPy: a copy would be needed
@@ -147,7 +147,7 @@ def test_the_programs_own_exceptions_pass_through_unchanged(scope):
     with pytest.raises(Timeout) as got:
         wnp.apply_along_axis(callback, 0, wnp.ones((2, 2)))
     assert str(got.value) == "cell timeout"
-    with pytest.raises(ValueError, match=numpys_message("bad row", "apply_along_axis")):
+    with raises_numpys(ValueError, "bad row", "apply_along_axis"):
         wnp.apply_along_axis(lambda row: (_ for _ in ()).throw(ValueError("bad row")), 0, wnp.ones((2, 2)))
 
 
@@ -502,7 +502,7 @@ def test_array_likes_whose_array_method_returns_wsarray_arrays(scope):
     class Broken:
         def __array__(self, dtype=None, copy=None):
             raise ValueError("no conversion here")
-    with pytest.raises(ValueError, match=numpys_message("no conversion here", "asarray")):
+    with raises_numpys(ValueError, "no conversion here", "asarray"):
         wnp.asarray(Broken())
 
 
@@ -568,7 +568,7 @@ def test_scalar_arithmetic_is_numpys_scalar_arithmetic(scope):
                         assert repr(got) == repr(want), (v, o, got, want)
     x = wnp.asarray(np.asarray([np.int64(2)]))[0]
     assert repr(-x) == repr(-np.int64(2)) and repr(abs(-x)) == "np.int64(2)" and repr(~x) == "np.int64(-3)"
-    with pytest.raises(TypeError, match=r"wsarray\.Array\.__add__\(\)"):
+    with raises_numpys(TypeError, "ufunc 'add' did not contain a loop", "Array.__add__"):
         x + "a"
 
 
@@ -700,9 +700,9 @@ def test_shape_and_copy_methods_are_numpys(scope):
     assert a.astype(a.dtype, copy=False) is a
     if scope is not None:
         assert a.copy().workspace == "DROPIN_ARRAY" and a.reshape(3, 4).workspace == a.workspace
-    with pytest.raises(ValueError, match=numpys_message("cannot reshape array of size 12", "Array.reshape")):
+    with raises_numpys(ValueError, "cannot reshape array of size 12", "Array.reshape"):
         a.reshape(5)
-    with pytest.raises(TypeError, match=numpys_message("data type 'nope'", "Array.astype")):
+    with raises_numpys(TypeError, "data type 'nope'", "Array.astype"):
         a.astype("nope")
     with pytest.raises(TypeError, match="invalid keyword"):
         a.reshape(shape=(3, 4))  # as ndarray.reshape
@@ -711,7 +711,7 @@ def test_shape_and_copy_methods_are_numpys(scope):
 
 def test_attribute_errors_other_than_missing_are_numpys():
     dates = wnp.asarray(np.array(["2001-01-01"], dtype="M8[D]"))
-    with pytest.raises(ValueError, match=numpys_message("cannot include dtype 'M' in a buffer", "Array.data")):
+    with raises_numpys(ValueError, "cannot include dtype 'M' in a buffer", "Array.data"):
         dates.data
     with pytest.raises(AttributeError, match="no attribute 'nosuch'"):
         dates.nosuch

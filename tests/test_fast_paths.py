@@ -12,8 +12,8 @@ from hypothesis.extra import numpy as hnp
 
 import wsarray as wa
 
+from error_helpers import raises_numpys
 from thread_helpers import run_threads
-from error_helpers import numpys_message
 
 BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.lt, operator.le,
           operator.eq, operator.ne, operator.gt, operator.ge]
@@ -265,7 +265,7 @@ def test_basic_indexing_matches_numpy_and_checks_staleness():
     for key in (3, -1, slice(1, 4), (2, 5), (slice(None), 3), (Ellipsis, 2), (None, 1), (), (1, slice(None, None, -2))):
         got, expected = w[key], a[key]
         same(got, numpy.asarray(expected))
-    with pytest.raises(IndexError, match="wsarray.Array.__getitem__"):
+    with raises_numpys(IndexError, "index 10 is out of bounds", "Array.__getitem__"):
         w[10]
     ws = wa.workspace("FAST_INDEX")
     with ws:
@@ -498,11 +498,8 @@ def test_unary_functions_check_staleness_and_name_themselves():
     for f in (wa.exp, wa.tanh, wa.abs, wa.sqrt):
         with pytest.raises(wa.WorkspaceError, match=rf"wsarray\.{f.__name__}\(\)"):
             f(t)
-    with pytest.raises(TypeError, match=r"wsarray\.invert\(\)|raised by wsarray\.invert"):
-        try:
-            wa.invert(wa.asarray([1.5]))
-        except TypeError as e:
-            raise TypeError(str(e) + " ".join(getattr(e, "__notes__", []))) from None
+    with raises_numpys(TypeError, "ufunc 'invert' not supported", "invert"):
+        wa.invert(wa.asarray([1.5]))
     wa.memory.destroy_workspace("FAST_UFUNC_STALE")
 
 
@@ -600,7 +597,7 @@ def test_item_access_matches_numpy(dtype):
 def test_item_access_errors_name_the_method_and_check_staleness():
     w = wa.asarray(numpy.arange(6.0).reshape(2, 3))
     for key in (2, -3, (0, 3), (0, -4), (0, 0, 0)):
-        with pytest.raises(IndexError, match=r"wsarray\.Array\.__getitem__\(\)"):
+        with raises_numpys(IndexError, "(index|too many indices)", "Array.__getitem__"):
             w[key]
     ws = wa.workspace("FAST_ITEM_STALE")
     with ws:
@@ -636,13 +633,13 @@ def test_setitem_and_attributes_match_numpy():
             assert numpy.array_equal(numpy.asarray(w), a, equal_nan=True)
         assert w.shape == a.shape and w.dtype == a.dtype and w.ndim == a.ndim and w.size == a.size
         assert len(w) == len(a)
-    with pytest.raises(TypeError, match=r"wsarray\.Array\.__len__\(\)"):
+    with raises_numpys(TypeError, r"len\(\) of unsized object", "Array.__len__"):
         len(wa.asarray(1.0))
-    with pytest.raises(ValueError, match=r"wsarray\.Array\.__delitem__\(\)"):
+    with raises_numpys(ValueError, "cannot delete array elements", "Array.__delitem__"):
         del w[0]
     w.shape = (4, 3)
     assert w.shape == (4, 3)
-    with pytest.raises(ValueError, match=numpys_message("cannot reshape", "Array.shape")):
+    with raises_numpys(ValueError, "cannot reshape", "Array.shape"):
         w.shape = (5, 5)
 
 
@@ -693,7 +690,7 @@ def test_array_keys_match_numpy_and_check_staleness():
             assert got is expected
         else:
             same_value(got, expected)
-    with pytest.raises(IndexError, match=r"wsarray\.Array\.__getitem__\(\)"):
+    with raises_numpys(IndexError, "index 7 is out of bounds", "Array.__getitem__"):
         w[wa.asarray([7])]
     ws = wa.workspace("FAST_MASK")
     with ws:
@@ -720,7 +717,7 @@ def test_max_min_prod_without_arguments_match_numpy(method):
             assert got is expected
         else:
             same_value(got, expected)
-    with pytest.raises(ValueError, match=numpys_message("zero-size", f"Array.{method}")) if method != "prod" \
+    with raises_numpys(ValueError, "zero-size", f"Array.{method}") if method != "prod" \
             else warnings.catch_warnings():
         getattr(wa.zeros(0), method)()
     w = wa.asarray(numpy.arange(12.0).reshape(3, 4))
@@ -766,9 +763,9 @@ def test_namespace_calls_by_vectorcall_keep_arguments():
     many = [wa.asarray(a[0])] * 10  # more positional arguments than the engine's stack array
     for got, expected in zip(wa.broadcast_arrays(*many), numpy.broadcast_arrays(*([a[0]] * 10))):
         same_value(got, expected)
-    with pytest.raises(TypeError, match=r"wsarray\.exp\(\)"):
+    with raises_numpys(TypeError, r"exp\(\) got an unexpected keyword", "exp"):
         wa.exp(w, bogus=1)
-    with pytest.raises(TypeError, match=r"wsarray\.zeros\(\)"):
+    with raises_numpys(TypeError, "zeros\\(\\) got an unexpected keyword", "zeros"):
         wa.zeros(3, bogus=1)
     f = Function(len, "length")
     assert f([1, 2, 3]) == 3

@@ -2,6 +2,8 @@
 #include "common.h"
 #include "numpy_alloc.h"
 
+#include <frameobject.h>
+
 #include <algorithm>
 #include <new>
 #include <vector>
@@ -417,25 +419,30 @@ bool python_or_numpy_error(PyObject *value) {
            m.rfind("wsarray.", 0) == 0;
 }
 
-/// Does the exception already name a wsarray function: its own message ("wsarray.fn(): ...",
-/// wsarray's own errors) or a note an inner wsarray call added?
-bool names_a_function(PyObject *value) {
-    nb::str mark("wsarray.");
+/// Is this one of wsarray's own errors, which name the function in the message ("wsarray.fn(): ...")?
+bool own_message(PyObject *value) {
     nb::object text = nb::steal(PyObject_Str(value));
-    if (!text) PyErr_Clear();
-    else if (PyUnicode_Tailmatch(text.ptr(), mark.ptr(), 0, 8, -1) == 1) return true;
-    nb::object notes = nb::steal(PyObject_GetAttrString(value, "__notes__"));
-    if (!notes) {
+    if (!text) {
         PyErr_Clear();
         return false;
     }
-    if (!PyList_Check(notes.ptr())) return false;
-    nb::str raised("raised by wsarray.");
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(notes.ptr()); ++i) {
-        PyObject *note = PyList_GET_ITEM(notes.ptr(), i);
-        if (PyUnicode_Check(note) && PyUnicode_Tailmatch(note, raised.ptr(), 0, 18, -1) == 1) return true;
-    }
-    return false;
+    nb::str mark("wsarray.");
+    return PyUnicode_Tailmatch(text.ptr(), mark.ptr(), 0, 8, -1) == 1;
+}
+
+/// The file name of the traceback entries that name wsarray's functions.
+constexpr const char *kTracebackFile = "<wsarray>";
+
+/// Is the outermost traceback entry so far one of wsarray's (a wsarray function nearer the error
+/// named it already)?
+bool named_in_traceback(PyObject *tb) {
+    if (!tb || !PyTraceBack_Check(tb)) return false;
+    PyFrameObject *frame = ((PyTracebackObject *) tb)->tb_frame;
+    if (!frame) return false;
+    PyCodeObject *code = PyFrame_GetCode(frame);
+    bool ours = PyUnicode_CompareWithASCIIString(code->co_filename, kTracebackFile) == 0;
+    Py_DECREF(code);
+    return ours;
 }
 } // namespace
 
@@ -443,15 +450,25 @@ void name_error_for(const char *name) {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
-    // NumPy's message stays as it is (drop-in code prints and matches it); the function is named
-    // in a PEP 678 note, which every traceback shows.
+    // The class and message stay NumPy's (drop-in code prints, matches and doctests them); the
+    // function appears in the traceback as an entry of its own, as a Python function would (the
+    // way Cython names compiled functions): File "<wsarray>", line 1, in wsarray.reshape.
+    PyFrameObject *frame = nullptr;
     if (value && PyObject_TypeCheck(value, (PyTypeObject *) PyExc_Exception) && python_or_numpy_error(value) &&
-        !names_a_function(value)) {
-        std::string note = "raised by wsarray." + std::string(name) + "()";
-        nb::object r = nb::steal(PyObject_CallMethod(value, "add_note", "s", note.c_str()));
-        if (!r) PyErr_Clear();
+        !own_message(value) && !named_in_traceback(tb)) {
+        std::string fn = "wsarray." + std::string(name);
+        PyCodeObject *code = PyCode_NewEmpty(kTracebackFile, fn.c_str(), 1);
+        PyObject *globals = code ? PyDict_New() : nullptr;
+        if (globals) frame = PyFrame_New(PyThreadState_Get(), code, globals, nullptr);
+        Py_XDECREF(globals);
+        Py_XDECREF(code);
+        if (!frame) PyErr_Clear();
     }
     PyErr_Restore(type, value, tb);
+    if (frame) {
+        PyTraceBack_Here(frame);  // on failure (no memory) the error stays pending, chained
+        Py_DECREF(frame);
+    }
 }
 
 void raise_routed_error(const char *name) { raise_call_error(name); }

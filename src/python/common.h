@@ -133,8 +133,8 @@ bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);
 /// The current allocation target of this thread (null: outside every workspace or scoped out).
 inline wsa::Workspace *current_target() { return wsa::ThreadWorkspaces::current().target(); }
 
-/// Name "wsarray.<name>()" in the pending exception (same class, same message) with a PEP 678 note
-/// "raised by wsarray.<name>()", unless it names a wsarray function already.
+/// Name "wsarray.<name>" in the pending exception's traceback (same class, same message), unless
+/// it is wsarray's own error (named in its message) or a wsarray function nearer the error named it.
 void name_error_for(const char *name);
 /// name_error_for(name), then throw the pending Python exception.
 [[noreturn]] void raise_pending(const char *name);
