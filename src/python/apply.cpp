@@ -506,8 +506,10 @@ nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwa
 }
 
 nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwargs, PyObject *self_array) {
+                        PyObject *kwargs, PyObject *self_array, Py_ssize_t first_out) {
     Seen seen = seen_with_self(self_array);
+    for (Py_ssize_t k = first_out; first_out >= 0 && k < std::min<Py_ssize_t>(nargs, first_out + 4); ++k)
+        if (is_ndarray_exact(args[k])) seen.numpy_outs[k - first_out] = args[k];
     if (nargs > kStack) {
         nb::object tuple = nb::steal(PyTuple_New(nargs));
         if (!tuple) throw nb::python_error();

@@ -120,9 +120,11 @@ nb::object wrap_derived(nb::handle r, Array &a, nb::handle source);
 /// is its ndarray comes back as the Array itself, as NumPy returns self).
 nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs,
                  PyObject *self_array = nullptr);
-/// apply() with the positional arguments as an array (a vectorcall's).
+/// apply() with the positional arguments as an array (a vectorcall's). `first_out`: the position
+/// from which positional arguments are a ufunc's out arrays (-1: none); NumPy ndarrays given
+/// there are returned as they are, as NumPy returns out arrays (np.add(x, 1, o) is o).
 nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwargs, PyObject *self_array = nullptr);
+                        PyObject *kwargs, PyObject *self_array = nullptr, Py_ssize_t first_out = -1);
 
 /// Define NumPy's most used methods (sum, mean, reshape, copy, ...) on wsarray.Array (methods.cpp).
 void export_methods(PyTypeObject *type);

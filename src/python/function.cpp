@@ -86,35 +86,6 @@ int routed_clear(PyObject *self) {
     return 0;
 }
 
-/// A ufunc returns its out arrays themselves. Given positionally as NumPy ndarrays (np.add(x, 1, o)),
-/// the result is `o`, as with out=o, rather than a wsarray view of it.
-nb::object positional_outs(const Routed &r, PyObject *const *args, Py_ssize_t nargs, nb::object res) {
-    auto own = [&](PyObject *item) -> PyObject * {
-        if (!is_array(item) || stands_for_scalar(array_of(item))) return nullptr;
-        PyObject *nd = array_of(item).data().ptr();
-        for (Py_ssize_t k = r.ufunc_nin; k < nargs; ++k)
-            if (args[k] == nd) return args[k];  // passed as the ndarray itself, not as an Array
-        return nullptr;
-    };
-    if (PyObject *out = own(res.ptr())) return nb::borrow(out);
-    if (!PyTuple_CheckExact(res.ptr())) return res;
-    Py_ssize_t n = PyTuple_GET_SIZE(res.ptr());
-    nb::object fixed;
-    for (Py_ssize_t i = 0; i < n; ++i) {
-        PyObject *out = own(PyTuple_GET_ITEM(res.ptr(), i));
-        if (!out) continue;
-        if (!fixed.is_valid()) {
-            fixed = nb::steal(PyTuple_GetSlice(res.ptr(), 0, n));
-            if (!fixed) throw nb::python_error();
-        }
-        PyObject *old = PyTuple_GET_ITEM(fixed.ptr(), i);
-        Py_INCREF(out);
-        PyTuple_SET_ITEM(fixed.ptr(), i, out);
-        Py_DECREF(old);
-    }
-    return fixed.is_valid() ? fixed : res;
-}
-
 /// A call straight into the engine: calls are the hot path of every namespace function, and
 /// nanobind's overload dispatch (building nb::args / nb::kwargs) doubled the cost of np.exp(x).
 PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
@@ -127,8 +98,8 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
                 return r.numpy_scalars ? as_numpy_result(nb::steal(res)).release().ptr() : res;
         if (r.creation != Creation::None)
             if (PyObject *res = fast_create(r.creation, args, nargs, kwargs)) return res;
-        nb::object res = apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs);
-        if (r.ufunc_nin && nargs > r.ufunc_nin) res = positional_outs(r, args, nargs, std::move(res));
+        nb::object res = apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs, nullptr,
+                                      r.ufunc_nin ? r.ufunc_nin : -1);
         // The standard's 0-d arrays are for calls on wsarray arrays; given none (np.sqrt(2.0),
         // np.sum([1, 2]), NumPy scalars), a scalar result is NumPy's scalar, as NumPy returns it.
         bool array_result = is_array(res.ptr()) && !stands_for_scalar(array_of(res.ptr()));
