@@ -29,19 +29,32 @@ def test_destroy_returns_memory_to_the_os():
     assert rss_bytes() - base < 32 * 2**20
 
 
-def test_destroy_with_a_live_array_keeps_its_chunk_until_the_array_dies():
+def test_destroy_releases_what_only_stale_arrays_hold():
     ws = wnp.workspace("Z", wnp.WorkspaceConfig(learning="none", initial_size="64MiB"))
     with ws:
         a = wnp.ones(10)
         kept = a.detach()
     memory.destroy_workspace("Z")
-    assert wnp._core._zombie_bytes() >= 64 * 2**20  # a's block still holds the chunk
+    assert wnp._core._zombie_bytes() == 0  # a stale Array can never be used: it pins nothing
     with pytest.raises(wnp.WorkspaceError, match="destroyed"):
         a.sum()
-    del a
+    assert "stale" in repr(a)
+    assert float(kept.sum()) == 10.0
+
+
+def test_destroy_keeps_the_blocks_raw_views_hold_until_they_die():
+    ws = wnp.workspace("Z", wnp.WorkspaceConfig(learning="none", initial_size="64MiB"))
+    with ws:
+        a = wnp.ones(10)
+        raw = np.asarray(a)  # raw memory handed out while `a` was valid: not checked later
+    memory.destroy_workspace("Z")
+    assert wnp._core._zombie_bytes() >= 64 * 2**20  # raw's block still holds the chunk
+    assert raw.sum() == 10.0  # and it still shows its data, never foreign data
+    with pytest.raises(wnp.WorkspaceError, match="destroyed"):
+        a.sum()
+    del raw
     gc.collect()
     assert wnp._core._zombie_bytes() == 0
-    assert float(kept.sum()) == 10.0
 
 
 def test_plain_numpy_is_never_routed():

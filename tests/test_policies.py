@@ -145,11 +145,10 @@ def test_mmap_location(tmp_path):
     assert list(tmp_path.iterdir()) == []  # the file is unlinked at once
 
 
-def test_mmap_location_bad_directory():
-    cfg = wnp.WorkspaceConfig(location="mmap", temp_file_path="/nonexistent/dir", learning="none",
-                              initial_size="1MB")
-    with pytest.raises(OSError, match="/nonexistent/dir"):
-        wnp.workspace("MMAPBAD", cfg)
+def test_mmap_location_bad_directory_is_refused_by_the_config():
+    with pytest.raises(FileNotFoundError, match="/nonexistent/dir"):
+        wnp.WorkspaceConfig(location="mmap", temp_file_path="/nonexistent/dir", learning="none",
+                            initial_size="1MB")
 
 
 def test_python_loop_inside_one_cycle_reuses_freed_memory():

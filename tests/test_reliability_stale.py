@@ -2,7 +2,6 @@
 a destroyed workspace, handles captured during the cycle, and what cannot be tracked (raw NumPy
 views, buffers, DLPack capsules), which stays memory-safe: their block is never reused under them."""
 import copy
-import pickle
 
 import numpy as np
 import pytest
@@ -21,7 +20,8 @@ TOUCHES = {
     "int": lambda a: int(a),
     "index": lambda a: a.__index__(),
     "complex": lambda a: complex(a),
-    "pickle": pickle.dumps,
+    # Not pickle: an array whose cycle ended still pickles its own (never reused) memory, so that a
+    # multiprocessing.Queue feeder thread gets it across (test_reliability_memory_return.py).
     "deepcopy": copy.deepcopy,
     "leverage": lambda a: a.leverage(),
     "leverage_to": lambda a: a.leverage_to("NOW"),

@@ -80,14 +80,16 @@ def test_keyboard_interrupt_inside_nested_scopes():
     assert memory.workspace_stack() == []
 
 
-def test_out_of_order_exit_closes_inner_scopes_with_a_warning():
+def test_out_of_order_exit_closes_only_its_own_scope():
     a, b = wnp.workspace("A"), wnp.workspace("B")
     a.__enter__()
     b.__enter__()
-    with pytest.warns(RuntimeWarning, match="1 inner workspace scope"):
-        a.__exit__(None, None, None)
-    assert memory.workspace_stack() == [] and not b.is_open
-    with pytest.raises(wnp.WorkspaceError, match="not open on this thread"):
+    a.__exit__(None, None, None)  # A ends; B, opened after it, stays open and current
+    assert memory.workspace_stack() == [("cycle", "B")] and b.is_open and not a.is_open
+    assert memory.current_workspace() == "B"
+    b.__exit__(None, None, None)
+    assert memory.workspace_stack() == []
+    with pytest.raises(wnp.WorkspaceError, match="no open cycle to close"):
         b.__exit__(None, None, None)
 
 

@@ -16,7 +16,6 @@ TOUCHES = {
     "matmul": lambda a: a @ a,
     "getitem": lambda a: a[0],
     "setitem": lambda a: a.__setitem__(0, 5.0),
-    "repr": repr,
     "str": str,
     "format": lambda a: format(a, ""),
     "len": len,

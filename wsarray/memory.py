@@ -45,8 +45,9 @@ def set_auto_gc_window(ms):
     """Collect garbage at workspace cycle ends, at most once per ``ms`` milliseconds (0: never)."""
     if isinstance(ms, bool) or not isinstance(ms, int):
         raise TypeError("wsarray.memory.set_auto_gc_window(): ms must be an int number of milliseconds")
-    if ms > 2**62:
-        raise ValueError("wsarray.memory.set_auto_gc_window(): the window is too large (ms <= 2**62)")
+    if ms > _core._MAX_GC_WINDOW_MS:
+        raise ValueError("wsarray.memory.set_auto_gc_window(): the window must be at most "
+                         f"{_core._MAX_GC_WINDOW_MS} ms (about 292 years)")
     _core._set_gc_window(ms)
 
 

@@ -107,12 +107,14 @@ Mapping map_host(std::size_t size, bool prefault) {
     return m;
 }
 
+std::string file_directory(const std::string &directory) {
+    if (!directory.empty()) return directory;
+    const char *t = std::getenv("TMPDIR");
+    return (t && *t) ? t : "/tmp";
+}
+
 Mapping map_file(std::size_t size, const std::string &directory, bool prefault) {
-    std::string dir = directory;
-    if (dir.empty()) {
-        const char *t = std::getenv("TMPDIR");
-        dir = (t && *t) ? t : "/tmp";
-    }
+    std::string dir = file_directory(directory);
     struct statvfs fs;
     if (size >= kCheckAbove && statvfs(dir.c_str(), &fs) == 0 &&
         size > (std::size_t) fs.f_bavail * fs.f_frsize)
@@ -169,34 +171,48 @@ void unmap(Mapping &m) {
     m = Mapping();
 }
 
-bool make_private(Mapping &m, std::size_t used) {
+bool freeze_file(Mapping &m) {
     if (m.fd < 0 || !m.ptr) return true;
-    used = std::min(used, m.size);
-    const int prot = PROT_READ | PROT_WRITE;
-    void *fresh = mmap(nullptr, m.size, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (fresh == MAP_FAILED) {
-        // No memory for a copy: at least make the child's writes private (copy-on-write).
-        if (mmap(m.ptr, m.size, prot, MAP_PRIVATE | MAP_FIXED, m.fd, 0) == MAP_FAILED) return false;
-    } else {
-        std::memcpy(fresh, m.ptr, used);
-#ifdef __linux__
-        // Move the copy's pages over the shared mapping in one step (no second copy).
-        if (mremap(fresh, m.size, m.size, MREMAP_MAYMOVE | MREMAP_FIXED, m.ptr) == MAP_FAILED) {
-            munmap(fresh, m.size);
-            return false;
-        }
-#else
-        if (mmap(m.ptr, m.size, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
-            munmap(fresh, m.size);
-            return false;
-        }
-        std::memcpy(m.ptr, fresh, used);
-        munmap(fresh, m.size);
-#endif
-    }
-    close(m.fd);
+    if (mmap(m.ptr, m.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, m.fd, 0) == MAP_FAILED)
+        return false;
+    close(m.fd);  // the private mapping keeps the (unlinked) file referenced
     m.fd = -1;
+    m.file_private = true;
     return true;
+}
+
+bool refile(Mapping &m, const std::string &directory) {
+    if (!m.file_private || !m.ptr) return false;
+    std::string path = file_directory(directory) + "/wsarray-XXXXXX";
+    int fd = mkstemp(path.data());
+    if (fd < 0) return false;
+    unlink(path.c_str());
+    if (ftruncate(fd, (off_t) m.size) != 0 ||
+        mmap(m.ptr, m.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        close(fd);
+        return false;
+    }
+    m.fd = fd;
+    m.file_private = false;
+    return true;
+}
+
+bool release_pages(Mapping &m, std::size_t offset, std::size_t length) {
+    if (m.heap || !m.ptr || offset >= m.size) return false;
+    std::size_t ps = page_size();
+    std::size_t lo = (offset + ps - 1) / ps * ps;
+    std::size_t hi = std::min(m.size, offset + length) / ps * ps;
+    if (hi <= lo) return false;
+    char *p = (char *) m.ptr + lo;
+    if (m.fd >= 0) {
+#ifdef MADV_REMOVE
+        // A shared file mapping: punch a hole, so neither RSS nor the file keeps the pages.
+        if (madvise(p, hi - lo, MADV_REMOVE) == 0) return true;
+#endif
+        return false;
+    }
+    if (madvise(p, hi - lo, MADV_DONTNEED) != 0) return false;
+    return !m.file_private;
 }
 
 } // namespace wsa

@@ -18,6 +18,9 @@ struct Mapping {
     std::size_t size = 0;
     int fd = -1;  ///< file descriptor for file-backed mappings, -1 otherwise
     bool heap = false;  ///< from the C heap (small spills), released with free()
+    /// A copy-on-write view of a workspace file (after fork()): writes stay private, pages given
+    /// back read the file again (not zeros); the file itself is no longer written.
+    bool file_private = false;
 };
 
 /// The operating system cannot (or would not safely) provide a mapping; what() says why.
@@ -33,6 +36,9 @@ private:
 /// Throws MappingRefused when the operating system refuses or the memory is not available.
 Mapping map_host(std::size_t size, bool prefault);
 
+/// The directory file-backed workspaces use: `directory`, or $TMPDIR, or /tmp.
+std::string file_directory(const std::string &directory);
+
 /// Map `size` bytes backed by an unlinked temporary file in `directory` (empty: $TMPDIR or /tmp).
 /// Throws std::runtime_error naming the directory when the file cannot be created, and
 /// MappingRefused when the file system has no room for it.
@@ -45,10 +51,20 @@ Mapping map_heap(std::size_t size);
 /// Give the mapping back to the operating system.
 void unmap(Mapping &m);
 
-/// Replace a file-backed mapping by private anonymous memory holding the same first `used` bytes,
-/// at the same address, and close the file (after fork(): the child must not write into the
-/// parent's file). Returns false (mapping unchanged) if memory for the copy cannot be had.
-bool make_private(Mapping &m, std::size_t used);
+/// Remap a shared file mapping copy-on-write from the same file, at the same address (before
+/// fork(): parent and child must never write into one file). One system call whatever the size;
+/// the contents stay. Returns false (mapping unchanged) if the kernel refuses.
+bool freeze_file(Mapping &m);
+
+/// Map a fresh file of the mapping's size in `directory` over a frozen mapping, shared again (its
+/// contents become zeros: call it only when nothing lives in the mapping). False: unchanged.
+bool refile(Mapping &m, const std::string &directory);
+
+/// Give the pages inside [offset, offset + length) back to the operating system (rounded inward to
+/// whole pages). Returns true if those pages read as zeros afterwards (anonymous memory, a shared
+/// file's punched hole), false if they read earlier contents (a frozen file) or nothing was done
+/// (heap memory, less than a page).
+bool release_pages(Mapping &m, std::size_t offset, std::size_t length);
 
 /// Bytes of memory this process can still get: MemAvailable + SwapFree, capped by the cgroup
 /// limit. SIZE_MAX when unknown.

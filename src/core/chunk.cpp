@@ -1,6 +1,8 @@
 /// src/core/chunk.cpp -- block allocation inside one chunk (see chunk.h).
 #include "chunk.h"
 
+#include <algorithm>
+
 namespace wsa {
 
 static int size_class(std::size_t size) { return 63 - __builtin_clzll((unsigned long long) size); }
@@ -53,6 +55,7 @@ BlockHeader *Chunk::take_from_lists(std::size_t total) {
         tail->requested = 0;
         tail->live = 0;
         tail->magic = kMagic;
+        tail->freed_at = found->freed_at;
         found->size = total;
         if (BlockHeader *after = next_of(tail)) after->prev_size = rest;
         push_free(tail);
@@ -70,14 +73,15 @@ BlockHeader *Chunk::take_from_top(std::size_t total) {
     return b;
 }
 
-BlockHeader *Chunk::allocate(std::size_t total, bool prefer_top, bool &reused) {
+BlockHeader *Chunk::allocate(std::size_t total, bool prefer_top, std::size_t &dirty) {
     std::size_t old_high = high_water;
     BlockHeader *b = prefer_top ? take_from_top(total) : take_from_lists(total);
     if (!b) b = prefer_top ? take_from_lists(total) : take_from_top(total);
     if (!b) return nullptr;
-    std::size_t offset = (std::size_t) ((char *) b - base());
-    reused = offset + b->size <= old_high;
+    std::size_t data = (std::size_t) ((char *) b - base()) + kHeader;
+    dirty = old_high > data ? std::min(old_high, data + b->size - kHeader) - data : 0;
     if (top > high_water) high_water = top;
+    if (top > window_top) window_top = top;
     b->live = 1;
     b->magic = kMagic;
     b->next_free = b->prev_free = nullptr;
@@ -102,6 +106,7 @@ void Chunk::release(BlockHeader *b) {
         b = p;
         if (BlockHeader *after = next_of(b)) after->prev_size = b->size;
     }
+    b->freed_at = cycles;  // part of the merged block was in use this cycle
     if ((char *) b + b->size == base() + top) {  // top of the bump stack: shrink it
         top = (std::size_t) ((char *) b - base());
         last_size = b->prev_size;
@@ -111,6 +116,53 @@ void Chunk::release(BlockHeader *b) {
 }
 
 std::size_t Chunk::free_bytes_below_top() const { return top - live_bytes; }
+
+std::size_t Chunk::release_free_block_at(std::size_t off) {
+    if (off >= top) {  // the block merged into the free space above `top`
+        std::size_t used = round_up(std::max(high_water, top), page_size());
+        std::size_t from = round_up(top, page_size());
+        if (used <= from) return 0;
+        if (release_pages(mapping, from, used - from)) high_water = from;
+        return used - from;
+    }
+    // The free block that holds `off`: walk from the start (zombie chunks only, rare).
+    std::size_t pos = 0;
+    while (pos < top) {
+        auto *b = (BlockHeader *) (base() + pos);
+        if (pos <= off && off < pos + b->size) {
+            if (b->live) return 0;
+            release_pages(mapping, pos + kHeader, b->size - kHeader);
+            return b->size - kHeader;
+        }
+        pos += b->size;
+    }
+    return 0;
+}
+
+std::size_t Chunk::trim(std::size_t min_bytes, std::uint64_t age) {
+    if (mapping.heap) return 0;
+    std::size_t released = 0;
+    std::size_t keep = round_up(std::max(window_top, top), page_size());
+    // Whole pages up to the one holding high_water: a partial page left behind would be used
+    // memory above the new high_water, which zeroed allocations trust to read as zeros.
+    std::size_t used = round_up(high_water, page_size());
+    if (used > keep && used - keep >= min_bytes) {
+        if (release_pages(mapping, keep, used - keep)) high_water = keep;
+        released += used - keep;
+    }
+    // Free holes below `top` (arrays that lived long pinned the blocks above them).
+    for (int c = 0; c < kClasses; ++c) {
+        if (!(nonempty & (1ull << c)) || (std::size_t(1) << c) < min_bytes) continue;
+        for (BlockHeader *b = free_lists[c]; b; b = b->next_free) {
+            std::size_t off = (std::size_t) ((char *) b - base());
+            if (b->size >= min_bytes && cycles - b->freed_at >= age &&
+                release_pages(mapping, off + kHeader, b->size - kHeader))
+                released += b->size - kHeader;
+        }
+    }
+    window_top = top;
+    return released;
+}
 
 std::string Chunk::check() const {
     std::size_t off = 0, prev = 0, live = 0, live_b = 0, free_blocks = 0;

@@ -29,7 +29,8 @@ struct BlockHeader {
     std::uint32_t magic;
     BlockHeader *next_free;    ///< size-class list links while free
     BlockHeader *prev_free;
-    std::uint64_t reserved[2];
+    std::uint64_t freed_at;    ///< the chunk's cycle count when the block last became free
+    std::uint64_t reserved;
 };
 static_assert(sizeof(BlockHeader) == kHeader, "block header must be one cache line");
 
@@ -39,7 +40,9 @@ struct Chunk {
     Workspace *owner = nullptr;  ///< null once the workspace is destroyed (a "zombie" chunk)
     std::size_t top = 0;         ///< blocks occupy [0, top)
     std::size_t last_size = 0;   ///< size of the (always live) block ending at `top`
-    std::size_t high_water = 0;  ///< highest `top` ever reached: memory below it has been used
+    std::size_t high_water = 0;  ///< memory at and above this offset was never used (reads as zeros)
+    std::size_t window_top = 0;  ///< highest `top` since the last trim (see trim())
+    std::uint64_t cycles = 0;    ///< cycles the owner has ended (ages free blocks for trim())
     std::size_t live_blocks = 0;
     std::size_t live_bytes = 0;
     std::uint64_t nonempty = 0;  ///< bit c set when free_lists[c] is not empty
@@ -53,12 +56,21 @@ struct Chunk {
 
     /// A block of `total` bytes (header included); nullptr when the chunk has no room.
     /// `prefer_top` takes fresh space before freed space (ring order for circular workspaces).
-    /// `reused` tells whether the memory had been used before.
-    BlockHeader *allocate(std::size_t total, bool prefer_top, bool &reused);
+    /// `dirty`: how many bytes of its data (from the data start) had been used before; the rest is
+    /// fresh memory that reads as zeros.
+    BlockHeader *allocate(std::size_t total, bool prefer_top, std::size_t &dirty);
     /// Return a live block; merges with free neighbours and lowers `top` when possible.
     void release(BlockHeader *b);
     /// Bytes in free blocks below `top` (for statistics).
     std::size_t free_bytes_below_top() const;
+    /// Give back to the OS the pages above the highest `top` since the last trim (when that is at
+    /// least `min_bytes`), and the inside of free blocks of at least `min_bytes` that no cycle used
+    /// for `age` cycles. Returns the bytes given back (lowers high_water where the pages read as
+    /// zeros again). Memory the loop still uses is never given back: no page faults in a steady state.
+    std::size_t trim(std::size_t min_bytes, std::uint64_t age);
+    /// Give back the pages inside the free block holding offset `off` (a freed block of a
+    /// destroyed workspace's chunk that live arrays still pin).
+    std::size_t release_free_block_at(std::size_t off);
     /// Walk every block and free list; an empty string when all invariants hold, else the first
     /// violation found (for tests).
     std::string check() const;

@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace wsa {
@@ -12,7 +13,7 @@ bool Config::operator==(const Config &o) const {
            overallocation_limit == o.overallocation_limit && allocation == o.allocation &&
            learning == o.learning && cycles_before_initialization == o.cycles_before_initialization &&
            spill == o.spill && reset == o.reset && location == o.location &&
-           temp_file_path == o.temp_file_path;
+           temp_file_path == o.temp_file_path && trim_after_cycles == o.trim_after_cycles;
 }
 
 std::size_t parse_size(const std::string &text) {
@@ -43,9 +44,10 @@ std::size_t parse_size(const std::string &text) {
         throw std::invalid_argument("'" + text + "' has an unknown unit '" + unit +
                                     "': use B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, "
                                     "TiB (powers of 1024)");
-    double value = std::stod(number) * scale;
-    if (!std::isfinite(value) || value >= 9.0e18)
-        throw std::invalid_argument("'" + text + "' is too large");
+    // strtod, not stod: a number of hundreds of digits is "too large", not std::out_of_range.
+    double value = std::strtod(number.c_str(), nullptr) * scale;
+    if (!std::isfinite(value) || value >= 4.6e18)  // sizes are capped at 2**62 bytes
+        throw std::invalid_argument("'" + text + "' is too large (sizes are at most 2**62 bytes)");
     return (std::size_t) std::llround(value);
 }
 

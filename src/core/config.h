@@ -24,6 +24,9 @@ struct Config {
     ResetPolicy reset = ResetPolicy::BlockLeft;
     LocationPolicy location = LocationPolicy::Ram;
     std::string temp_file_path;            ///< directory for LocationPolicy::Mmap (empty: $TMPDIR or /tmp)
+    /// Every this many cycles, pages of the workspace that none of those cycles touched go back to
+    /// the operating system (0: never). Memory a loop stopped needing does not stay resident.
+    int trim_after_cycles = 16;
 
     bool operator==(const Config &o) const;
 };

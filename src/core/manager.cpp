@@ -1,18 +1,116 @@
-/// src/core/manager.cpp -- per-thread workspace stack (see manager.h).
+/// src/core/manager.cpp -- scopes and the per-thread workspace table (see manager.h).
 #include "manager.h"
 
+#include <atomic>
+
 namespace wsa {
+
+namespace {
+std::atomic<std::uint64_t> g_next_frame{1};
+} // namespace
+
+Frame::Frame(FrameKind kind_, std::shared_ptr<Workspace> ws_, std::shared_ptr<void> context_)
+    : kind(kind_), ws(std::move(ws_)), id(g_next_frame.fetch_add(1, std::memory_order_relaxed)),
+      thread(std::this_thread::get_id()), context(std::move(context_)), cycle(ws ? ws->cycle_serial() : 0) {}
+
+Frame::~Frame() {
+    if (open && kind == FrameKind::Cycle && ws && ws->cycle_serial() == cycle) {
+        open = false;
+        (void) ws->end_cycle();
+        bump_scope_epoch();
+    }
+}
+
+bool Frame::live(std::thread::id me) const {
+    if (!open || thread != me) return false;
+    if (kind == FrameKind::ScopeOut) return true;
+    if (!ws->alive()) return false;
+    // A borrow (or a fill) lasts as long as the cycle it was opened in.
+    return ws->cycle_serial() == cycle && (ws->cycle_open() || kind == FrameKind::Fill);
+}
+
+Stack push(const Stack &s, std::shared_ptr<Frame> f) {
+    return std::make_shared<const StackNode>(StackNode{std::move(f), s});
+}
+
+bool contains(const Stack &s, const Frame *f) {
+    for (const StackNode *n = s.get(); n; n = n->below.get())
+        if (n->frame.get() == f) return true;
+    return false;
+}
+
+Stack without(const Stack &s, const Frame *f) {
+    if (s && s->frame.get() == f) return s->below;  // properly nested: nothing to rebuild
+    // Rebuild the part above `f`, leaving out `f`, closed frames and borrows of `f`'s cycle.
+    std::vector<std::shared_ptr<Frame>> above;
+    const StackNode *n = s.get();
+    for (; n && n->frame.get() != f; n = n->below.get()) above.push_back(n->frame);
+    if (!n) return s;  // not there
+    Stack out = n->below;
+    for (auto it = above.rbegin(); it != above.rend(); ++it) {
+        const Frame &g = **it;
+        bool borrow_of_f = g.kind != FrameKind::ScopeOut && g.ws == f->ws && f->kind == FrameKind::Cycle;
+        if (g.open && !borrow_of_f) out = push(out, *it);
+    }
+    return out;
+}
+
+Workspace *target_of(const Stack &s) {
+    const std::thread::id me = std::this_thread::get_id();
+    for (const StackNode *n = s.get(); n; n = n->below.get())
+        if (n->frame->live(me)) return n->frame->ws.get();  // null for a scope-out
+    return nullptr;
+}
+
+std::shared_ptr<Workspace> innermost_open(const Stack &s) {
+    const std::thread::id me = std::this_thread::get_id();
+    for (const StackNode *n = s.get(); n; n = n->below.get())
+        if (n->frame->kind == FrameKind::Cycle && n->frame->live(me)) return n->frame->ws;
+    return nullptr;
+}
+
+std::shared_ptr<Workspace> parent_of(const Stack &s, const Workspace *ws) {
+    const std::thread::id me = std::this_thread::get_id();
+    bool seen = false;
+    for (const StackNode *n = s.get(); n; n = n->below.get()) {
+        const Frame &f = *n->frame;
+        if (f.kind != FrameKind::Cycle || !f.live(me)) continue;
+        if (seen && f.ws.get() != ws) return f.ws;
+        if (f.ws.get() == ws) seen = true;
+    }
+    return nullptr;
+}
+
+bool is_open_in(const Stack &s, const Workspace *ws) {
+    const std::thread::id me = std::this_thread::get_id();
+    for (const StackNode *n = s.get(); n; n = n->below.get())
+        if (n->frame->kind == FrameKind::Cycle && n->frame->ws.get() == ws && n->frame->live(me))
+            return true;
+    return false;
+}
+
+std::vector<const Frame *> live_frames(const Stack &s) {
+    const std::thread::id me = std::this_thread::get_id();
+    std::vector<const Frame *> out;
+    for (const StackNode *n = s.get(); n; n = n->below.get())
+        if (n->frame->live(me)) out.push_back(n->frame.get());
+    return {out.rbegin(), out.rend()};
+}
+
+std::string close_frame(Frame &f) {
+    if (!f.open) return "";
+    f.open = false;
+    if (f.kind == FrameKind::Cycle && f.ws->cycle_serial() == f.cycle) return f.ws->end_cycle();  // bumps
+    bump_scope_epoch();
+    return "";
+}
 
 ThreadWorkspaces &ThreadWorkspaces::current() {
     thread_local ThreadWorkspaces state;
     return state;
 }
 
-ThreadWorkspaces::~ThreadWorkspaces() {
-    for (auto &f : stack_)
-        if (f.kind == FrameKind::Cycle && f.ws) f.ws->end_cycle();
-    for (auto &kv : by_name_) kv.second->destroy();
-}
+ThreadWorkspaces::~ThreadWorkspaces() { destroy_all(DestroyReason::ThreadExit, true); }
 
 std::shared_ptr<Workspace> ThreadWorkspaces::get_or_create(const std::string &name,
                                                            const Config *config) {
@@ -35,107 +133,38 @@ std::shared_ptr<Workspace> ThreadWorkspaces::find(const std::string &name) const
     return it == by_name_.end() ? nullptr : it->second;
 }
 
-bool ThreadWorkspaces::is_open(const Workspace *ws) const {
-    for (auto &f : stack_)
-        if (f.kind == FrameKind::Cycle && f.ws.get() == ws) return true;
-    return false;
+bool ThreadWorkspaces::owns(const Workspace *ws) const {
+    auto it = by_name_.find(ws->name());
+    return it != by_name_.end() && it->second.get() == ws;
 }
 
-void ThreadWorkspaces::update_target() {
-    target_ = stack_.empty() ? nullptr : stack_.back().ws.get();
-}
-
-std::uint64_t ThreadWorkspaces::open_cycle(const std::shared_ptr<Workspace> &ws) {
-    if (ws->owner_thread() != std::this_thread::get_id())
-        throw WorkspaceMisuse("workspace '" + ws->name() + "' belongs to another thread; "
-                              "workspaces are per thread: call wsarray.workspace('" + ws->name() +
-                              "') in this thread to get its own");
-    if (!ws->alive())
-        throw WorkspaceMisuse("workspace '" + ws->name() + "' was destroyed; get a new one with "
-                              "wsarray.workspace('" + ws->name() + "')");
-    if (is_open(ws.get()))
-        throw WorkspaceMisuse("workspace '" + ws->name() + "' is already open on this thread; "
-                              "a workspace cannot be nested inside itself");
-    auto own = by_name_.find(ws->name());
-    if (own == by_name_.end() || own->second != ws)
-        throw WorkspaceMisuse("workspace '" + ws->name() + "' is no longer registered on this "
-                              "thread; get it again with wsarray.workspace('" + ws->name() + "')");
-    ws->begin_cycle();
-    stack_.push_back({FrameKind::Cycle, ws, next_id_});
-    update_target();
-    return next_id_++;
-}
-
-std::uint64_t ThreadWorkspaces::borrow(const std::shared_ptr<Workspace> &ws) {
-    if (!is_open(ws.get()))
-        throw WorkspaceMisuse("cannot borrow workspace '" + ws->name() + "': it has no open cycle "
-                              "on this thread; borrow only a workspace whose 'with' block encloses "
-                              "this one");
-    stack_.push_back({FrameKind::Borrow, ws, next_id_});
-    update_target();
-    return next_id_++;
-}
-
-std::uint64_t ThreadWorkspaces::scope_out() {
-    stack_.push_back({FrameKind::ScopeOut, nullptr, next_id_});
-    update_target();
-    return next_id_++;
-}
-
-std::size_t ThreadWorkspaces::close(std::uint64_t id) {
-    std::size_t pos = stack_.size();
-    for (std::size_t i = 0; i < stack_.size(); ++i)
-        if (stack_[i].id == id) pos = i;
-    if (pos == stack_.size())
-        throw WorkspaceMisuse("this scope is not open on this thread (closed twice, or entered on "
-                              "another thread)");
-    std::size_t above = stack_.size() - pos - 1;
-    while (stack_.size() > pos) {
-        Frame f = std::move(stack_.back());
-        stack_.pop_back();
-        if (f.kind == FrameKind::Cycle) f.ws->end_cycle();
-    }
-    update_target();
-    return above;
-}
-
-std::shared_ptr<Workspace> ThreadWorkspaces::innermost_open() const {
-    for (auto it = stack_.rbegin(); it != stack_.rend(); ++it)
-        if (it->kind == FrameKind::Cycle) return it->ws;
-    return nullptr;
-}
-
-std::shared_ptr<Workspace> ThreadWorkspaces::parent_of(const Workspace *ws) const {
-    bool seen = false;
-    for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
-        if (it->kind != FrameKind::Cycle) continue;
-        if (seen && it->ws.get() != ws) return it->ws;
-        if (it->ws.get() == ws) seen = true;
-    }
-    return nullptr;
-}
-
-void ThreadWorkspaces::destroy(const std::string &name) {
+void ThreadWorkspaces::destroy(const std::string &name, DestroyReason why) {
     auto it = by_name_.find(name);
     if (it == by_name_.end())
         throw WorkspaceMisuse("no workspace named '" + name + "' on this thread");
-    for (auto &f : stack_)
-        if (f.ws == it->second)
-            throw WorkspaceMisuse("workspace '" + name + "' is in use (open or borrowed) on this "
-                                  "thread; leave its 'with' block before destroying it");
-    it->second->destroy();
+    if (it->second->cycle_open())
+        throw WorkspaceMisuse("workspace '" + name + "' is in use (its cycle is open); leave its "
+                              "'with' block before destroying it");
+    it->second->destroy(why);
     by_name_.erase(it);
+    bump_scope_epoch();
 }
 
-void ThreadWorkspaces::destroy_all() {
-    std::string busy;
-    for (auto &f : stack_)
-        if (f.ws) busy += (busy.empty() ? "'" : ", '") + f.ws->name() + "'";
-    if (!busy.empty())
-        throw WorkspaceMisuse("workspaces " + busy + " are in use on this thread; leave their "
-                              "'with' blocks before destroying all workspaces");
-    for (auto &kv : by_name_) kv.second->destroy();
+void ThreadWorkspaces::destroy_all(DestroyReason why, bool force) {
+    if (!force) {
+        std::string busy;
+        for (auto &kv : by_name_)
+            if (kv.second->cycle_open()) busy += (busy.empty() ? "'" : ", '") + kv.first + "'";
+        if (!busy.empty())
+            throw WorkspaceMisuse("workspaces " + busy + " are in use (their cycles are open); leave "
+                                  "their 'with' blocks before destroying all workspaces");
+    }
+    for (auto &kv : by_name_) {
+        if (force) (void) kv.second->end_cycle();
+        kv.second->destroy(why);
+    }
     by_name_.clear();
+    bump_scope_epoch();
 }
 
 std::vector<std::shared_ptr<Workspace>> ThreadWorkspaces::all() const {

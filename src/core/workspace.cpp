@@ -2,6 +2,7 @@
 #include "workspace.h"
 
 #include <algorithm>
+#include <cstring>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -11,6 +12,13 @@
 #include <set>
 
 namespace wsa {
+
+namespace {
+std::atomic<std::uint64_t> g_epoch{1};
+} // namespace
+
+std::uint64_t scope_epoch() { return g_epoch.load(std::memory_order_acquire); }
+void bump_scope_epoch() { g_epoch.fetch_add(1, std::memory_order_acq_rel); }
 
 /// Every chunk of every workspace by base address, so that a pointer NumPy frees (on any thread)
 /// finds its chunk. `g_mu` guards the registry and all workspace state.
@@ -55,10 +63,21 @@ static Registry &registry() {
     return *r;
 }
 
+/// Runs in the parent just before fork(), mutex held. A shared file mapping would let parent and
+/// child write into each other's arrays: each becomes a copy-on-write view of its file, in both
+/// processes (one mmap call per chunk: fork costs the same whatever the workspaces' size). Each
+/// process maps a fresh file again when a cycle ends with the chunk empty (Workspace::end_cycle).
+void before_fork() {
+    for (auto &kv : registry().chunks) freeze_file(kv.second->mapping);
+}
+
 // fork() copies only the calling thread. Holding the mutex across fork() means no other thread can
 // be inside a workspace operation at that moment, so the child's copy of every structure is
 // consistent and its mutex is not left locked by a thread that no longer exists.
-static void lock_before_fork() { registry().mu.lock(); }
+static void lock_before_fork() {
+    registry().mu.lock();
+    before_fork();
+}
 static void unlock_in_parent() { registry().mu.unlock(); }
 
 /// Runs in the child, mutex held, only the forking thread alive (see workspace.h).
@@ -68,14 +87,9 @@ void after_fork_in_child() {
     std::set<Workspace *> orphans;
     for (auto &kv : r.chunks) {
         Chunk *c = kv.second;
-        // A shared file mapping would let parent and child write into each other's arrays.
-        make_private(c->mapping, std::max(c->high_water, c->top));
         if (c->owner && c->owner->owner_ != me) orphans.insert(c->owner);
     }
-    for (Workspace *ws : orphans) {
-        ws->orphaned_.store(true, std::memory_order_release);
-        ws->destroy_locked();
-    }
+    for (Workspace *ws : orphans) ws->destroy_locked(DestroyReason::Fork);
 }
 
 static void unlock_in_child() {
@@ -97,21 +111,35 @@ Workspace::Workspace(std::string name, Config config)
     stats_.initialized = config_.learning == LearningPolicy::None;
 }
 
-Workspace::~Workspace() { destroy(); }
+Workspace::~Workspace() { destroy(DestroyReason::Explicit); }
 
 /// Spills below this size come from the C heap, larger ones from anonymous mmap (as malloc does).
 constexpr std::size_t kSmallSpill = std::size_t(256) << 10;
 
-Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill) {
-    std::size_t rounded = round_up(std::max<std::size_t>(size, kAlign), spill ? page_size()
-                                   : (size >= kHugePage ? kHugePage : page_size()));
+std::size_t Workspace::room_locked() const {
+    if (!config_.max_size) return SIZE_MAX;
+    std::size_t committed = stats_.capacity + live_spill_bytes_;
+    return committed >= config_.max_size ? 0 : config_.max_size - committed;
+}
+
+Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill, std::size_t at_least) {
+    const bool heap = spill && size < kSmallSpill;
+    std::size_t rounded = heap ? round_up(std::max<std::size_t>(size, kAlign), kAlign)
+                               : round_up(std::max<std::size_t>(size, kAlign),
+                                          !spill && size >= kHugePage ? kHugePage : page_size());
+    // max_size is a promise: never more mapped than it allows. Rounding up may not cross it.
+    std::size_t room = room_locked();
+    if (rounded > room) rounded = heap ? room / kAlign * kAlign : room / page_size() * page_size();
+    if (rounded < std::max<std::size_t>(at_least, kAlign))
+        throw WorkspaceOutOfMemory("workspace '" + name_ + "' would exceed its max_size: " +
+                                   describe_sizes_locked(at_least));
     auto c = new Chunk();
     // Pages are not touched up front: the allocator hands out low addresses first, so a cycle
     // touches about its peak, RSS stays near what the loop really uses (not the overallocated
     // capacity), and once a page has been touched later cycles reuse it without a fault.
     try {
-        if (spill && size < kSmallSpill)  // spills are ordinary external memory, whatever the location
-            c->mapping = map_heap(round_up(size, kAlign));
+        if (heap)  // spills are ordinary external memory, whatever the location
+            c->mapping = map_heap(rounded);
         else if (spill)
             c->mapping = map_host(rounded, false);
         else if (config_.location == LocationPolicy::Mmap)
@@ -124,9 +152,12 @@ Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill) {
     }
     c->spill = spill;
     c->owner = this;
+    c->cycles = stats_.cycles;
     registry().add(c);
     ++stats_.os_maps;
-    if (!spill) {
+    if (spill) {
+        live_spill_bytes_ += c->capacity();
+    } else {
         chunks_.push_back(c);
         stats_.capacity += c->capacity();
         stats_.chunks = chunks_.size();
@@ -156,12 +187,20 @@ void Workspace::note_allocation_locked(std::size_t total, bool reused) {
     stats_.peak_current_cycle = std::max(stats_.peak_current_cycle, stats_.used);
 }
 
-void *Workspace::allocate(std::size_t n) {
+void *Workspace::allocate(std::size_t n, bool zero) {
     std::lock_guard<std::mutex> lock(registry().mu);
-    return allocate_locked(n);
+    return allocate_locked(n, zero);
 }
 
-void *Workspace::allocate_locked(std::size_t n) {
+/// Clear the first `n` bytes at `data` of which `dirty` had been used before (fresh pages read as
+/// zeros already: np.zeros of a large size touches no page it does not need).
+static std::size_t clear(void *data, std::size_t n, std::size_t dirty) {
+    std::size_t k = std::min(n, dirty);
+    if (k) std::memset(data, 0, k);
+    return k;
+}
+
+void *Workspace::allocate_locked(std::size_t n, bool zero) {
     if (!alive())
         throw WorkspaceMisuse("workspace '" + name_ + "' was destroyed; it cannot allocate");
     if (n > (std::size_t(1) << 62))
@@ -169,62 +208,66 @@ void *Workspace::allocate_locked(std::size_t n) {
     std::size_t total = block_size_for(n);
     bool circ = circular();
     for (Chunk *c : chunks_) {
-        bool reused = false;
+        std::size_t dirty = 0;
         std::size_t fresh_before = c->capacity() - c->top;
-        if (BlockHeader *b = c->allocate(total, circ, reused)) {
+        if (BlockHeader *b = c->allocate(total, circ, dirty)) {
             if (circ && fresh_before < total) ++stats_.wraps;
             b->requested = n;
             // b->size, not total: a free block a little larger than asked for is not split, and
             // the free path subtracts b->size.
-            note_allocation_locked(b->size, reused);
-            return (char *) b + kHeader;
+            note_allocation_locked(b->size, dirty > 0);
+            void *data = (char *) b + kHeader;
+            if (zero) stats_.zeroed_bytes += clear(data, n, dirty);
+            return data;
         }
     }
-    return spill_locked(total, n);
+    return spill_locked(total, n, zero);
 }
 
-void *Workspace::spill_locked(std::size_t total, std::size_t n) {
-    std::size_t committed = stats_.capacity + live_spill_bytes_;
-    if (config_.max_size && committed + total > config_.max_size)
-        throw WorkspaceOutOfMemory("workspace '" + name_ + "' would exceed its max_size: " +
-                                   describe_sizes_locked(n));
+void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero) {
     bool learning = !stats_.initialized;
     if (!learning && config_.spill == SpillPolicy::Fail)
         throw WorkspaceOutOfMemory("workspace '" + name_ + "' is full and its spill policy is "
                                    "'fail': " + describe_sizes_locked(n) +
                                    ". Raise initial_size or choose spill='external'/'reallocate'");
-    bool reused = false;
+    std::size_t dirty = 0;
     if (!learning && config_.spill == SpillPolicy::Reallocate) {
         std::size_t grow = std::max(total, stats_.capacity);
-        if (config_.max_size) grow = std::min(grow, config_.max_size - committed);
+        grow = std::min(grow, std::max(total, room_locked() / page_size() * page_size()));
         Chunk *c;
         try {
-            c = map_chunk_locked(grow, false);
+            c = map_chunk_locked(grow, false, total);
+        } catch (const WorkspaceOutOfMemory &) {
+            throw;
         } catch (const std::bad_alloc &e) {
             throw WorkspaceOutOfMemory("workspace '" + name_ + "': cannot grow by " +
                                        std::to_string(grow) + " bytes (" + describe_sizes_locked(n) +
                                        "): " + e.what());
         }
-        BlockHeader *b = c->allocate(total, false, reused);
+        BlockHeader *b = c->allocate(total, false, dirty);
         b->requested = n;
-        note_allocation_locked(b->size, reused);
-        return (char *) b + kHeader;
+        note_allocation_locked(b->size, false);
+        return (char *) b + kHeader;  // a new mapping reads as zeros
     }
     Chunk *c;
     try {
-        c = map_chunk_locked(total, true);
+        c = map_chunk_locked(total, true, total);
+    } catch (const WorkspaceOutOfMemory &) {
+        throw;
     } catch (const std::bad_alloc &e) {
         throw WorkspaceOutOfMemory("workspace '" + name_ + "': cannot spill " + std::to_string(total) +
                                    " bytes (" + describe_sizes_locked(n) + "): " + e.what());
     }
-    BlockHeader *b = c->allocate(total, false, reused);
+    BlockHeader *b = c->allocate(total, false, dirty);
     b->requested = n;
-    live_spill_bytes_ += total;
     stats_.spilled_bytes += total;
     stats_.spilled_cycle_bytes += total;
     ++stats_.spills;
     note_allocation_locked(total, false);
-    return (char *) b + kHeader;
+    void *data = (char *) b + kHeader;
+    // Heap memory may hold anything; an mmap'd spill reads as zeros.
+    if (zero && c->mapping.heap) stats_.zeroed_bytes += clear(data, n, n);
+    return data;
 }
 
 /// Outside every chunk's address range: certainly foreign, no lock needed. A chunk is registered
@@ -245,10 +288,11 @@ bool Workspace::free_if_owned(void *p) {
     auto *b = (BlockHeader *) ((char *) p - kHeader);
     Workspace *ws = c->owner;
     std::size_t size = b->size;
+    std::size_t offset = (std::size_t) ((char *) b - c->base());
     c->release(b);
     if (c->spill) {
         if (ws) {
-            ws->live_spill_bytes_ -= size;
+            ws->live_spill_bytes_ -= c->capacity();
             ws->release_chunk_locked(c);
         } else {
             r.zombie_bytes -= c->capacity();
@@ -262,6 +306,10 @@ bool Workspace::free_if_owned(void *p) {
             r.remove(c);
             unmap(c->mapping);
             delete c;
+        } else {
+            // A destroyed workspace's chunk that raw views still pin: what they do not hold goes
+            // back to the OS as it is freed.
+            c->release_free_block_at(offset);
         }
     }
     if (ws) {
@@ -300,7 +348,11 @@ void Workspace::begin_cycle() {
     std::lock_guard<std::mutex> lock(registry().mu);
     if (!alive()) throw WorkspaceMisuse("workspace '" + name_ + "' was destroyed; create it again "
                                         "with wsarray.workspace('" + name_ + "')");
-    cycle_open_ = true;
+    if (cycle_open())
+        throw WorkspaceMisuse("workspace '" + name_ + "' already has an open cycle");
+    cycle_serial_.fetch_add(1, std::memory_order_acq_rel);
+    cycle_open_.store(true, std::memory_order_release);
+    bump_scope_epoch();
     stats_.peak_current_cycle = stats_.used;
     stats_.spilled_cycle_bytes = 0;
 }
@@ -318,77 +370,93 @@ void Workspace::learn_locked(std::size_t needed) {
         for (Chunk *c : chunks_) release_chunk_locked(c);
         chunks_.clear();
         stats_.capacity = 0;
-        map_chunk_locked(target, false);
+        map_chunk_locked(std::min(target, room_locked()), false);
     } else {
-        map_chunk_locked(target - stats_.capacity, false);
+        std::size_t more = std::min(target - stats_.capacity, room_locked() / page_size() * page_size());
+        if (more >= page_size()) map_chunk_locked(more, false);
     }
 }
 
-void Workspace::end_cycle() {
+/// Free pages smaller than this are not worth a system call (and a later page fault).
+constexpr std::size_t kMinTrim = std::size_t(1) << 20;
+
+void Workspace::trim_locked() {
+    if (config_.trim_after_cycles <= 0 || ++trim_window_ < config_.trim_after_cycles) return;
+    trim_window_ = 0;
+    for (Chunk *c : chunks_) stats_.trimmed_bytes += c->trim(kMinTrim, (std::uint64_t) config_.trim_after_cycles);
+}
+
+std::string Workspace::end_cycle() noexcept {
     std::lock_guard<std::mutex> lock(registry().mu);
-    cycle_open_ = false;
-    if (!alive()) return;
+    if (!cycle_open()) return "";
+    cycle_open_.store(false, std::memory_order_release);
+    bump_scope_epoch();
+    if (!alive()) return "";
     ++stats_.cycles;
     stats_.peak_cycle_bytes = stats_.peak_current_cycle;
     if (!circular()) generation_.fetch_add(1, std::memory_order_acq_rel);
+    for (Chunk *c : chunks_) {
+        c->cycles = stats_.cycles;
+        // A chunk frozen by fork() maps a fresh file of its own again once nothing lives in it.
+        if (c->mapping.file_private && c->live_blocks == 0 && refile(c->mapping, config_.temp_file_path))
+            c->high_water = c->window_top = 0;
+    }
+    std::string error;
     // Arrays still alive now (a loop's result variable, say) stay pinned through the next cycle,
     // so the next cycle needs room for them on top of its own peak.
     std::size_t needed = stats_.peak_cycle_bytes + stats_.used;
-    if (stats_.initialized && config_.learning != LearningPolicy::None &&
-        stats_.spilled_cycle_bytes > 0) {
-        // The workload outgrew what was learned: learn again rather than spill every cycle. When
-        // the peak fits but fragmentation made it spill (strict sizes), grow by what spilled.
-        try {
+    try {
+        if (stats_.initialized && config_.learning != LearningPolicy::None &&
+            stats_.spilled_cycle_bytes > 0) {
+            // The workload outgrew what was learned: learn again rather than spill every cycle.
+            // When the peak fits but fragmentation made it spill (strict sizes), grow by what
+            // spilled.
             learn_locked(std::max(needed, stats_.capacity + stats_.spilled_cycle_bytes));
-        } catch (const std::bad_alloc &) {
-        }
-        return;
-    }
-    if (!stats_.initialized) {
-        bool done = config_.learning == LearningPolicy::FirstLoop;
-        learning_max_ = std::max(learning_max_, needed);
-        if (config_.learning == LearningPolicy::OverTime)
-            done = (int) stats_.cycles >= std::max(1, config_.cycles_before_initialization);
-        if (done) {
-            try {
+        } else if (!stats_.initialized) {
+            bool done = config_.learning == LearningPolicy::FirstLoop;
+            learning_max_ = std::max(learning_max_, needed);
+            if (config_.learning == LearningPolicy::OverTime)
+                done = (int) stats_.cycles >= std::max(1, config_.cycles_before_initialization);
+            if (done) {
                 learn_locked(learning_max_);
-            } catch (const std::bad_alloc &) {
-                // Keep working with spills; learning retries at the end of the next cycle.
-                return;
-            }
-            stats_.initialized = true;
+                stats_.initialized = true;
 #ifdef __GLIBC__
-            // The learning cycle's spills went to the C heap and were freed there; from now on the
-            // workspace serves those allocations, so hand the heap's free tail back to the OS.
-            malloc_trim(0);
+                // The learning cycle's spills went to the C heap and were freed there; from now on
+                // the workspace serves those allocations, so hand the heap's free tail back.
+                malloc_trim(0);
 #endif
-        }
-    } else if (chunks_.size() > 1 && config_.spill == SpillPolicy::Reallocate) {
-        // Chunks added mid-cycle by 'reallocate' become one chunk once they are all empty.
-        if (std::all_of(chunks_.begin(), chunks_.end(), [](Chunk *c) { return c->live_blocks == 0; })) {
+            }
+        } else if (chunks_.size() > 1 && config_.spill == SpillPolicy::Reallocate &&
+                   std::all_of(chunks_.begin(), chunks_.end(), [](Chunk *c) { return c->live_blocks == 0; })) {
+            // Chunks added mid-cycle by 'reallocate' become one chunk once they are all empty.
             std::size_t total = stats_.capacity;
             for (Chunk *c : chunks_) release_chunk_locked(c);
             chunks_.clear();
             stats_.capacity = 0;
-            try {
-                map_chunk_locked(total, false);
-            } catch (const std::bad_alloc &) {
-            }
+            map_chunk_locked(total, false);
         }
+    } catch (const std::exception &e) {
+        // Keep working with spills; learning tries again at the end of the next cycle.
+        error = "workspace '" + name_ + "' could not map the memory it learned it needs (" +
+                e.what() + "); it keeps serving allocations outside its chunks";
     }
+    trim_locked();
+    return error;
 }
 
-void Workspace::destroy() {
+void Workspace::destroy(DestroyReason why) {
     std::lock_guard<std::mutex> lock(registry().mu);
-    destroy_locked();
+    destroy_locked(why);
 }
 
-void Workspace::destroy_locked() {
+void Workspace::destroy_locked(DestroyReason why) {
     Registry &r = registry();
     if (!alive()) return;
+    reason_.store(why, std::memory_order_release);
     alive_.store(false, std::memory_order_release);
     generation_.fetch_add(1, std::memory_order_acq_rel);
-    cycle_open_ = false;
+    cycle_open_.store(false, std::memory_order_release);
+    bump_scope_epoch();
     // Spill chunks are only in the registry; collect every chunk this workspace owns.
     std::vector<Chunk *> owned;
     for (auto &kv : r.chunks)

@@ -8,10 +8,12 @@
 /// workspace and the address registry, because NumPy may free an array on any thread.
 ///
 /// fork(): handlers registered with pthread_atfork hold the mutex across fork(), so the child never
-/// inherits it locked. In the child, the forking thread keeps its workspaces (their memory is now
-/// the child's private copy; file-backed chunks are copied into private memory so that the two
-/// processes never write into one file), and the workspaces of every other thread, which does not
-/// exist in the child, are destroyed: their arrays raise WorkspaceError there.
+/// inherits it locked. Just before fork(), file-backed chunks are remapped copy-on-write from their
+/// file (one mmap call per chunk, whatever its size), so that parent and child never write into one
+/// file; each side maps a fresh file again at the end of a cycle that leaves the chunk empty. In the
+/// child, the forking thread keeps its workspaces (their memory is the child's copy-on-write view),
+/// and the workspaces of every other thread, which does not exist in the child, are destroyed:
+/// their arrays raise WorkspaceError there.
 #pragma once
 #include "chunk.h"
 #include "config.h"
@@ -26,6 +28,13 @@
 
 namespace wsa {
 
+struct Frame;
+
+/// Bumped whenever any workspace's cycle opens or ends, a workspace is destroyed, or a scope opens
+/// or closes (manager.h): the bindings cache a thread's allocation target until it changes.
+std::uint64_t scope_epoch();
+void bump_scope_epoch();
+
 /// Raised (as a C++ exception) for misuse; the bindings turn it into wsarray.WorkspaceError.
 struct WorkspaceMisuse : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -35,6 +44,9 @@ struct WorkspaceMisuse : std::runtime_error {
 struct WorkspaceOutOfMemory : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+/// Why a workspace was destroyed (the stale-array message names it).
+enum class DestroyReason { Alive, Explicit, ThreadExit, Fork };
 
 struct Stats {
     std::size_t capacity = 0;          ///< bytes mapped in the workspace's own chunks
@@ -54,6 +66,8 @@ struct Stats {
     std::size_t live_arrays = 0;       ///< live blocks now
     std::size_t wraps = 0;             ///< circular: times fresh space ran out and freed space was taken
     std::size_t chunks = 0;
+    std::size_t trimmed_bytes = 0;     ///< bytes of untouched-for-long pages given back to the OS
+    std::size_t zeroed_bytes = 0;      ///< bytes cleared for zero-filled allocations (fresh pages need none)
     bool initialized = false;          ///< learning finished (or no learning)
 };
 
@@ -68,22 +82,41 @@ public:
     const Config &config() const { return config_; }
     std::thread::id owner_thread() const { return owner_; }
     bool alive() const { return alive_.load(std::memory_order_acquire); }
+    /// Why it was destroyed (Alive while it is not).
+    DestroyReason destroy_reason() const { return reason_.load(std::memory_order_acquire); }
     /// Destroyed in a forked child because its thread does not exist there.
-    bool orphaned_by_fork() const { return orphaned_.load(std::memory_order_acquire); }
+    bool orphaned_by_fork() const { return destroy_reason() == DestroyReason::Fork; }
     bool circular() const { return config_.reset == ResetPolicy::EndOfBuffer; }
     std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
-    bool cycle_open() const { return cycle_open_; }
+    bool cycle_open() const { return cycle_open_.load(std::memory_order_acquire); }
+    /// Counts begin_cycle() calls: tells one open cycle from the next (circular workspaces keep
+    /// their generation across cycles).
+    std::uint64_t cycle_serial() const { return cycle_serial_.load(std::memory_order_acquire); }
 
-    /// Allocate `n` bytes of 64-byte aligned memory. Throws WorkspaceOutOfMemory (policy or
-    /// max_size) or WorkspaceMisuse (destroyed workspace).
-    void *allocate(std::size_t n);
+    /// Allocate `n` bytes of 64-byte aligned memory; `zero`: cleared (memory never touched before
+    /// is zero already and is not written). Throws WorkspaceOutOfMemory (policy or max_size) or
+    /// WorkspaceMisuse (destroyed workspace).
+    void *allocate(std::size_t n, bool zero = false);
 
+    /// Throws WorkspaceMisuse if the workspace was destroyed or its cycle is open already.
     void begin_cycle();
-    void end_cycle();
+    /// Ends the open cycle (arrays of block_left workspaces become invalid), learns, trims. Never
+    /// throws: a failure to map a learned size leaves the workspace spilling and returns the reason
+    /// (empty string when all went well).
+    std::string end_cycle() noexcept;
     /// Give every chunk back to the OS (chunks still holding live arrays are released as soon as
     /// their last array is freed). The workspace object stays, marked dead, so arrays can tell.
-    void destroy();
+    void destroy(DestroyReason why = DestroyReason::Explicit);
     Stats stats() const;
+    /// The frame of the open cycle (manager.h), while there is one.
+    std::shared_ptr<Frame> cycle_frame() const { return cycle_frame_.lock(); }
+    void set_cycle_frame(const std::shared_ptr<Frame> &f) { cycle_frame_ = f; }
+    /// A name for the owning thread, for messages ("Thread-3 (worker)"); set by the bindings.
+    const std::string &owner_label() const { return owner_label_; }
+    void set_owner_label(std::string label) { owner_label_ = std::move(label); }
+    /// The bindings' list of the objects that hold this workspace's memory (the Python Arrays made
+    /// in it), so that destroy() can make stale ones let go of their blocks. Guarded by the GIL.
+    void *holders = nullptr;
     /// Heap invariants of every chunk (empty string: consistent). For tests.
     std::string check_heap() const;
 
@@ -98,25 +131,35 @@ public:
     static std::size_t zombie_bytes();
 
 private:
-    void *allocate_locked(std::size_t n);
-    void destroy_locked();
-    void *spill_locked(std::size_t total, std::size_t n);
-    Chunk *map_chunk_locked(std::size_t size, bool spill);
+    void *allocate_locked(std::size_t n, bool zero);
+    void destroy_locked(DestroyReason why);
+    void *spill_locked(std::size_t total, std::size_t n, bool zero);
+    /// A new chunk of about `size` bytes (rounded to pages, never past max_size); throws
+    /// WorkspaceOutOfMemory when max_size leaves less than `at_least` bytes.
+    Chunk *map_chunk_locked(std::size_t size, bool spill, std::size_t at_least = 0);
     void release_chunk_locked(Chunk *c);
     void learn_locked(std::size_t needed);
+    void trim_locked();
+    /// Bytes a new chunk may still take under max_size (SIZE_MAX without a cap).
+    std::size_t room_locked() const;
     std::string describe_sizes_locked(std::size_t request) const;
     void note_allocation_locked(std::size_t total, bool reused);
 
     friend struct Registry;
     friend void after_fork_in_child();
+    friend void before_fork();
 
     std::string name_;
     Config config_;
     std::thread::id owner_;
     std::atomic<bool> alive_{true};
-    std::atomic<bool> orphaned_{false};
+    std::atomic<DestroyReason> reason_{DestroyReason::Alive};
     std::atomic<std::uint64_t> generation_{1};
-    bool cycle_open_ = false;
+    std::atomic<std::uint64_t> cycle_serial_{0};
+    std::atomic<bool> cycle_open_{false};
+    int trim_window_ = 0;           ///< cycles since the last trim check
+    std::weak_ptr<Frame> cycle_frame_;
+    std::string owner_label_;
     std::vector<Chunk *> chunks_;   ///< regular chunks
     std::size_t live_spill_bytes_ = 0;
     std::size_t learning_max_ = 0;  ///< over_time: largest cycle peak seen while learning

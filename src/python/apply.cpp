@@ -1,6 +1,7 @@
 /// src/python/apply.cpp -- the engine: unwrap arguments, route NumPy's allocations, wrap results.
 #include "common.h"
 #include "numpy_alloc.h"
+#include "scopes.h"
 
 #include <frameobject.h>
 
@@ -19,6 +20,20 @@ void raise(PyObject *type, const std::string &msg) {
     throw nb::python_error();
 }
 
+std::string text_arg(nb::handle v, const char *fn, const char *what) {
+    const std::string where = "wsarray." + std::string(fn) + "(): " + what;
+    if (!PyUnicode_Check(v.ptr()))
+        raise(PyExc_TypeError, where + " must be a str, not " + std::string(Py_TYPE(v.ptr())->tp_name));
+    Py_ssize_t n = 0;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(v.ptr(), &n);
+    if (!utf8) {
+        PyErr_Clear();
+        raise(PyExc_ValueError, where + " is not valid Unicode text (it holds a lone surrogate, as "
+                                        "undecodable bytes turned into text do)");
+    }
+    return std::string(utf8, (std::size_t) n);
+}
+
 void check_valid(const Array &a, const char *fn) {
     if (token_valid(a.token)) return;
     const wsa::Workspace &ws = *a.token.ws;
@@ -28,6 +43,11 @@ void check_valid(const Array &a, const char *fn) {
                                   "' of another thread of the parent process; after os.fork() only "
                                   "the forking thread's workspaces exist in the child. Detach arrays "
                                   "(.detach()) before forking to share them.");
+    if (ws.destroy_reason() == wsa::DestroyReason::ThreadExit)
+        raise(WorkspaceError, where + "this array belonged to workspace '" + ws.name() + "' of thread " +
+                                  (ws.owner_label().empty() ? std::string("(unnamed)") : "'" + ws.owner_label() + "'") +
+                                  ", which has exited: a thread's workspaces end with it. Call .detach() "
+                                  "on results in that thread (before its 'with' block ends) to keep them.");
     if (!ws.alive())
         raise(WorkspaceError, where + "this array belonged to workspace '" + ws.name() +
                                   "', which was destroyed. Call .detach() on arrays you need before "
@@ -143,8 +163,10 @@ PyObject *make_scalar_result(PyObject *scalar) {
 
 PyObject *make_array(PyObject *nd, Token token, bool from_scalar, PyObject *base) {
     nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
+    bool attached = (bool) token.ws;
     new (nb::inst_ptr<Array>(inst)) Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
     nb::inst_mark_ready(inst);
+    if (attached) link_holder(inst.ptr());
     return inst.release().ptr();
 }
 
@@ -326,13 +348,21 @@ nb::object unwrap_kwargs(PyObject *kwargs, const char *name, Seen &seen) {
 /// Turn the pending error of a routed NumPy call into wsarray's (allocation failures become
 /// WorkspaceMemoryError), named after the function, and throw it.
 [[noreturn]] void raise_call_error(const char *name) {
-    std::string err = take_allocation_error();
+    bool misuse = false;
+    std::string err = take_allocation_error(&misuse);
     if (!err.empty() && PyErr_ExceptionMatches(PyExc_MemoryError)) {
         PyErr_Clear();
-        raise(WorkspaceMemoryError, "wsarray." + std::string(name) + "(): " + err);
+        raise(misuse ? WorkspaceError : WorkspaceMemoryError, "wsarray." + std::string(name) + "(): " + err);
     }
     name_error_for(name);
     throw nb::python_error();
+}
+
+/// A callback into Python destroyed the call's workspace or ended its cycle: the results are
+/// already invalid, so the call fails with WorkspaceError instead of returning them.
+void raise_if_lost(const RouteGuard &route, const char *name) {
+    std::string lost = route.lost();
+    if (!lost.empty()) raise(WorkspaceError, "wsarray." + std::string(name) + "(): " + lost);
 }
 
 /// The arguments' bookkeeping, starting with the Array a method is called on (if any).
@@ -394,6 +424,7 @@ nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObjec
         PyObject *r = PyObject_Call(func, uargs.ptr(), ukwargs ? ukwargs.ptr() : nullptr);
         if (r) {
             nb::object raw = nb::steal(r);
+            raise_if_lost(route, name);
             result = nb::steal(wrap(r, seen));
         }
     }
@@ -538,6 +569,7 @@ nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args,
         PyObject *r = PyObject_VectorcallDict(func, stack, (std::size_t) nargs, ukwargs ? ukwargs.ptr() : nullptr);
         if (r) {
             nb::object raw = nb::steal(r);
+            raise_if_lost(route, name);
             result = nb::steal(wrap(r, seen));
         }
     }

@@ -2,6 +2,7 @@
 /// memory. Every method checks the array's workspace cycle first, then lets NumPy compute with
 /// its allocations routed into the current workspace.
 #include "common.h"
+#include "scopes.h"
 #include "fast_ops.h"
 #include "numpy_alloc.h"
 
@@ -83,6 +84,26 @@ void set_operator(const std::string &name, nb::object func) {
     for (std::size_t i = 0; i < n_scalar_ops; ++i)
         if (scalar_ops[i].ufunc == *slot) scalar_ops[i].ufunc = func.ptr();
     Py_XSETREF(*slot, func.inc_ref().ptr());
+}
+
+/// `<wsarray.Array stale: cycle 12 of 'LOOP' ended>` and the like.
+std::string stale_repr(const Array &a) {
+    const wsa::Workspace &ws = *a.token.ws;
+    std::string why;
+    switch (ws.destroy_reason()) {
+    case wsa::DestroyReason::Alive:
+        why = "cycle " + std::to_string(a.token.generation) + " of '" + ws.name() + "' ended";
+        break;
+    case wsa::DestroyReason::ThreadExit:
+        why = "workspace '" + ws.name() + "' ended with its thread";
+        break;
+    case wsa::DestroyReason::Fork:
+        why = "workspace '" + ws.name() + "' belonged to another thread of the parent process";
+        break;
+    default:
+        why = "workspace '" + ws.name() + "' was destroyed";
+    }
+    return "<wsarray.Array stale: " + why + ">";
 }
 
 Array &self_of(nb::handle self, const char *fn) {
@@ -757,7 +778,10 @@ void export_array(nb::module_ &m) {
     WSA_CONVERT("__complex__", PyObject_CallOneArg((PyObject *) &PyComplex_Type, d))
     WSA_CONVERT("__str__", PyObject_Str(d))
 #undef WSA_CONVERT
-    cls.def("__repr__", [](nb::handle s) {
+    cls.def("__repr__", [](nb::handle s) -> nb::object {
+        // A stale array says so instead of raising: debuggers, logging and the repr of containers
+        // that hold one keep working. Every use of its data still raises.
+        if (!token_valid(array_of(s.ptr()).token)) return nb::str(stale_repr(array_of(s.ptr())).c_str());
         // A scalar NumPy returned (a.sum(), a[0], ...) prints as NumPy prints it: np.float64(3.0).
         Array &a = self_of(s, "Array.__repr__");
         PyObject *shown = stands_for_scalar(a) ? scalar_of(a) : a.data().ptr();
@@ -931,7 +955,7 @@ void export_array(nb::module_ &m) {
     cls.def("leverage", [](nb::handle s) {
         Array &a = self_of(s, "Array.leverage");
         if (!a.token.ws) return nb::borrow(s);
-        auto parent = wsa::ThreadWorkspaces::current().parent_of(a.token.ws.get());
+        auto parent = wsa::parent_of(current_stack(), a.token.ws.get());
         return copy_into(s, parent.get(), "Array.leverage");
     }, "A copy in the workspace open just outside this array's workspace (detached if none).");
     cls.def("leverage_to", [](nb::handle s, nb::handle name_arg) {
@@ -939,10 +963,9 @@ void export_array(nb::module_ &m) {
         if (!PyUnicode_Check(name_arg.ptr()))
             raise(PyExc_TypeError, "wsarray.Array.leverage_to(): the workspace name must be a str, not " +
                                        std::string(Py_TYPE(name_arg.ptr())->tp_name));
-        std::string name = nb::cast<std::string>(name_arg);
-        auto &tw = wsa::ThreadWorkspaces::current();
-        auto ws = tw.find(name);
-        if (!ws || !tw.is_open(ws.get()))
+        std::string name = text_arg(name_arg, "Array.leverage_to", "the workspace name");
+        auto ws = wsa::ThreadWorkspaces::current().find(name);
+        if (!ws || !wsa::is_open_in(current_stack(), ws.get()))
             raise(WorkspaceError, "wsarray.Array.leverage_to(): workspace '" + name + "' has no open "
                                   "cycle on this thread; leverage_to() copies into a workspace whose "
                                   "'with' block encloses the current code");
@@ -992,7 +1015,13 @@ void export_array(nb::module_ &m) {
         return apply("Array.resize", f.ptr(), args.ptr(), kwargs.ptr());
     });
     cls.def("__reduce__", [](nb::handle s) {
-        Array &a = self_of(s, "Array.__reduce__");
+        // Pickling reads the array's own memory, which a workspace never reuses while the Array
+        // holds it: an array whose cycle ended still pickles (a multiprocessing.Queue pickles on
+        // its feeder thread after put() returned, maybe after the cycle: the item must arrive, not
+        // vanish on that thread). Once its workspace is destroyed the memory is gone: that raises.
+        Array &a = array_of(s.ptr());
+        bool intact = a.token.ws && a.token.ws->alive();
+        if (!intact) self_of(s, "Array.__reduce__");
         nb::module_ ws = nb::module_::import_("wsarray");
         if (stands_for_scalar(a))
             return nb::make_tuple(ws.attr("_numpy_extras").attr("_rebuild_scalar"),

@@ -19,6 +19,10 @@ extern PyObject *WorkspaceMemoryError;
 /// Raise `type(msg)` as a Python exception from C++.
 [[noreturn]] void raise(PyObject *type, const std::string &msg);
 
+/// A str argument as UTF-8: TypeError for a non-str, ValueError for text that is not valid Unicode
+/// (a lone surrogate), both naming "wsarray.<fn>()" and `what` ("name", "temp_file_path").
+std::string text_arg(nb::handle v, const char *fn, const char *what);
+
 /// Which workspace cycle an array's memory belongs to. No workspace: always valid.
 struct Token {
     std::shared_ptr<wsa::Workspace> ws;
@@ -39,6 +43,10 @@ struct Array {
     /// A scalar result's value, the NumPy scalar itself (null until first read when the result was
     /// made as a 0-d ndarray). Scalar arithmetic, repr and unwrapping use it without an ndarray.
     nb::object scalar;
+    /// Neighbours in the list of Arrays made in `token.ws` (scopes.h), guarded by the GIL.
+    PyObject *ws_prev = nullptr, *ws_next = nullptr;
+    bool ws_linked = false;
+    ~Array();
     /// The ndarray (a scalar result's 0-d array is made on first call, in ordinary memory).
     const nb::object &data() {
         if (!nd_.is_valid()) materialize();
@@ -132,8 +140,9 @@ void export_methods(PyTypeObject *type);
 /// Is a wsarray.Array among the arguments (also inside their lists and tuples)?
 bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);
 
-/// The current allocation target of this thread (null: outside every workspace or scoped out).
-inline wsa::Workspace *current_target() { return wsa::ThreadWorkspaces::current().target(); }
+/// The allocation target of this thread and context (null: outside every workspace or scoped
+/// out). Valid until the next wsarray call: a RouteGuard holds it for the duration of a call.
+wsa::Workspace *current_target();
 
 /// Name "wsarray.<name>" in the pending exception's traceback (same class, same message), unless
 /// it is wsarray's own error (named in its message) or a wsarray function nearer the error named it.

@@ -1,6 +1,7 @@
 /// src/python/main.cpp -- the wsarray._core extension module.
 #include "common.h"
 #include "numpy_alloc.h"
+#include "scopes.h"
 
 NB_MODULE(_core, m) {
     using namespace wsa_py;
@@ -21,6 +22,7 @@ NB_MODULE(_core, m) {
         bases.ptr(), nullptr);
     m.attr("WorkspaceError") = nb::handle(WorkspaceError);
     m.attr("WorkspaceMemoryError") = nb::handle(WorkspaceMemoryError);
+    export_scopes(m);
     export_workspace(m);
     export_array(m);
     init_scalar_results();

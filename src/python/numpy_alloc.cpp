@@ -4,6 +4,7 @@
 
 #include "../core/workspace.h"
 
+
 #include <cstdint>
 #include <cstring>
 #include <numpy/arrayobject.h>
@@ -14,34 +15,43 @@ namespace wsa_py {
 
 static thread_local wsa::Workspace *tl_route = nullptr;
 static thread_local std::string tl_error;
+static thread_local bool tl_error_misuse = false;
 static thread_local void *tl_last = nullptr;              // last block route_alloc handed out
 static thread_local wsa::Workspace *tl_last_ws = nullptr;  // ... and its workspace
 static PyDataMem_Handler *g_default = nullptr;  // NumPy's own handler, for everything not routed
 static PyObject *g_capsule = nullptr;            // our handler, as NumPy wants it
 
-static void *route_alloc(std::size_t n) {
+static void *route_alloc(std::size_t n, bool zero) {
     try {
-        void *p = tl_route->allocate(n ? n : 1);
+        void *p = tl_route->allocate(n ? n : 1, zero);
         tl_last = p;
         tl_last_ws = tl_route;
         return p;
+    } catch (const wsa::WorkspaceMisuse &e) {
+        if (tl_error.empty()) {
+            tl_error = e.what();
+            tl_error_misuse = true;
+        }
     } catch (const std::exception &e) {
-        if (tl_error.empty()) tl_error = e.what();
-        return nullptr;
+        if (tl_error.empty()) {
+            tl_error = e.what();
+            tl_error_misuse = false;
+        }
     }
+    return nullptr;
 }
 
 static void *ws_malloc(void *, std::size_t n) {
-    if (tl_route) return route_alloc(n);
+    if (tl_route) return route_alloc(n, false);
     return g_default->allocator.malloc(g_default->allocator.ctx, n);
 }
 
 static void *ws_calloc(void *, std::size_t nelem, std::size_t elsize) {
     if (tl_route) {
         if (elsize && nelem > SIZE_MAX / elsize) return nullptr;
-        void *p = route_alloc(nelem * elsize);
-        if (p) std::memset(p, 0, nelem * elsize);  // reused memory is not zero
-        return p;
+        // Cleared by the workspace only where its memory was used before: np.zeros(5e8) touches
+        // no fresh page, as calloc does.
+        return route_alloc(nelem * elsize, true);
     }
     return g_default->allocator.calloc(g_default->allocator.ctx, nelem, elsize);
 }
@@ -58,7 +68,7 @@ static void *ws_realloc(void *, void *p, std::size_t n) {
     std::size_t old = wsa::Workspace::owned_size(p);
     if (old == wsa::Workspace::kNotOwned)  // NumPy's own block: let NumPy grow it where it lives
         return g_default->allocator.realloc(g_default->allocator.ctx, p, n);
-    void *q = tl_route ? route_alloc(n) : g_default->allocator.malloc(g_default->allocator.ctx, n);
+    void *q = tl_route ? route_alloc(n, false) : g_default->allocator.malloc(g_default->allocator.ctx, n);
     if (!q) return nullptr;
     std::memcpy(q, p, old < n ? old : n);
     wsa::Workspace::free_if_owned(p);
@@ -109,12 +119,31 @@ void ensure_handler_installed() {
 }
 
 RouteGuard::RouteGuard(wsa::Workspace *target) : prev_(tl_route) {
-    if (target) ensure_handler_installed();
+    if (target) {
+        ensure_handler_installed();
+        hold_ = target->shared_from_this();
+        serial_ = target->cycle_serial();
+    }
     tl_route = target;
     tl_last = nullptr;  // routed_owner_of() answers for blocks allocated within this guard only
 }
 
-RouteGuard::~RouteGuard() { tl_route = prev_; }
+RouteGuard::~RouteGuard() {
+    tl_route = prev_;
+    tl_last = nullptr;  // this guard's workspace may go with hold_: never answer with it later
+}
+
+std::string RouteGuard::lost() const {
+    if (!hold_) return "";
+    const wsa::Workspace &ws = *hold_;
+    if (!ws.alive())
+        return "workspace '" + ws.name() + "' was destroyed while this call ran (by Python code it "
+               "called back: a callback, an object's method, __del__); its results went with it";
+    if (ws.cycle_serial() != serial_ || !ws.cycle_open())
+        return "the cycle of workspace '" + ws.name() + "' ended while this call ran (by Python code "
+               "it called back); its results went with it";
+    return "";
+}
 
 void clear_allocation_error() {
     if (!tl_error.empty()) tl_error.clear();
@@ -124,9 +153,10 @@ void forget_routed_allocation() { tl_last = nullptr; }
 
 wsa::Workspace *routed_owner_of(const void *p) { return p && p == tl_last ? tl_last_ws : nullptr; }
 
-std::string take_allocation_error() {
+std::string take_allocation_error(bool *misuse) {
     std::string e;
     e.swap(tl_error);
+    if (misuse) *misuse = tl_error_misuse;
     return e;
 }
 

@@ -6,6 +6,8 @@
 /// handler passes everything to NumPy's default handler, so plain NumPy code is never routed.
 #pragma once
 #include <Python.h>
+#include <cstdint>
+#include <memory>
 #include <string>
 
 namespace wsa {
@@ -20,21 +22,28 @@ void init_numpy_alloc();
 /// Make sure this context's NumPy allocations pass through our handler.
 void ensure_handler_installed();
 
-/// Route NumPy allocations on this thread into `target` (null: NumPy's default) for a scope.
+/// Route NumPy allocations on this thread into `target` (null: NumPy's default) for a scope. The
+/// guard owns the workspace for its lifetime: a Python callback that destroys it mid-call makes
+/// allocations fail with WorkspaceError, never use freed memory.
 class RouteGuard {
 public:
     explicit RouteGuard(wsa::Workspace *target);
     ~RouteGuard();
     RouteGuard(const RouteGuard &) = delete;
     RouteGuard &operator=(const RouteGuard &) = delete;
+    /// The workspace was destroyed, or its cycle ended, while the guard was up (by a callback into
+    /// Python during the call): results made in it are already invalid. Its message, else empty.
+    std::string lost() const;
 
 private:
     wsa::Workspace *prev_;
+    std::shared_ptr<wsa::Workspace> hold_;
+    std::uint64_t serial_ = 0;
 };
 
 /// If a routed allocation failed since the last call, the workspace's message (else empty), and
-/// clear it.
-std::string take_allocation_error();
+/// clear it. `misuse`: the workspace could not allocate at all (destroyed), not out of memory.
+std::string take_allocation_error(bool *misuse = nullptr);
 /// The same, when the message is not wanted (no string copy when there is none).
 void clear_allocation_error();
 

@@ -1,5 +1,6 @@
 /// src/python/workspace_bind.cpp -- WorkspaceConfig, workspaces, scopes and the memory manager.
 #include "common.h"
+#include "scopes.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -8,6 +9,9 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <cerrno>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace wsa_py {
 
@@ -63,6 +67,39 @@ template <typename E> E policy_arg(nb::handle v, const char *field, E (*parse)(c
     }
 }
 
+/// A count field (cycles): an int in [0, INT_MAX].
+int count_arg(nb::handle v, const char *field) {
+    const std::string where = "wsarray.WorkspaceConfig(): " + std::string(field);
+    if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr()))
+        raise(PyExc_TypeError, where + " must be an int, not " + std::string(Py_TYPE(v.ptr())->tp_name));
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow || n < 0 || n > INT_MAX)
+        raise(PyExc_ValueError, where + " must be in [0, " + std::to_string(INT_MAX) + "]");
+    return (int) n;
+}
+
+/// The directory an mmap workspace will create its files in must exist and be writable now (not
+/// at the end of some cycle, when learning maps its first file).
+void check_file_directory(const std::string &path) {
+    std::string dir = wsa::file_directory(path);
+    struct stat st;
+    const std::string where = "wsarray.WorkspaceConfig(): temp_file_path '" + dir + "' ";
+    if (stat(dir.c_str(), &st) != 0) {
+        PyErr_SetObject(PyExc_FileNotFoundError,
+                        nb::make_tuple(ENOENT, where + "does not exist").ptr());
+        throw nb::python_error();
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        PyErr_SetObject(PyExc_NotADirectoryError, nb::make_tuple(ENOTDIR, where + "is not a directory").ptr());
+        throw nb::python_error();
+    }
+    if (access(dir.c_str(), W_OK | X_OK) != 0) {
+        PyErr_SetObject(PyExc_PermissionError, nb::make_tuple(EACCES, where + "is not writable").ptr());
+        throw nb::python_error();
+    }
+}
+
 /// A WorkspaceConfig from keyword arguments (see the class docstring for the fields).
 wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
     const std::string where = "wsarray.WorkspaceConfig(): ";
@@ -71,7 +108,7 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
                                        "WorkspaceConfig(initial_size='64MB', learning='none')");
     static const char *fields[] = {"initial_size", "min_size", "max_size", "overallocation_limit",
                                    "allocation", "learning", "cycles_before_initialization", "spill",
-                                   "reset", "location", "temp_file_path"};
+                                   "reset", "location", "temp_file_path", "trim_after_cycles"};
     for (auto item : kwargs) {
         std::string key = nb::cast<std::string>(nb::str(item.first));
         if (std::none_of(std::begin(fields), std::end(fields), [&](const char *f) { return key == f; })) {
@@ -101,27 +138,22 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
                                             "[0, 1000] (0.3 means 30% extra)");
         cfg.overallocation_limit = x;
     }
-    if (nb::handle v = get("cycles_before_initialization")) {
-        if (PyBool_Check(v.ptr()) || !PyLong_Check(v.ptr()))
-            raise(PyExc_TypeError, where + "cycles_before_initialization must be an int, not " +
-                                       std::string(Py_TYPE(v.ptr())->tp_name));
-        int overflow = 0;
-        long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-        if (overflow || n < 0 || n > INT_MAX)
-            raise(PyExc_ValueError, where + "cycles_before_initialization must be in [0, " +
-                                        std::to_string(INT_MAX) + "]");
-        cfg.cycles_before_initialization = (int) n;
-    }
+    if (nb::handle v = get("cycles_before_initialization"))
+        cfg.cycles_before_initialization = count_arg(v, "cycles_before_initialization");
+    if (nb::handle v = get("trim_after_cycles")) cfg.trim_after_cycles = count_arg(v, "trim_after_cycles");
     if (nb::handle v = get("allocation")) cfg.allocation = policy_arg(v, "allocation", wsa::allocation_from_string);
     if (nb::handle v = get("learning")) cfg.learning = policy_arg(v, "learning", wsa::learning_from_string);
     if (nb::handle v = get("spill")) cfg.spill = policy_arg(v, "spill", wsa::spill_from_string);
     if (nb::handle v = get("reset")) cfg.reset = policy_arg(v, "reset", wsa::reset_from_string);
     if (nb::handle v = get("location")) cfg.location = policy_arg(v, "location", wsa::location_from_string);
     if (nb::handle v = get("temp_file_path")) {
-        if (!PyUnicode_Check(v.ptr()))
-            raise(PyExc_TypeError, where + "temp_file_path must be a str, not " +
-                                       std::string(Py_TYPE(v.ptr())->tp_name));
-        cfg.temp_file_path = nb::cast<std::string>(v);
+        nb::object path = nb::borrow(v);
+        if (!PyUnicode_Check(v.ptr()) && nb::hasattr(v, "__fspath__"))  // os.PathLike, as open() takes
+            path = nb::module_::import_("os").attr("fspath")(v);
+        v = path;
+        cfg.temp_file_path = text_arg(v, "WorkspaceConfig", "temp_file_path");
+        if (cfg.temp_file_path.find('\0') != std::string::npos)
+            raise(PyExc_ValueError, where + "temp_file_path holds a NUL character");
     }
     if (cfg.max_size && cfg.initial_size > cfg.max_size)
         raise(PyExc_ValueError, where + "initial_size (" + std::to_string(cfg.initial_size) +
@@ -130,6 +162,7 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
         raise(PyExc_ValueError, where + "min_size exceeds max_size");
     if (cfg.location != wsa::LocationPolicy::Mmap && !cfg.temp_file_path.empty())
         raise(PyExc_ValueError, where + "temp_file_path needs location='mmap'");
+    if (cfg.location == wsa::LocationPolicy::Mmap) check_file_directory(cfg.temp_file_path);
     return cfg;
 }
 
@@ -153,6 +186,8 @@ nb::dict stats_dict(const wsa::Workspace &ws) {
     d["live_arrays"] = s.live_arrays;
     d["wraps"] = s.wraps;
     d["chunks"] = s.chunks;
+    d["trimmed_bytes"] = s.trimmed_bytes;
+    d["zeroed_bytes"] = s.zeroed_bytes;
     d["initialized"] = s.initialized;
     d["generation"] = ws.generation();
     d["open"] = ws.cycle_open();
@@ -164,6 +199,11 @@ nb::dict stats_dict(const wsa::Workspace &ws) {
 // Python meaning (documented in wsarray/memory.py): "periodic GC" is Python's automatic cyclic
 // collector (gc.enable/disable); the "auto GC window" makes wsarray call gc.collect() when a
 // workspace cycle ends, at most once per window.
+/// The longest window the clock can measure: milliseconds that still fit in steady_clock's
+/// nanoseconds (a larger window would overflow and collect at every cycle).
+constexpr long long kMaxGcWindowMs = std::chrono::steady_clock::duration::max().count() /
+                                     (std::chrono::steady_clock::period::den / 1000) - 1;
+
 struct GcState {
     long long window_ms = 0;
     std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
@@ -187,34 +227,117 @@ void maybe_collect() {
 
 struct WorkspaceHandle {
     std::shared_ptr<wsa::Workspace> ws;
-    std::vector<std::uint64_t> frames;
 };
 
-struct BorrowScope {
-    std::shared_ptr<wsa::Workspace> ws;
-    std::uint64_t frame = 0;
+/// A borrow or scope-out: each `with` entry opens a frame in the current context.
+struct ScopeObject {
+    std::shared_ptr<wsa::Workspace> ws;  // null for scope_out
+    std::vector<std::shared_ptr<wsa::Frame>> frames;
 };
 
-struct ScopeOut {
-    std::uint64_t frame = 0;
-};
-
-void close_frame(std::uint64_t id, const char *fn) {
-    std::size_t above = named(fn, [&] { return wsa::ThreadWorkspaces::current().close(id); });
-    if (above)
-        PyErr_WarnEx(PyExc_RuntimeWarning,
-                     ("wsarray: " + std::to_string(above) + " inner workspace scope(s) were still open "
-                      "and have been closed").c_str(), 1);
+void enter_cycle(WorkspaceHandle &h) {
+    wsa::Workspace &ws = *h.ws;
+    const char *fn = "Workspace.__enter__";
+    auto where = [&] { return "wsarray.Workspace.__enter__(): workspace '" + ws.name() + "' "; };
+    if (ws.owner_thread() != std::this_thread::get_id())
+        raise(WorkspaceError, where() + "belongs to another thread; workspaces are per thread: call "
+                                      "wsarray.workspace('" + ws.name() + "') in this thread to get its own");
+    if (!ws.alive())
+        raise(WorkspaceError, where() + "was destroyed; get a new one with wsarray.workspace('" + ws.name() + "')");
+    if (!wsa::ThreadWorkspaces::current().owns(&ws))
+        raise(WorkspaceError, where() + "is no longer registered on this thread; get it again with "
+                                      "wsarray.workspace('" + ws.name() + "')");
+    if (ws.cycle_open()) {
+        auto frame = ws.cycle_frame();
+        if (frame && opened_here(*frame))
+            raise(WorkspaceError, where() + "is already open in this context; a workspace cannot be nested "
+                                          "inside itself");
+        raise(WorkspaceError, where() + "already has an open cycle in another context (another asyncio "
+                                      "task, or a generator suspended inside its 'with' block); a workspace "
+                                      "runs one cycle at a time: give each task its own workspace name");
+    }
+    named(fn, [&] { ws.begin_cycle(); });
+    try {
+        ws.set_cycle_frame(open_scope(wsa::FrameKind::Cycle, h.ws));
+    } catch (...) {
+        (void) ws.end_cycle();
+        throw;
+    }
 }
+
+void exit_cycle(WorkspaceHandle &h) {
+    auto frame = h.ws->cycle_frame();
+    if (!frame || !frame->open)
+        raise(WorkspaceError, "wsarray.Workspace.__exit__(): workspace '" + h.ws->name() +
+                                  "' has no open cycle to close (exited twice, or never entered)");
+    close_scope(*frame, "Workspace.__exit__");
+    maybe_collect();
+}
+
+void enter_scope(ScopeObject &o, const char *fn) {
+    if (o.ws) {
+        if (!wsa::is_open_in(current_stack(), o.ws.get()))
+            raise(WorkspaceError, "wsarray." + std::string(fn) + "(): cannot borrow workspace '" + o.ws->name() +
+                                      "': it has no open cycle in this context; borrow only a workspace "
+                                      "whose 'with' block encloses this one");
+        o.frames.push_back(open_scope(wsa::FrameKind::Borrow, o.ws));
+    } else {
+        o.frames.push_back(open_scope(wsa::FrameKind::ScopeOut, nullptr));
+    }
+}
+
+void exit_scope(ScopeObject &o, const char *fn) {
+    if (o.frames.empty())
+        raise(WorkspaceError, "wsarray." + std::string(fn) + "(): this scope is not open (exited twice?)");
+    std::shared_ptr<wsa::Frame> frame = o.frames.back();
+    close_scope(*frame, fn);  // raises (closing nothing) for another context's frame
+    o.frames.pop_back();
+}
+
+/// Destroy the workspace `name` of this thread and make its stale Arrays let go of their memory.
+void destroy_named(const std::string &name, const char *fn) {
+    auto &tw = wsa::ThreadWorkspaces::current();
+    auto ws = tw.find(name);
+    named(fn, [&] { tw.destroy(name); });
+    if (ws) release_holders(*ws);
+}
+
+/// A workspace name argument (str, valid Unicode) for `fn`.
+std::string name_of(nb::handle v, const char *fn) { return text_arg(v, fn, "name"); }
 
 } // namespace
 
 void export_workspace(nb::module_ &m) {
     gc_state.collect = nb::module_::import_("gc").attr("collect").inc_ref();
 
-    nb::class_<wsa::Config>(m, "WorkspaceConfig",
-                            "Policies of a workspace (ND4J's WorkspaceConfiguration). Sizes take "
-                            "ints (bytes) or strings like '64MB' (10^6) or '1.5GiB' (2^30).")
+    nb::class_<wsa::Config>(m, "WorkspaceConfig", R"doc(Policies of a workspace (ND4J's WorkspaceConfiguration).
+
+WorkspaceConfig(*, initial_size=0, min_size=0, max_size=0, overallocation_limit=0.3,
+                allocation='overallocate', learning='first_loop', cycles_before_initialization=0,
+                spill='external', reset='block_left', location='ram', temp_file_path='',
+                trim_after_cycles=16)
+
+Sizes take an int (bytes) or a string: '64MB' (10**6), '1.5GiB' (2**30), '512 KiB'.
+
+initial_size      bytes mapped when the workspace is created (0: none until learning)
+min_size          a learned size never goes below this
+max_size          hard cap on everything the workspace maps, chunks and spills (0: no cap)
+overallocation_limit
+                  extra fraction on top of a learned size (0.3: 30%); ignored when strict
+allocation        'overallocate' (learned size * (1 + overallocation_limit)) or 'strict'
+learning          'first_loop': size the workspace from its first cycle; 'over_time': after
+                  cycles_before_initialization cycles; 'none': keep initial_size
+cycles_before_initialization
+                  cycles measured before an 'over_time' workspace sizes itself
+spill             when the chunks are full: 'external' (serve outside, counted), 'reallocate'
+                  (grow by a chunk), 'fail' (WorkspaceMemoryError)
+reset             'block_left': arrays are valid for their cycle; 'end_of_buffer': circular,
+                  arrays stay valid until the workspace is destroyed
+location          'ram' or 'mmap' (an unlinked temporary file)
+temp_file_path    directory of the 'mmap' files ($TMPDIR or /tmp if empty); must exist
+trim_after_cycles every this many cycles, pages none of them touched go back to the OS (0: never)
+
+The config only describes: memory is mapped by wsarray.workspace(name, config).)doc")
         .def("__init__", [](wsa::Config *c, nb::args args, nb::kwargs kwargs) {
                  // Arguments are parsed here rather than by nanobind so that every mistake gets a
                  // message naming wsarray.WorkspaceConfig() and the field.
@@ -222,13 +345,15 @@ void export_workspace(nb::module_ &m) {
              },
              "WorkspaceConfig(*, initial_size=0, min_size=0, max_size=0, overallocation_limit=0.3, "
              "allocation='overallocate', learning='first_loop', cycles_before_initialization=0, "
-             "spill='external', reset='block_left', location='ram', temp_file_path='')")
+             "spill='external', reset='block_left', location='ram', temp_file_path='', "
+             "trim_after_cycles=16)")
         .def_ro("initial_size", &wsa::Config::initial_size)
         .def_ro("min_size", &wsa::Config::min_size)
         .def_ro("max_size", &wsa::Config::max_size)
         .def_ro("overallocation_limit", &wsa::Config::overallocation_limit)
         .def_ro("cycles_before_initialization", &wsa::Config::cycles_before_initialization)
         .def_ro("temp_file_path", &wsa::Config::temp_file_path)
+        .def_ro("trim_after_cycles", &wsa::Config::trim_after_cycles)
         .def_prop_ro("allocation", [](const wsa::Config &c) { return wsa::to_string(c.allocation); })
         .def_prop_ro("learning", [](const wsa::Config &c) { return wsa::to_string(c.learning); })
         .def_prop_ro("spill", [](const wsa::Config &c) { return wsa::to_string(c.spill); })
@@ -243,81 +368,110 @@ void export_workspace(nb::module_ &m) {
                    wsa::to_string(c.learning) + "', cycles_before_initialization=" +
                    std::to_string(c.cycles_before_initialization) + ", spill='" + wsa::to_string(c.spill) +
                    "', reset='" + wsa::to_string(c.reset) + "', location='" + wsa::to_string(c.location) +
-                   "', temp_file_path='" + c.temp_file_path + "')";
+                   "', temp_file_path=" + nb::cast<std::string>(nb::repr(nb::str(c.temp_file_path.c_str()))) +
+                   ", trim_after_cycles=" + std::to_string(c.trim_after_cycles) + ")";
         });
 
-    nb::class_<BorrowScope>(m, "BorrowScope", "Allocations inside go to an enclosing open workspace.")
-        .def("__enter__", [](BorrowScope &b) {
-            b.frame = named("Workspace.borrow", [&] { return wsa::ThreadWorkspaces::current().borrow(b.ws); });
+    nb::class_<ScopeObject>(m, "Scope", "A borrow of an enclosing open workspace, or a scope_out(): "
+                                         "`with` it (in the context that opened the workspace).")
+        .def("__enter__", [](nb::handle self) {
+            ScopeObject &o = nb::cast<ScopeObject &>(self);
+            enter_scope(o, o.ws ? "Workspace.borrow" : "scope_out");
+            return nb::borrow(self);
         })
-        .def("__exit__", [](BorrowScope &b, nb::args) {
-            close_frame(b.frame, "Workspace.borrow");
+        .def("__exit__", [](ScopeObject &o, nb::args) {
+            exit_scope(o, o.ws ? "Workspace.borrow" : "scope_out");
             return false;
+        })
+        .def("__repr__", [](ScopeObject &o) {
+            return o.ws ? "<wsarray.Scope borrow of '" + o.ws->name() + "'>" : std::string("<wsarray.Scope scope_out>");
         });
-
-    nb::class_<ScopeOut>(m, "ScopeOut", "Allocations inside bypass every workspace.")
-        .def("__enter__", [](ScopeOut &s) { s.frame = wsa::ThreadWorkspaces::current().scope_out(); })
-        .def("__exit__", [](ScopeOut &s, nb::args) {
-            close_frame(s.frame, "scope_out");
-            return false;
-        });
-    m.def("scope_out", []() { return ScopeOut{}; },
+    m.def("scope_out", []() { return ScopeObject{}; },
           "Context manager: allocations inside bypass every workspace (arrays are detached).");
 
-    nb::class_<WorkspaceHandle>(m, "Workspace", "A named per-thread workspace; `with ws:` runs one cycle.")
+    nb::class_<WorkspaceHandle>(m, "Workspace",
+        "A named workspace of the thread that created it. `with ws:` runs one cycle: arrays made "
+        "inside come from its memory and become invalid when the block ends (.detach() keeps one). "
+        "wsarray.workspace(name) on the same thread returns a handle equal to this one (==, hash). "
+        "stats() gives its statistics; destroy() gives its memory back to the OS.")
         .def_prop_ro("name", [](WorkspaceHandle &h) { return h.ws->name(); })
         .def_prop_ro("config", [](WorkspaceHandle &h) { return h.ws->config(); })
         .def_prop_ro("generation", [](WorkspaceHandle &h) { return h.ws->generation(); })
         .def_prop_ro("is_open", [](WorkspaceHandle &h) { return h.ws->cycle_open(); })
         .def_prop_ro("alive", [](WorkspaceHandle &h) { return h.ws->alive(); })
         .def("__enter__", [](nb::handle self) {
-            WorkspaceHandle &h = nb::cast<WorkspaceHandle &>(self);
-            h.frames.push_back(named("Workspace.__enter__", [&] {
-                return wsa::ThreadWorkspaces::current().open_cycle(h.ws);
-            }));
+            enter_cycle(nb::cast<WorkspaceHandle &>(self));
             return nb::borrow(self);
         })
         .def("__exit__", [](WorkspaceHandle &h, nb::args) {
-            if (h.frames.empty())
-                raise(WorkspaceError, "wsarray.Workspace.__exit__(): workspace '" + h.ws->name() +
-                                          "' was not entered through this handle");
-            std::uint64_t id = h.frames.back();
-            h.frames.pop_back();
-            close_frame(id, "Workspace.__exit__");
-            maybe_collect();
+            exit_cycle(h);
             return false;
         })
-        .def("borrow", [](WorkspaceHandle &h) { return BorrowScope{h.ws, 0}; },
-             "Context manager: allocations inside go to this (open, enclosing) workspace.")
-        .def("stats", [](WorkspaceHandle &h) { return stats_dict(*h.ws); })
+        .def("__eq__", [](WorkspaceHandle &h, nb::handle other) -> nb::object {
+            if (!nb::isinstance<WorkspaceHandle>(other)) return nb::borrow(Py_NotImplemented);
+            return nb::bool_(nb::cast<WorkspaceHandle &>(other).ws == h.ws);
+        }, nb::arg("other").none())
+        .def("__hash__", [](WorkspaceHandle &h) { return (Py_hash_t) std::hash<const void *>()(h.ws.get()); })
+        .def("borrow", [](WorkspaceHandle &h) { return ScopeObject{h.ws, {}}; },
+             "Context manager: allocations inside go to this workspace, whose cycle must be open in "
+             "an enclosing 'with' block of the same context.")
+        .def("stats", [](WorkspaceHandle &h) { return stats_dict(*h.ws); },
+             "stats() -> dict: capacity (bytes mapped), used (bytes in live blocks), peak_cycle_bytes "
+             "(peak of the last cycle), spilled_bytes / spilled_cycle_bytes / spills (served outside "
+             "the chunks), cycles, allocations, allocated_bytes, reused_bytes (served from memory used "
+             "before: no fresh pages), frees, os_maps, learned_size, live_arrays, wraps (circular), "
+             "chunks, trimmed_bytes (idle pages given back), zeroed_bytes, initialized (learning done), "
+             "generation, open, alive.")
         .def("_check_heap", [](WorkspaceHandle &h) { return h.ws->check_heap(); },
              "Heap invariants of every chunk ('' when consistent); for tests.")
         .def("destroy", [](WorkspaceHandle &h) {
-            named("Workspace.destroy", [&] { wsa::ThreadWorkspaces::current().destroy(h.ws->name()); });
-        })
+            wsa::Workspace &ws = *h.ws;
+            const std::string where = "wsarray.Workspace.destroy(): workspace '" + ws.name() + "' ";
+            if (!ws.alive()) raise(WorkspaceError, where + "was destroyed already");
+            if (ws.owner_thread() != std::this_thread::get_id())
+                raise(WorkspaceError, where + "belongs to another thread; destroy it in that thread");
+            if (!wsa::ThreadWorkspaces::current().owns(&ws))
+                raise(WorkspaceError, where + "is no longer registered on this thread");
+            destroy_named(ws.name(), "Workspace.destroy");
+        }, "Give the workspace's memory back to the OS; its arrays become invalid.")
         .def("__repr__", [](WorkspaceHandle &h) {
             return "<wsarray.Workspace '" + h.ws->name() + "' generation=" + std::to_string(h.ws->generation()) +
                    (h.ws->alive() ? (h.ws->cycle_open() ? " open>" : " closed>") : " destroyed>");
         });
 
-    m.def("workspace", [](const std::string &name, const wsa::Config *config) {
-        return WorkspaceHandle{named("workspace", [&] {
-            return wsa::ThreadWorkspaces::current().get_or_create(name, config);
-        }), {}};
+    m.def("workspace", [](nb::handle name_arg, nb::handle config_arg) {
+        std::string name = name_of(name_arg, "workspace");
+        const wsa::Config *config = nullptr;
+        if (!config_arg.is_none()) {
+            if (!nb::isinstance<wsa::Config>(config_arg))
+                raise(PyExc_TypeError, "wsarray.workspace(): config must be a wsarray.WorkspaceConfig, not " +
+                                           std::string(Py_TYPE(config_arg.ptr())->tp_name));
+            config = &nb::cast<const wsa::Config &>(config_arg);
+        }
+        auto &tw = wsa::ThreadWorkspaces::current();
+        bool fresh = !tw.find(name);
+        auto ws = named("workspace", [&] { return tw.get_or_create(name, config); });
+        if (fresh) watch_thread_exit(*ws);
+        return WorkspaceHandle{ws};
     }, nb::arg("name"), nb::arg("config").none() = nb::none(),
        "The workspace `name` of this thread, created with `config` on first use.");
 
     // ---- memory manager -----------------------------------------------------------------------
-    m.def("_destroy_all", []() { named("memory.destroy_all_workspaces_for_current_thread",
-                                       [] { wsa::ThreadWorkspaces::current().destroy_all(); }); });
-    m.def("_destroy", [](const std::string &name) {
-        named("memory.destroy_workspace", [&] { wsa::ThreadWorkspaces::current().destroy(name); });
-    });
-    m.def("_exists", [](const std::string &name) { return (bool) wsa::ThreadWorkspaces::current().find(name); });
-    m.def("_active", [](const std::string &name) {
+    m.def("_destroy_all", []() {
         auto &tw = wsa::ThreadWorkspaces::current();
-        auto ws = tw.find(name);
-        return ws && tw.is_open(ws.get());
+        auto all = tw.all();
+        named("memory.destroy_all_workspaces_for_current_thread", [&] { tw.destroy_all(); });
+        for (auto &ws : all) release_holders(*ws);
+    });
+    m.def("_destroy", [](nb::handle name) {
+        destroy_named(name_of(name, "memory.destroy_workspace"), "memory.destroy_workspace");
+    });
+    m.def("_exists", [](nb::handle name) {
+        return (bool) wsa::ThreadWorkspaces::current().find(name_of(name, "memory.workspace_exists"));
+    });
+    m.def("_active", [](nb::handle name) {
+        auto ws = wsa::ThreadWorkspaces::current().find(name_of(name, "memory.workspace_active"));
+        return ws && ws->cycle_open();
     });
     m.def("_current", []() -> nb::object {
         wsa::Workspace *t = current_target();
@@ -331,19 +485,24 @@ void export_workspace(nb::module_ &m) {
     });
     m.def("_stack", []() {
         nb::list out;
-        for (auto &f : wsa::ThreadWorkspaces::current().frames()) {
-            const char *kind = f.kind == wsa::FrameKind::Cycle ? "cycle"
-                             : f.kind == wsa::FrameKind::Borrow ? "borrow" : "scope_out";
-            out.append(nb::make_tuple(kind, f.ws ? nb::object(nb::str(f.ws->name().c_str())) : nb::none()));
+        for (const wsa::Frame *f : wsa::live_frames(current_stack())) {
+            const char *kind = f->kind == wsa::FrameKind::Cycle ? "cycle"
+                             : f->kind == wsa::FrameKind::Borrow ? "borrow"
+                             : f->kind == wsa::FrameKind::Fill ? "fill" : "scope_out";
+            out.append(nb::make_tuple(kind, f->ws ? nb::object(nb::str(f->ws->name().c_str())) : nb::none()));
         }
         return out;
     });
     m.def("_zombie_bytes", []() { return wsa::Workspace::zombie_bytes(); });
     m.def("_set_gc_window", [](long long ms) {
         if (ms < 0) raise(PyExc_ValueError, "wsarray.memory.set_auto_gc_window(): the window must be >= 0 ms (0 turns it off)");
+        if (ms > kMaxGcWindowMs)
+            raise(PyExc_ValueError, "wsarray.memory.set_auto_gc_window(): the window must be at most " +
+                                        std::to_string(kMaxGcWindowMs) + " ms (about 292 years)");
         gc_state.window_ms = ms;
         gc_state.last = std::chrono::steady_clock::now();
     });
+    m.attr("_MAX_GC_WINDOW_MS") = kMaxGcWindowMs;
     m.def("_get_gc_window", []() { return gc_state.window_ms; });
     m.def("_gc_collections", []() { return gc_state.collections; });
     m.def("_collect", []() {
