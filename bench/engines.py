@@ -45,7 +45,7 @@ def peers_info():
 
     import wsarray
 
-    info = {"numpy": numpy.__version__, "wsarray": wsarray.__version__,
+    info = {"numpy": numpy.__version__, "wsarray": wsarray.__wsarray_version__,
             "wsarray_threads": os.environ.get("WSARRAY_NUM_THREADS", "default (CPU count, at most 8)"),
             "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE"),
             "OPENBLAS_L2_SIZE": os.environ.get("OPENBLAS_L2_SIZE"), "cpus": os.cpu_count()}

@@ -4,7 +4,10 @@ and compare with NumPy: the same result or the same exception class, and never a
 The fuzzing runs in a child process (this file run as a script), so a segmentation fault or an
 abort is a test failure with the offending call printed, not the end of pytest. Hypothesis draws the
 calls; nothing inside raises, so Hypothesis never shrinks and every example counts.
-``WSARRAY_FUZZ_EXAMPLES=5000 python -P tests/test_fuzz.py`` runs a longer fuzz by hand.
+``WSARRAY_FUZZ_EXAMPLES=5000 python -P tests/test_fuzz.py`` runs a longer fuzz by hand: it prints
+each mismatch and exits 1 if there is one. The call running now is written to the file named by
+``WSARRAY_FUZZ_LAST`` (overwritten each call), which names the culprit of a crash; with
+``WSARRAY_FUZZ_TRACE=1`` every call goes to stderr as well.
 """
 import json
 import operator
@@ -21,19 +24,33 @@ SEED = os.environ.get("WSARRAY_FUZZ_SEED")
 SIDE = os.environ.get("WSARRAY_FUZZ_SIDE", "both")
 # Debugging a crash: "lo:hi" runs only calls lo <= k < hi (the draws stay the same).
 EXEC_RANGE = tuple(int(x) for x in os.environ.get("WSARRAY_FUZZ_CALLS", f"0:{2**62}").split(":"))
+# Testing the fuzz itself: report the first call as a mismatch (a fuzz must be able to fail).
+INJECT = bool(os.environ.get("WSARRAY_FUZZ_INJECT_MISMATCH"))
 
 
-def test_fuzz_namespace_methods_and_operators_against_numpy():
+def test_fuzz_namespace_methods_and_operators_against_numpy(tmp_path):
+    last_call = tmp_path / "last_call"
     proc = subprocess.run([sys.executable, "-P", __file__, str(EXAMPLES)], capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=600, env={**os.environ, "WSARRAY_FUZZ_LAST": str(last_call)})
     tail = "\n".join(proc.stderr.splitlines()[-15:])
-    assert proc.returncode >= 0, f"the fuzz child crashed (signal {-proc.returncode}):\n{tail}"
-    assert proc.returncode == 0, f"the fuzz child failed:\n{tail}\n{proc.stdout[-3000:]}"
-    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    if proc.returncode < 0:
+        call = last_call.read_text() if last_call.exists() else "?"
+        raise AssertionError(f"the fuzz child crashed (signal {-proc.returncode}) in {call}:\n{tail}")
+    lines = proc.stdout.strip().splitlines()
+    assert lines, f"the fuzz child failed:\n{tail}"
+    report = json.loads(lines[-1])
     assert report["mismatches"] == [], report["mismatches"][:10]
+    assert proc.returncode == 0, f"the fuzz child failed:\n{tail}"
     assert report["calls"] >= 3 * EXAMPLES  # namespace, method and operator calls
     assert report["raised"] > report["calls"] // 10  # most arguments are wrong: errors were tested
     print(f"fuzz: {report['calls']} calls, {report['raised']} raised, {report['timeouts']} timeouts")
+
+
+def test_the_fuzz_fails_on_a_mismatch_and_prints_only_the_mismatch():
+    proc = subprocess.run([sys.executable, "-P", __file__, "5"], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "WSARRAY_FUZZ_INJECT_MISMATCH": "1"})
+    assert proc.returncode == 1
+    assert proc.stderr.count("MISMATCH ") == 1 and "CALL " not in proc.stderr
 
 
 # ---- the child ----------------------------------------------------------------------------------
@@ -174,8 +191,7 @@ def child(examples):
             signal.setitimer(signal.ITIMER_REAL, 0)
 
     def compare(what, numpy_call, wsarray_call, in_workspace, shape_only=False, after=None):
-        sys.stderr.write(f"CALL {what}\n")
-        sys.stderr.flush()
+        note_call(what)
         stats["calls"] += 1
         lo, hi = EXEC_RANGE
         if not lo <= stats["calls"] < hi:
@@ -203,7 +219,7 @@ def child(examples):
             ok = same(expected[1], got[1], shape_only)
         if ok and after:
             ok = same(expected_after, got_after, False)
-        if not ok:
+        if not ok or (INJECT and stats["calls"] == 1):
             stats["mismatches"].append(f"{what}: numpy {expected!r:.200} wsarray {got!r:.200}")
 
     settings_ = settings(max_examples=examples, deadline=None, database=None,
@@ -259,7 +275,29 @@ def child(examples):
     if leftover:
         stats["mismatches"].append(f"workspace stack left open: {leftover}")
     print(json.dumps(stats))
+    for m in stats["mismatches"]:
+        print(f"MISMATCH {m}", file=sys.stderr)
+    return 1 if stats["mismatches"] else 0
+
+
+_last_call = None
+
+
+def note_call(what):
+    """Keep the call running now where a crash leaves it readable (and print it if tracing)."""
+    global _last_call
+    if os.environ.get("WSARRAY_FUZZ_TRACE"):
+        sys.stderr.write(f"CALL {what}\n")
+        sys.stderr.flush()
+    path = os.environ.get("WSARRAY_FUZZ_LAST")
+    if path:
+        if _last_call is None:
+            _last_call = open(path, "w")
+        _last_call.seek(0)
+        _last_call.write(what)
+        _last_call.truncate()
+        _last_call.flush()
 
 
 if __name__ == "__main__":
-    child(int(sys.argv[1]) if len(sys.argv) > 1 else EXAMPLES)
+    sys.exit(child(int(sys.argv[1]) if len(sys.argv) > 1 else EXAMPLES))

@@ -4,6 +4,21 @@
 inside is allocated from a reused per-thread arena. See README.md for the tour.
 """
 
+try:
+    from . import _core
+except ImportError:  # the source folder, not the installed (compiled) package?
+    import importlib.util as _util
+    import os as _os
+
+    if _util.find_spec("wsarray._core") is not None:
+        raise
+
+    raise ImportError(
+        "wsarray's compiled core (wsarray._core) is not in " + _os.path.dirname(__file__) + ". "
+        "This is the source folder of the repository, which Python finds first when you run it from "
+        "the repository's root. Install wsarray (python -m pip install .) and run Python with -P "
+        "(python -P script.py) or from another directory, so that the installed package is imported."
+    ) from None
 from numpy import __version__ as _numpy_version
 from numpy import e, inf, nan, newaxis, pi
 
@@ -40,13 +55,16 @@ from ._utility_functions import __all__ as _utility_functions_all
 from ._workspaces import *  # noqa: F401,F403
 from ._workspaces import __all__ as _workspaces_all
 from ._info import __array_namespace_info__
+from ._config import show_config
 
 # Drop-in: code that gates features on np.__version__ must see the NumPy doing the math.
 # wsarray's own version is __wsarray_version__ (and the package metadata).
 __version__ = _numpy_version
 # Likewise NumPy's version module and build configuration (np.version.version, np.__config__.show()).
 from numpy import __config__, version  # noqa: E402,F401
-__wsarray_version__ = "0.1.0"
+from importlib.metadata import version as _dist_version  # noqa: E402
+
+__wsarray_version__ = _dist_version("wsarray")  # one source: pyproject.toml
 __array_api_version__ = "2025.12"
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
@@ -75,7 +93,7 @@ def _rebuild_function(func, name, numpy_scalars):
 
 __all__ = (
     ["Array", "ndarray", "e", "inf", "nan", "newaxis", "pi", "fft", "linalg", "memory",
-     "__array_namespace_info__"]
+     "__array_namespace_info__", "show_config"]
     + _creation_functions_all
     + _data_type_functions_all
     + _dtypes_all

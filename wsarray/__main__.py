@@ -1,5 +1,6 @@
-"""``python -m wsarray``: the demo (see wsarray/_demo.py)."""
+"""``python -m wsarray``: the demo and the environment report (``--help`` lists the options)."""
+import sys
 
 from wsarray._demo import main
 
-main()
+sys.exit(main())

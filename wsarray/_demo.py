@@ -64,14 +64,15 @@ def mlp_check(s):
 
 
 LOOPS = {
-    "heat 1024x1024": (heat_setup, heat_step, heat_check, 150),
-    "MLP 512x256": (mlp_setup, mlp_step, mlp_check, 150),
+    "heat": (heat_setup, heat_step, heat_check, 150),  # 1024x1024 grid
+    "mlp": (mlp_setup, mlp_step, mlp_check, 150),  # batch 512, 256-256-10
 }
 
 
-def run_child(loop, engine):
+def run_child(loop, engine, iters=None):
     """Run one loop in this process; print a JSON line of measurements."""
-    setup, step, check, iters = LOOPS[loop]
+    setup, step, check, default_iters = LOOPS[loop]
+    iters = iters or default_iters
     if engine == "wsarray":
         import wsarray as xp
 
@@ -94,7 +95,7 @@ def run_child(loop, engine):
             step(xp, state)
         times.append(time.perf_counter() - t0)
         faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
-    warm = iters // 3  # learning and first-touch happen in the first iterations
+    warm = iters // 3  # learning and first-touch happen in the first iterations (at least one)
     out = {
         "loop": loop,
         "engine": engine,
@@ -109,35 +110,117 @@ def run_child(loop, engine):
     print(json.dumps(out))
 
 
-def main():
-    print("wsarray demo: the same loop body with plain NumPy and inside a wsarray workspace")
-    print("(each row runs in a fresh process; times are medians after warm-up)\n")
-    header = f"{'loop':<16}{'engine':<9}{'ms/iter':>9}{'vs numpy':>10}{'peak RSS MB':>13}" \
-             f"{'faults/iter':>13}{'faults 1st iter':>17}"
+def measure(loop, engine, iters=None):
+    proc = subprocess.run([sys.executable, "-P", "-m", "wsarray._demo", loop, engine, str(iters or 0)],
+                          capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run_loops(loops=None, repeats=3, log=print, iters=None):
+    """Each loop, NumPy and wsarray alternating, `repeats` fresh processes each; returns the rows."""
+    results = []
+    for loop in loops or LOOPS:
+        runs = {"numpy": [], "wsarray": []}
+        for k in range(repeats):
+            log(f"  running {loop} ({k + 1}/{repeats})", end="\r", flush=True)
+            for engine in ("numpy", "wsarray"):
+                runs[engine].append(measure(loop, engine, iters))
+        for engine in ("numpy", "wsarray"):
+            if runs[engine][0]["check"] != runs["numpy"][0]["check"]:
+                raise SystemExit(f"results differ for {loop}: {runs['numpy'][0]['check']} vs "
+                                 f"{runs[engine][0]['check']}")
+        base = [r["ms"] for r in runs["numpy"]]
+        for engine in ("numpy", "wsarray"):
+            rs = runs[engine]
+            ratios = sorted(r["ms"] / b for r, b in zip(rs, base))  # each pair ran side by side
+            results.append({
+                "loop": loop, "engine": engine,
+                "ms": statistics.median(r["ms"] for r in rs),
+                "ratio": statistics.median(ratios), "ratio_min": ratios[0], "ratio_max": ratios[-1],
+                "rss_mib": statistics.median(r["rss_mb"] for r in rs),
+                "faults": statistics.median(r["faults"] for r in rs),
+                "faults_first": int(statistics.median(r["faults_first"] for r in rs)),
+                "check": rs[0]["check"], "stats": rs[-1].get("stats"),
+            })
+    return results
+
+
+def print_loops(results):
+    header = f"{'loop':<16}{'engine':<9}{'ms/iter':>9}{'vs numpy':>10}{'(spread)':>14}" \
+             f"{'peak RSS MiB':>14}{'faults/iter':>13}{'faults 1st':>12}"
     print(header)
     print("-" * len(header))
-    for loop in LOOPS:
-        rows = []
-        for engine in ("numpy", "wsarray"):
-            proc = subprocess.run([sys.executable, "-P", "-m", "wsarray._demo", loop, engine],
-                                  capture_output=True, text=True, check=True)
-            rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-        base = rows[0]["ms"]
-        for r in rows:
-            print(f"{r['loop']:<16}{r['engine']:<9}{r['ms']:>9.2f}{r['ms'] / base:>9.2f}x"
-                  f"{r['rss_mb']:>13.1f}{r['faults']:>13.1f}{r['faults_first']:>17}")
-        if rows[0]["check"] != rows[1]["check"]:
-            raise SystemExit(f"results differ for {loop}: {rows[0]['check']} vs {rows[1]['check']}")
-        s = rows[1]["stats"]
-        print(f"{'':<16}workspace: capacity {s['capacity'] / 2**20:.1f} MiB, peak/cycle "
-              f"{s['peak_cycle_bytes'] / 2**20:.1f} MiB, {s['cycles']} cycles, {s['allocations']} "
-              f"allocations, {s['reused_bytes'] / max(s['allocated_bytes'], 1):.0%} of bytes reused, "
-              f"spilled {s['spilled_bytes'] / 2**20:.1f} MiB (learning)")
-        print(f"{'':<16}results identical to NumPy: {rows[0]['check']!r}\n")
+    for r in results:
+        spread = f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}"
+        print(f"{r['loop']:<16}{r['engine']:<9}{r['ms']:>9.2f}{r['ratio']:>9.2f}x{spread:>14}"
+              f"{r['rss_mib']:>14.1f}{r['faults']:>13.1f}{r['faults_first']:>12}")
+        if r["engine"] == "wsarray":
+            s = r["stats"]
+            print(f"{'':<16}workspace: capacity {s['capacity'] / 2**20:.1f} MiB, peak/cycle "
+                  f"{s['peak_cycle_bytes'] / 2**20:.1f} MiB, {s['cycles']} cycles, "
+                  f"{s['reused_bytes'] / max(s['allocated_bytes'], 1):.0%} of bytes reused, "
+                  f"{s['spilled_bytes'] / 2**20:.1f} MiB spilled while learning its size")
+            print(f"{'':<16}results identical to NumPy: {r['check']!r}\n")
+    print("""How to read it:
+* ms/iter: median time per iteration after warm-up; vs numpy: the median of the ratios of runs made
+  side by side (NumPy, then wsarray, in fresh processes); (spread): the lowest and highest of those
+  ratios. On a shared or busy machine the spread is wide: trust rows whose spread stays on one side
+  of 1.00x.
+* faults/iter: minor page faults per iteration after warm-up (the kernel handing out fresh pages).
+  A workspace reuses its memory, so it stays near 0; NumPy's allocator keeps asking for pages.
+* faults 1st: page faults of the very first iteration. The workspace's are higher: it touches its
+  memory for the first time then (and learns its size), once, instead of on every iteration.
+* spilled while learning: the first cycle measures what a cycle needs, served outside the workspace;
+  from then on the workspace holds it and nothing spills.
+Take away: the same code, with the loop body in `with np.workspace(...)`, gives NumPy's exact results
+with (near) no page faults per iteration and a memory ceiling you can set; speed is NumPy's or better.""")
+
+
+def main(argv=None):
+    """``python -m wsarray [options]``: see ``--help``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m wsarray",
+        description="wsarray's demo: realistic loops with plain NumPy and inside a wsarray workspace "
+                    "(time per iteration, peak RSS, page faults, workspace statistics).")
+    parser.add_argument("--info", action="store_true",
+                        help="print the environment report (wsarray.show_config()) and exit")
+    parser.add_argument("--loops", default=",".join(LOOPS),
+                        help=f"comma-separated loops to run (default: all of {', '.join(LOOPS)})")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="fresh processes per loop and engine (default 3; the ratio is their median)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
+    parser.add_argument("--quick", action="store_true",
+                        help="a short run: 20 iterations, 1 process per engine (a smoke test, not a measurement)")
+    args = parser.parse_args(argv)
+    if args.info:
+        from ._config import show_config
+
+        show_config()
+        return 0
+    loops = [name.strip() for name in args.loops.split(",") if name.strip()]
+    unknown = [name for name in loops if name not in LOOPS]
+    if unknown:
+        parser.error(f"unknown loop(s) {', '.join(unknown)}; choose from {', '.join(LOOPS)}")
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    iters = 20 if args.quick else None
+    if args.quick:
+        args.repeats = 1
+    if args.json:
+        print(json.dumps({"loops": run_loops(loops, args.repeats, log=lambda *a, **k: None, iters=iters)},
+                         indent=2))
+        return 0
+    print("wsarray demo: the same loop body with plain NumPy and inside a wsarray workspace")
+    print(f"(each engine runs {args.repeats} times, each time in a fresh process)\n")
+    results = run_loops(loops, args.repeats, log=lambda *a, **k: print(*a, **k, file=sys.stderr), iters=iters)
+    print_loops(results)
+    return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3:
-        run_child(sys.argv[1], sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[1] in LOOPS:
+        run_child(sys.argv[1], sys.argv[2], int(sys.argv[3]))
     else:
-        main()
+        sys.exit(main())

@@ -52,7 +52,7 @@ __all__ = [
     "putmask", "ravel_multi_index", "real_if_close", "require", "resize", "rollaxis", "roots",
     "row_stack", "s_", "save", "savetxt", "savez", "savez_compressed", "ScalarType", "sctypeDict",
     "select", "set_printoptions", "setbufsize", "setdiff1d", "seterr", "seterrcall", "setxor1d", "shape",
-    "shares_memory", "short", "show_config", "show_runtime", "signedinteger", "single", "size",
+    "shares_memory", "short", "show_runtime", "signedinteger", "single", "size",
     "sort_complex", "str_", "timedelta64", "trapezoid", "tri", "tril_indices", "tril_indices_from",
     "trim_zeros", "triu_indices", "triu_indices_from", "True_", "typecodes", "typename", "ubyte",
     "ufunc", "uint", "uintc", "uintp", "ulong", "ulonglong", "union1d", "unpackbits", "unravel_index",
@@ -238,7 +238,6 @@ set_printoptions = _np.set_printoptions
 setbufsize = _np.setbufsize
 seterr = _np.seterr
 seterrcall = _np.seterrcall
-show_config = _np.show_config
 show_runtime = _np.show_runtime
 typename = _np.typename
 

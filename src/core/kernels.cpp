@@ -120,6 +120,13 @@ double combine_tree(const double *a, std::size_t n, int levels, const std::vecto
 
 } // namespace
 
+const char *kernel_isa() {
+#ifdef WSA_HAVE_AVX2_LOOPS
+    if (loops().run_binary == avx2::run_binary) return "avx2";
+#endif
+    return "baseline";
+}
+
 double sum_f64(const double *a, std::size_t n, int &flags) {
     double total = 0.0;
     int levels = 0;

@@ -46,6 +46,9 @@ void unary_f64(UnaryOp op, std::size_t rows, std::size_t cols, const Grid &a, co
 /// order, so the result does not depend on the thread count. `flags` receives the FpFlags raised.
 double sum_f64(const double *a, std::size_t n, int &flags);
 
+/// The instruction set of the loops in use: "avx2" or "baseline" (x86-64), picked at run time.
+const char *kernel_isa();
+
 /// Elements (4 MiB of doubles) from which work is split over the thread pool. Below it, waking a
 /// worker costs more than it saves, and loops that mix BLAS calls with elementwise work (an MLP
 /// step) would make our workers compete with BLAS's spinning threads.

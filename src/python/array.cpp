@@ -86,6 +86,28 @@ void set_operator(const std::string &name, nb::object func) {
     Py_XSETREF(*slot, func.inc_ref().ptr());
 }
 
+/// Array(shape, dtype=float, buffer=None, offset=0, strides=None, order=None) as ndarray(...), or
+/// Array(value) for a number that is not an integer (a Fraction, a Decimal, a float): the scalar
+/// result of that value, as np.float64(value) / np.complex128(value) give it.
+PyObject *array_new(PyTypeObject *, PyObject *args, PyObject *kwargs) {
+    return guarded([&]() -> PyObject * {
+        if (PyTuple_GET_SIZE(args) == 1 && (!kwargs || !PyDict_GET_SIZE(kwargs))) {
+            PyObject *v = PyTuple_GET_ITEM(args, 0);
+            nb::module_ numbers = nb::module_::import_("numbers");
+            if (PyObject_IsInstance(v, numbers.attr("Number").ptr()) == 1 &&
+                PyObject_IsInstance(v, numbers.attr("Integral").ptr()) != 1) {
+                nb::module_ np = nb::module_::import_("numpy");
+                bool complex = PyObject_IsInstance(v, numbers.attr("Real").ptr()) != 1;
+                nb::object scalar = np.attr(complex ? "complex128" : "float64")(
+                    complex ? nb::object(nb::borrow(v)) : nb::object(nb::float_(nb::borrow(v))));
+                return make_scalar_result(scalar.ptr());
+            }
+        }
+        nb::object ndarray = nb::module_::import_("numpy").attr("ndarray");
+        return apply("ndarray", ndarray.ptr(), args, kwargs).release().ptr();
+    }, (PyObject *) nullptr);
+}
+
 /// `<wsarray.Array stale: cycle 12 of 'LOOP' ended>` and the like.
 std::string stale_repr(const Array &a) {
     const wsa::Workspace &ws = *a.token.ws;
@@ -293,11 +315,12 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
         view->obj = nullptr;
         return -1;
     }
-    if (ndarray_structured(a.data().ptr())) {
+    if (ndarray_void(a.data().ptr())) {
         // NumPy cannot always read back the format string it exports for these (padding, str
-        // fields): refusing makes np.asarray(x) take __array_interface__, which carries the dtype.
-        PyErr_SetString(PyExc_BufferError, "wsarray.Array.__buffer__(): arrays of structured dtypes do not "
-                                           "export a buffer; use np.asarray(x) or x.to_numpy()");
+        // fields; raw V24 becomes "24x", an empty structure): refusing makes np.asarray(x) take
+        // __array_interface__, which carries the dtype.
+        PyErr_SetString(PyExc_BufferError, "wsarray.Array.__buffer__(): arrays of void dtypes (structured "
+                                           "or raw bytes) do not export a buffer; use np.asarray(x) or x.to_numpy()");
         view->obj = nullptr;
         return -1;
     }
@@ -691,6 +714,13 @@ void export_array(nb::module_ &m) {
                                  "An n-dimensional array whose memory comes from the current "
                                  "thread's workspace (made by wsarray functions, never directly).");
     ArrayType = (PyTypeObject *) cls.ptr();
+    // wsarray.Array(...) (also wsarray.ndarray(...)): NumPy's ndarray constructor, in the current
+    // workspace; and type(s)(value) for a scalar result, as code written for NumPy's scalars calls
+    // it (statistics.mean() converts its result with type(x)(fraction)).
+    ArrayType->tp_new = array_new;
+    ArrayType->tp_init = [](PyObject *, PyObject *, PyObject *) { return 0; };
+    ArrayType->tp_vectorcall = nullptr;  // nanobind's constructor dispatch would bypass tp_new
+    PyType_Modified(ArrayType);
 
 #define WSA_BINARY(py, rpy, ipy, f)                                                                \
     cls.def(py, [](nb::handle s, nb::handle o) {                                                 \
@@ -900,7 +930,11 @@ void export_array(nb::module_ &m) {
     // x.__array_interface__ as NumPy's (the same memory; np.rec.array and other code read it). NumPy
     // itself converts an Array through the buffer protocol first, so this changes no conversion.
     cls.def_prop_ro("__array_interface__", [](nb::handle s) {
-        return self_of(s, "Array.__array_interface__").data().attr("__array_interface__");
+        // NumPy makes the array it builds from this dict hold *this Array* (not its ndarray): the
+        // Array keeps its memory from then on, even once stale (release_holders() skips it).
+        Array &a = self_of(s, "Array.__array_interface__");
+        a.interface_exported = true;
+        return a.data().attr("__array_interface__");
     });
     // a.to_numpy(): the NumPy array over the same memory (no copy), as pandas and xarray offer it.
     // matplotlib and seaborn call it before they fall back to reading an object element by element

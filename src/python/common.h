@@ -46,6 +46,9 @@ struct Array {
     /// Neighbours in the list of Arrays made in `token.ws` (scopes.h), guarded by the GIL.
     PyObject *ws_prev = nullptr, *ws_next = nullptr;
     bool ws_linked = false;
+    /// Its __array_interface__ was read: NumPy arrays may point into its memory through this
+    /// Array (their base), so it never lets go of its ndarray (scopes.h, release_holders).
+    bool interface_exported = false;
     ~Array();
     /// The ndarray (a scalar result's 0-d array is made on first call, in ordinary memory).
     const nb::object &data() {

@@ -193,6 +193,7 @@ PyObject *ndarray_dtype(PyObject *o) {
 }
 Py_ssize_t ndarray_size(PyObject *o) { return PyArray_SIZE((PyArrayObject *) o); }
 bool ndarray_structured(PyObject *o) { return PyDataType_HASFIELDS(PyArray_DESCR((PyArrayObject *) o)); }
+bool ndarray_void(PyObject *o) { return PyArray_DESCR((PyArrayObject *) o)->type_num == NPY_VOID; }
 bool ndarray_writeable(PyObject *o) { return PyArray_ISWRITEABLE((PyArrayObject *) o); }
 
 } // namespace wsa_py

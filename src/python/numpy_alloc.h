@@ -76,6 +76,8 @@ PyObject *ndarray_dtype(PyObject *o);
 Py_ssize_t ndarray_size(PyObject *o);
 /// Does the ndarray's dtype have fields (a structured dtype)?
 bool ndarray_structured(PyObject *o);
+/// Is the ndarray's dtype a void dtype (structured, or raw bytes such as V24)?
+bool ndarray_void(PyObject *o);
 bool ndarray_writeable(PyObject *o);
 
 } // namespace wsa_py

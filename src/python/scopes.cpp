@@ -157,6 +157,7 @@ void release_holders(wsa::Workspace &ws) {
     ws.holders = nullptr;
     for (auto &o : held) {
         Array &a = array_of(o.ptr());
+        if (a.interface_exported) continue;
         // A stale Array can never be used again: its ndarray (and the block) goes now, unless raw
         // views (numpy.asarray, memoryview, DLPack) still reference the ndarray.
         a.base = nb::object();

@@ -1,6 +1,8 @@
 /// src/python/workspace_bind.cpp -- WorkspaceConfig, workspaces, scopes and the memory manager.
 #include "common.h"
 #include "scopes.h"
+#include "../core/kernels.h"
+#include "../core/thread_pool.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -416,7 +418,7 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
              "Context manager: allocations inside go to this workspace, whose cycle must be open in "
              "an enclosing 'with' block of the same context.")
         .def("stats", [](WorkspaceHandle &h) { return stats_dict(*h.ws); },
-             "stats() -> dict: capacity (bytes mapped), used (bytes in live blocks), peak_cycle_bytes "
+             "stats() -> dict: name, capacity (bytes mapped), used (bytes in live blocks), peak_cycle_bytes "
              "(peak of the last cycle), spilled_bytes / spilled_cycle_bytes / spills (served outside "
              "the chunks), cycles, allocations, allocated_bytes, reused_bytes (served from memory used "
              "before: no fresh pages), frees, os_maps, learned_size, live_arrays, wraps (circular), "
@@ -511,6 +513,29 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
         gc_state.last = std::chrono::steady_clock::now();
         return r;
     });
+    m.def("_build_info", []() {
+        nb::dict d;
+        d["compiler"] = std::string(
+#if defined(__clang__)
+            "clang "
+#elif defined(__GNUC__)
+            "gcc "
+#endif
+            __VERSION__);
+        d["cxx_standard"] = (long) __cplusplus;
+        d["build_type"] = WSARRAY_BUILD_TYPE;
+#ifdef WSARRAY_SANITIZED_BUILD
+        d["sanitizers"] = "address,undefined";
+#else
+        d["sanitizers"] = "none";
+#endif
+        d["kernels"] = wsa::kernel_isa();
+        d["threads"] = wsa::pool_threads();
+        d["nanobind"] = std::to_string(NB_VERSION_MAJOR) + "." + std::to_string(NB_VERSION_MINOR) + "." +
+                        std::to_string(NB_VERSION_PATCH);
+        d["available_memory"] = wsa::available_memory();
+        return d;
+    }, "Facts about this build (wsarray.show_config() prints them).");
     m.def("parse_size", [](nb::handle v) { return size_arg(v, "size"); }, nb::arg("size").none(),
           "Bytes in a size given as an int or a string like '64MB' or '1.5GiB'.");
 }
