@@ -26,7 +26,7 @@ bool Frame::live(std::thread::id me) const {
     if (kind == FrameKind::ScopeOut) return true;
     if (!ws->alive()) return false;
     // A borrow (or a fill) lasts as long as the cycle it was opened in.
-    return ws->cycle_serial() == cycle && (ws->cycle_open() || kind == FrameKind::Fill);
+    return ws->cycle_serial() == cycle && ws->cycle_open();
 }
 
 Stack push(const Stack &s, std::shared_ptr<Frame> f) {

@@ -114,6 +114,10 @@ public:
     /// A name for the owning thread, for messages ("Thread-3 (worker)"); set by the bindings.
     const std::string &owner_label() const { return owner_label_; }
     void set_owner_label(std::string label) { owner_label_ = std::move(label); }
+    /// How to keep an array of this workspace, for the stale-array message (empty: the default
+    /// advice). The data pipeline's batch ring names the iterator and detach() here.
+    const std::string &stale_hint() const { return stale_hint_; }
+    void set_stale_hint(std::string hint) { stale_hint_ = std::move(hint); }
     /// The bindings' list of the objects that hold this workspace's memory (the Python Arrays made
     /// in it), so that destroy() can make stale ones let go of their blocks. Guarded by the GIL.
     void *holders = nullptr;
@@ -160,6 +164,7 @@ private:
     int trim_window_ = 0;           ///< cycles since the last trim check
     std::weak_ptr<Frame> cycle_frame_;
     std::string owner_label_;
+    std::string stale_hint_;
     std::vector<Chunk *> chunks_;   ///< regular chunks
     std::size_t live_spill_bytes_ = 0;
     std::size_t learning_max_ = 0;  ///< over_time: largest cycle peak seen while learning

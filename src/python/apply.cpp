@@ -54,6 +54,9 @@ void check_valid(const Array &a, const char *fn) {
                                   "destroying their workspace.");
     std::string now = ws.cycle_open() ? "it is now in cycle " + std::to_string(ws.generation())
                                       : "it has no open cycle now";
+    if (!ws.stale_hint().empty())
+        raise(WorkspaceError, where + "this array was made in cycle " + std::to_string(a.token.generation) +
+                                  " of workspace '" + ws.name() + "', and that cycle has ended. " + ws.stale_hint());
     raise(WorkspaceError,
           where + "this array was made in cycle " + std::to_string(a.token.generation) +
               " of workspace '" + ws.name() + "', and that cycle has ended (" + now +

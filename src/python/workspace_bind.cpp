@@ -235,6 +235,7 @@ struct WorkspaceHandle {
 struct ScopeObject {
     std::shared_ptr<wsa::Workspace> ws;  // null for scope_out
     std::vector<std::shared_ptr<wsa::Frame>> frames;
+    bool fill = false;                   // a fill of a batch slot (Slot), not a borrow
 };
 
 void enter_cycle(WorkspaceHandle &h) {
@@ -277,7 +278,12 @@ void exit_cycle(WorkspaceHandle &h) {
 }
 
 void enter_scope(ScopeObject &o, const char *fn) {
-    if (o.ws) {
+    if (o.fill) {
+        if (!o.ws->cycle_open())
+            raise(WorkspaceError, "wsarray." + std::string(fn) + "(): slot '" + o.ws->name() +
+                                      "' has no open cycle to fill (begin() it first)");
+        o.frames.push_back(open_scope(wsa::FrameKind::Fill, o.ws));
+    } else if (o.ws) {
         if (!wsa::is_open_in(current_stack(), o.ws.get()))
             raise(WorkspaceError, "wsarray." + std::string(fn) + "(): cannot borrow workspace '" + o.ws->name() +
                                       "': it has no open cycle in this context; borrow only a workspace "
@@ -296,6 +302,10 @@ void exit_scope(ScopeObject &o, const char *fn) {
     o.frames.pop_back();
 }
 
+const char *scope_function(const ScopeObject &o) {
+    return o.fill ? "data.AsyncIterator" : o.ws ? "Workspace.borrow" : "scope_out";
+}
+
 /// Destroy the workspace `name` of this thread and make its stale Arrays let go of their memory.
 void destroy_named(const std::string &name, const char *fn) {
     auto &tw = wsa::ThreadWorkspaces::current();
@@ -303,6 +313,16 @@ void destroy_named(const std::string &name, const char *fn) {
     named(fn, [&] { tw.destroy(name); });
     if (ws) release_holders(*ws);
 }
+
+/// One slot of the data pipeline's batch ring (wsarray/data): a workspace owned by the ring, not by
+/// a thread. Its cycle is begun by the producer thread, which fills it inside `with slot.fill():`,
+/// and ended ("retired") by the consumer thread when it asks for the next batch: from then on the
+/// batch's arrays are stale, and the slot's memory serves a later batch (blocks a stale array still
+/// holds are never reused: the next batch spills instead, counted).
+struct Slot {
+    std::shared_ptr<wsa::Workspace> ws;
+    ScopeObject filling;  // the fill frames open now (a fill is entered in one context at a time)
+};
 
 /// A workspace name argument (str, valid Unicode) for `fn`.
 std::string name_of(nb::handle v, const char *fn) { return text_arg(v, fn, "name"); }
@@ -378,11 +398,11 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
                                          "`with` it (in the context that opened the workspace).")
         .def("__enter__", [](nb::handle self) {
             ScopeObject &o = nb::cast<ScopeObject &>(self);
-            enter_scope(o, o.ws ? "Workspace.borrow" : "scope_out");
+            enter_scope(o, scope_function(o));
             return nb::borrow(self);
         })
         .def("__exit__", [](ScopeObject &o, nb::args) {
-            exit_scope(o, o.ws ? "Workspace.borrow" : "scope_out");
+            exit_scope(o, scope_function(o));
             return false;
         })
         .def("__repr__", [](ScopeObject &o) {
@@ -390,6 +410,34 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
         });
     m.def("scope_out", []() { return ScopeObject{}; },
           "Context manager: allocations inside bypass every workspace (arrays are detached).");
+
+    nb::class_<Slot>(m, "_Slot", "A batch slot of the data pipeline's ring (wsarray.data; internal).")
+        .def("__init__", [](Slot *slot, nb::handle name, const wsa::Config &config, nb::handle hint) {
+            std::string n = text_arg(name, "data.AsyncIterator", "slot name");
+            auto ws = named("data.AsyncIterator", [&] { return std::make_shared<wsa::Workspace>(n, config); });
+            if (!hint.is_none()) ws->set_stale_hint(text_arg(hint, "data.AsyncIterator", "hint"));
+            new (slot) Slot{ws, ScopeObject{ws, {}, true}};
+        }, nb::arg("name"), nb::arg("config"), nb::arg("hint").none() = nb::none())
+        .def_prop_ro("name", [](Slot &s) { return s.ws->name(); })
+        .def_prop_ro("is_open", [](Slot &s) { return s.ws->cycle_open(); })
+        .def_prop_ro("alive", [](Slot &s) { return s.ws->alive(); })
+        .def("begin", [](Slot &s) { named("data.AsyncIterator", [&] { s.ws->begin_cycle(); }); },
+             "Open the slot's cycle (the producer, before it fills it).")
+        .def("fill", [](Slot &s) -> ScopeObject & { return s.filling; }, nb::rv_policy::reference_internal,
+             "Context manager: allocations inside go to the slot, whose cycle must be open.")
+        .def("retire", [](Slot &s) {
+            // Any thread (the consumer). The slot's arrays become stale; warnings as for a cycle end.
+            std::string error = s.ws->end_cycle();
+            if (!error.empty() &&
+                PyErr_WarnEx(PyExc_RuntimeWarning, ("wsarray.data.AsyncIterator: " + error).c_str(), 1) < 0)
+                throw nb::python_error();
+        }, "End the slot's cycle: its arrays become stale and its memory serves a later batch.")
+        .def("stats", [](Slot &s) { return stats_dict(*s.ws); })
+        .def("destroy", [](Slot &s) {
+            (void) s.ws->end_cycle();
+            s.ws->destroy();
+            release_holders(*s.ws);
+        }, "Give the slot's memory back to the OS; its arrays become stale.");
 
     nb::class_<WorkspaceHandle>(m, "Workspace",
         "A named workspace of the thread that created it. `with ws:` runs one cycle: arrays made "
