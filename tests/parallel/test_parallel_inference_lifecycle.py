@@ -285,6 +285,20 @@ def test_blas_threads_are_capped_while_the_pool_is_open_and_restored_after():
         assert blas_counts() == before
 
 
+@pytest.mark.skipif(not blas_counts(), reason="no BLAS library seen by threadpoolctl")
+def test_a_cap_released_on_another_thread_is_restored_by_the_main_thread():
+    before = blas_counts()
+    pi = ParallelInference(lambda x: x, workers=1, blas_threads=1)
+    capped = blas_counts()
+    stopper = threading.Thread(target=pi.shutdown)
+    stopper.start()
+    stopper.join(10)
+    assert not stopper.is_alive() and pi.closed
+    pi.shutdown()  # on the main thread: makes the restore OpenBLAS may have ignored
+    assert blas_counts() == before
+    assert all(n == 1 for n in capped.values())
+
+
 def test_without_threadpoolctl_auto_warns_and_an_explicit_cap_names_the_extra(monkeypatch):
     monkeypatch.setattr(_blas, "threadpoolctl_or_none", lambda: None)
     with pytest.warns(RuntimeWarning, match=r'threadpoolctl is not installed.*wsarray\[parallel\]'):

@@ -57,21 +57,34 @@ class InferenceCore:
         """Stop taking requests; cancel the waiting ones or let the workers drain them; with
         ``wait``, join the workers (True when all stopped within ``timeout``)."""
         self._cancel(self.queue.close(drop_waiting=cancel_pending), reason)
-        if not wait:
-            return True
         try:
-            return join_workers(self.workers, timeout)
+            stopped = join_workers(self.workers, timeout) if wait else True
         except BaseException:  # Ctrl-C while draining: drop what is still waiting
             self._cancel(self.queue.close(drop_waiting=True), "the caller was interrupted")
+            self.release_blas()
             raise
+        if stopped:
+            self.release_blas()
+        return stopped
+
+    def release_blas(self):
+        """Drop this pool's BLAS cap (once), on the thread that shuts the pool down: OpenBLAS
+        takes thread-count changes from the main thread only (see _blas)."""
+        token, self._blas_token = self._blas_token, None
+        if token is not None:
+            _blas.release_blas_cap(token)
+        _blas.settle()
 
     def stop_at_exit(self, seconds):
         self.shutdown(wait=True, cancel_pending=True, timeout=seconds,
                       reason="the interpreter is exiting")
+        self.release_blas()
 
     def after_fork_in_child(self):
         # The waiting requests belong to the parent's callers, which are not in this process.
         self.queue.reset_in_forked_child()
+        self.stats.reset_lock_in_forked_child()
+        self._lock = threading.Lock()
         for w in self.workers:
             w.stopped = threading.Event()
             w.stopped.set()
@@ -89,11 +102,7 @@ class InferenceCore:
         with self._lock:
             self._running -= 1
             last = self._running == 0
-        if not last:
-            return
-        if self._blas_token is not None:
-            _blas.release_blas_cap(self._blas_token)
-        if not self.queue.closed:  # every worker died of an internal error
+        if last and not self.queue.closed:  # every worker died of an internal error
             self._cancel(self.queue.close(drop_waiting=True), f"every worker stopped "
                          f"(worker {worker.index}: {worker.error!r})", RuntimeError)
 

@@ -26,6 +26,9 @@ class PoolStats:
         self._lock = threading.Lock()
         self.reset()
 
+    def reset_lock_in_forked_child(self):
+        self._lock = threading.Lock()  # a thread of the parent may have held it at the fork
+
     def reset(self):
         with self._lock:
             self.submitted = self.completed = self.failed = self.cancelled = self.rejected = 0

@@ -48,9 +48,11 @@ class ParallelInference:
     ``queue.Full``) beyond it. ``workspace_config``: the ``WorkspaceConfig`` of each worker's
     workspace (default ``WorkspaceConfig()``: learns its size in the first cycles). ``devices``:
     where workers run, assigned round-robin (only ``"cpu"`` for now). ``blas_threads``: cap on the
-    process-wide BLAS thread pool while the pool is open, so that workers times BLAS threads does
-    not exceed the cores: ``"auto"`` (default) caps at ``max(1, cores // workers)`` when
-    threadpoolctl is installed (warns otherwise), an int caps at that, ``None`` leaves BLAS alone.
+    process-wide BLAS thread pool from the constructor until ``shutdown()``, so that workers times
+    BLAS threads does not exceed the cores: ``"auto"`` (default) caps at ``max(1, cores //
+    workers)`` when threadpoolctl is installed (warns otherwise), an int caps at that, ``None``
+    leaves BLAS alone. OpenBLAS takes the change from the main thread only: create and shut down
+    pools there (a change made elsewhere is made again at the next one there, or at exit).
     """
 
     def __init__(self, model, *, workers=2, mode="batched", batch_limit=32, queue_limit=64,
@@ -70,6 +72,7 @@ class ParallelInference:
             raise TypeError(f"{who}: replicate must be a bool, not {type(replicate).__name__}")
         device_list = parse_devices(devices, workers, who)
         models = _worker_models(model, workers, replicate, who)
+        _blas.settle()
         blas_token = _cap_blas(blas_threads, workers, who)
         self._mode = mode
         self._core = InferenceCore(
@@ -164,7 +167,9 @@ class ParallelInference:
         who = f"{WHO}.shutdown()"
         if timeout is not None:
             _seconds(timeout, "timeout", who)
-        if not self._core.shutdown(wait=wait, cancel_pending=cancel_pending, timeout=timeout):
+        stopped = self._core.shutdown(wait=wait, cancel_pending=cancel_pending, timeout=timeout)
+        _blas.settle()  # BLAS thread counts another thread could not restore (see _blas)
+        if not stopped:
             busy = [w.thread_name for w in self._core.workers if not w.stopped.is_set()]
             raise TimeoutError(f"{who}: {len(busy)} worker(s) still running a batch after "
                                f"{timeout} s: {', '.join(busy)}")
@@ -221,7 +226,7 @@ def _worker_models(model, workers, replicate, who):
 
 
 def _cap_blas(blas_threads, workers, who):
-    """Apply the BLAS cap; returns the token the core releases when its last worker stops."""
+    """Apply the BLAS cap; returns the token the core releases when the pool is shut down."""
     if blas_threads is None:
         return None
     cores = _blas.available_cores()
