@@ -21,6 +21,7 @@ EXTRAS = {
     "dask": ["dask", "distributed"],
     "progress": ["tqdm"],
     "plot": ["matplotlib"],
+    "parallel": ["threadpoolctl"],
 }
 _IMPORT_NAMES = {"cupy-cuda12x": "cupy", "cupy-cuda13x": "cupy"}
 

@@ -1,0 +1,32 @@
+import threading
+import time
+
+import pytest
+
+from wsarray.parallel import _blas
+
+WORKER_PREFIX = "wsarray-parallel"
+
+
+def parallel_threads():
+    return [t for t in threading.enumerate() if t.name.startswith(WORKER_PREFIX)]
+
+
+def wait_for_no_parallel_threads(seconds=10.0):
+    """True once no worker thread is left (threads stopping in the background get ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    while parallel_threads() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not parallel_threads()
+
+
+@pytest.fixture(autouse=True)
+def _no_thread_left_behind():
+    """Every test of wsarray.parallel ends with no worker thread alive and BLAS thread counts as
+    they were (the pools' caps are restored)."""
+    assert wait_for_no_parallel_threads(), "an earlier test left worker threads behind"
+    blas_before = _blas.blas_thread_counts()
+    yield
+    assert wait_for_no_parallel_threads(), \
+        f"worker threads left behind: {[t.name for t in parallel_threads()]}"
+    assert _blas.blas_thread_counts() == blas_before, "a pool left BLAS threads capped"

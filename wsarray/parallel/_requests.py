@@ -1,0 +1,96 @@
+"""Requests in, results out: what a worker may hold and what a caller may keep.
+
+A request is one array with a leading batch axis (one row per sample, at least that axis). It is
+taken as it is when it is a NumPy ndarray or a wsarray Array outside every workspace (so it must
+not be modified until its future is done), copied out of its workspace when it is attached to one
+(its cycle may end before a worker runs it), and converted with ``numpy.asarray`` otherwise. Its
+batching key is its trailing shape and dtype: requests with different keys are never concatenated.
+Results leave the worker's workspace as copies: wsarray Arrays through ``.detach()``, NumPy
+ndarrays (possibly raw views of workspace memory) through ``.copy()``, inside tuples, lists and
+dicts (namedtuples keep their type); in batched mode every array is split along axis 0.
+"""
+
+import numpy
+
+from .._core import Array
+
+
+class Request:
+    """One caller's input and future, with the times the statistics need."""
+
+    __slots__ = ("data", "rows", "key", "future", "submitted", "enqueued")
+
+    def __init__(self, data, future, submitted):
+        self.data = data
+        self.rows = data.shape[0]
+        self.key = (data.shape[1:], data.dtype)
+        self.future = future
+        self.submitted = submitted
+        self.enqueued = None
+
+
+def request_data(x, who):
+    """The array a worker will read for request ``x`` (see the module docstring)."""
+    if isinstance(x, Array):
+        if x.is_attached():
+            x = x.detach()  # raises WorkspaceError when x's cycle has already ended
+    elif not isinstance(x, numpy.ndarray):
+        try:
+            x = numpy.asarray(x)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{who}: a request must be an array or convertible to one "
+                            f"({type(x).__name__} is not: {e})") from e
+    if x.ndim == 0:
+        raise ValueError(f"{who}: a request needs a leading batch axis (one row per sample), "
+                         "got a 0-d array; pass x[None] for a single sample")
+    return x
+
+
+def _copy_out(a):
+    return a.detach() if isinstance(a, Array) else a.copy()
+
+
+def _rebuild(like, items):
+    if isinstance(like, tuple) and hasattr(like, "_fields"):  # namedtuple
+        return type(like)(*items)
+    return tuple(items) if isinstance(like, tuple) else list(items)
+
+
+def detached(output):
+    """``output`` with every array copied out of the workspace (sequential mode)."""
+    if isinstance(output, (Array, numpy.ndarray)):
+        return _copy_out(output)
+    if isinstance(output, dict):
+        return {k: detached(v) for k, v in output.items()}
+    if isinstance(output, (tuple, list)):
+        return _rebuild(output, [detached(v) for v in output])
+    return output
+
+
+def split_detached(output, rows, who):
+    """One detached result per request: every array of ``output`` split along axis 0 into
+    consecutive parts of ``rows[i]`` rows (batched mode)."""
+    total = sum(rows)
+    bounds = []
+    start = 0
+    for n in rows:
+        bounds.append((start, start + n))
+        start += n
+    return _split(output, bounds, total, who)
+
+
+def _split(output, bounds, total, who):
+    if isinstance(output, (Array, numpy.ndarray)):
+        if output.ndim == 0 or output.shape[0] != total:
+            raise ValueError(f"{who}: in mode='batched' every array the model returns needs one "
+                             f"row per input row along axis 0: the batch has {total} rows, the "
+                             f"model returned shape {tuple(output.shape)}")
+        return [_copy_out(output[a:b]) for a, b in bounds]
+    if isinstance(output, dict):
+        parts = {k: _split(v, bounds, total, who) for k, v in output.items()}
+        return [{k: p[i] for k, p in parts.items()} for i in range(len(bounds))]
+    if isinstance(output, (tuple, list)):
+        parts = [_split(v, bounds, total, who) for v in output]
+        return [_rebuild(output, [p[i] for p in parts]) for i in range(len(bounds))]
+    raise TypeError(f"{who}: in mode='batched' the model must return arrays (or a tuple, list "
+                    f"or dict of them) to split per request, got {type(output).__name__}")
