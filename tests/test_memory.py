@@ -1,6 +1,7 @@
 """Memory returned to the OS, routing boundaries, and the GC knobs."""
 import gc
 import os
+import sys
 import threading
 import time
 
@@ -170,3 +171,43 @@ def test_thread_exit_returns_its_workspaces_memory():
     while rss_bytes() - base >= 32 * 2**20 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert rss_bytes() - base < 32 * 2**20  # the thread's workspaces died with it
+
+
+def test_cycle_listeners_run_after_each_cycle_in_order():
+    events, order = [], []
+    first = memory.add_cycle_listener(lambda e: (order.append("first"), events.append(e)))
+    second = memory.add_cycle_listener(lambda e: order.append("second"))
+    try:
+        assert memory.cycle_listeners() == [first, second]
+        for _ in range(3):
+            with wnp.workspace("LISTEN"):
+                wnp.ones(100)
+    finally:
+        memory.remove_cycle_listener(first)
+        memory.remove_cycle_listener(second)
+    assert order == ["first", "second"] * 3
+    assert [e["cycle"] for e in events] == [1, 2, 3]
+    assert events[-1]["workspace"] == "LISTEN" and events[-1]["peak_cycle_bytes"] >= 800
+    assert memory.cycle_listeners() == []
+    with pytest.raises(ValueError, match="was not added"):
+        memory.remove_cycle_listener(first)
+    with pytest.raises(TypeError, match="callable"):
+        memory.add_cycle_listener(3)
+
+
+def test_a_failing_cycle_listener_never_breaks_the_loop():
+    seen = []
+
+    def bad(event):
+        raise RuntimeError("listener bug")
+
+    memory.add_cycle_listener(bad)
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = lambda u: seen.append(u.exc_value)
+    try:
+        with wnp.workspace("LISTEN2"):
+            total = float(wnp.ones(3).sum())
+    finally:
+        sys.unraisablehook = old_hook
+        memory.remove_cycle_listener(bad)
+    assert total == 3.0 and len(seen) == 1 and isinstance(seen[0], RuntimeError)

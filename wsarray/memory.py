@@ -18,7 +18,9 @@ import gc as _gc
 from . import _core
 
 __all__ = [
+    "add_cycle_listener",
     "allocation_statistics",
+    "cycle_listeners",
     "current_workspace",
     "destroy_all_workspaces_for_current_thread",
     "destroy_workspace",
@@ -27,6 +29,7 @@ __all__ = [
     "invoke_gc",
     "is_periodic_gc_active",
     "print_allocation_statistics",
+    "remove_cycle_listener",
     "set_auto_gc_window",
     "toggle_periodic_gc",
     "workspace_active",
@@ -130,3 +133,25 @@ def print_allocation_statistics(file=None):
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths)), file=file)
+
+
+def add_cycle_listener(listener):
+    """Call ``listener(event)`` each time a workspace cycle ends, on the thread that ended it.
+
+    ``event`` is a dict: ``workspace`` (name), ``cycle`` (cycles completed), ``peak_cycle_bytes``,
+    ``spilled_cycle_bytes``, ``capacity``, ``used``, ``thread`` (``threading.get_ident()``).
+    Listeners run after the cycle ended and after the auto GC window; one that raises is reported
+    through ``sys.unraisablehook`` and never breaks the loop it watches. Returns ``listener``.
+    """
+    _core._add_cycle_listener(listener)
+    return listener
+
+
+def remove_cycle_listener(listener):
+    """Stop calling ``listener`` (ValueError if it was not added)."""
+    _core._remove_cycle_listener(listener)
+
+
+def cycle_listeners():
+    """The listeners added with ``add_cycle_listener``, in call order."""
+    return _core._cycle_listeners()

@@ -227,6 +227,34 @@ void maybe_collect() {
     if (now - gc_state.last >= std::chrono::milliseconds(gc_state.window_ms)) collect_now();
 }
 
+// ---- cycle listeners ---------------------------------------------------------------------------
+// What runs when a workspace cycle ends (Workspace.__exit__, a batch slot retired), in order: the
+// GC window (maybe_collect), then the Python callables added with wsarray.memory.add_cycle_listener
+// (the performance listener, the data pipeline's accounting), as CuPy's memory hooks do. They run
+// on the thread that ended the cycle, after it ended; a listener that raises is reported through
+// sys.unraisablehook and never breaks the loop it watches.
+std::vector<nb::object> *g_listeners = nullptr;  // kept forever (listeners may run at exit)
+
+void notify_cycle_end(const wsa::Workspace &ws) {
+    maybe_collect();
+    if (!g_listeners || g_listeners->empty()) return;
+    wsa::Stats st = ws.stats();
+    nb::dict event;
+    event["workspace"] = ws.name();
+    event["cycle"] = st.cycles;
+    event["peak_cycle_bytes"] = st.peak_cycle_bytes;
+    event["spilled_cycle_bytes"] = st.spilled_cycle_bytes;
+    event["capacity"] = st.capacity;
+    event["used"] = st.used;
+    event["thread"] = (unsigned long long) PyThread_get_thread_ident();
+    std::vector<nb::object> now = *g_listeners;  // a listener may add or remove listeners
+    for (nb::object &f : now) {
+        PyObject *r = PyObject_CallOneArg(f.ptr(), event.ptr());
+        if (r) Py_DECREF(r);
+        else PyErr_WriteUnraisable(f.ptr());
+    }
+}
+
 struct WorkspaceHandle {
     std::shared_ptr<wsa::Workspace> ws;
 };
@@ -274,7 +302,7 @@ void exit_cycle(WorkspaceHandle &h) {
         raise(WorkspaceError, "wsarray.Workspace.__exit__(): workspace '" + h.ws->name() +
                                   "' has no open cycle to close (exited twice, or never entered)");
     close_scope(*frame, "Workspace.__exit__");
-    maybe_collect();
+    notify_cycle_end(*h.ws);
 }
 
 void enter_scope(ScopeObject &o, const char *fn) {
@@ -431,6 +459,7 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
             if (!error.empty() &&
                 PyErr_WarnEx(PyExc_RuntimeWarning, ("wsarray.data.AsyncIterator: " + error).c_str(), 1) < 0)
                 throw nb::python_error();
+            notify_cycle_end(*s.ws);
         }, "End the slot's cycle: its arrays become stale and its memory serves a later batch.")
         .def("stats", [](Slot &s) { return stats_dict(*s.ws); })
         .def("destroy", [](Slot &s) {
@@ -541,6 +570,26 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
                              : f->kind == wsa::FrameKind::Fill ? "fill" : "scope_out";
             out.append(nb::make_tuple(kind, f->ws ? nb::object(nb::str(f->ws->name().c_str())) : nb::none()));
         }
+        return out;
+    });
+    g_listeners = new std::vector<nb::object>();
+    m.def("_add_cycle_listener", [](nb::handle f) {
+        if (!PyCallable_Check(f.ptr()))
+            raise(PyExc_TypeError, "wsarray.memory.add_cycle_listener(): the listener must be callable, not " +
+                                       std::string(Py_TYPE(f.ptr())->tp_name));
+        g_listeners->push_back(nb::borrow(f));
+    });
+    m.def("_remove_cycle_listener", [](nb::handle f) {
+        for (auto it = g_listeners->begin(); it != g_listeners->end(); ++it)
+            if (it->is(f)) {
+                g_listeners->erase(it);
+                return;
+            }
+        raise(PyExc_ValueError, "wsarray.memory.remove_cycle_listener(): this listener was not added");
+    });
+    m.def("_cycle_listeners", []() {
+        nb::list out;
+        for (auto &f : *g_listeners) out.append(f);
         return out;
     });
     m.def("_zombie_bytes", []() { return wsa::Workspace::zombie_bytes(); });
