@@ -3,7 +3,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
-#include "../core/manager.h"
+#include "memory/manager.h"
 
 #include <memory>
 #include <string>

@@ -2,7 +2,7 @@
 ///
 /// `x op y`, `-x`, `abs(x)` and `x op= y` on wsarray Arrays of float64 whose rows are contiguous
 /// (C-contiguous arrays, and 2-D slices such as u[1:-1, 2:]), with an Array of the same shape or a
-/// Python float/int as the other operand, run C++ kernels (src/core/kernels.h) instead of a NumPy
+/// Python float/int as the other operand, run C++ kernels (src/core/compute/kernels.h) instead of a NumPy
 /// ufunc call: no argument tuples, no type resolution, and large arrays are split over a small
 /// thread pool. Results are NumPy's, bit for bit, and floating-point errors are reported as NumPy
 /// reports them (np.errstate). Everything else returns null so that the caller takes the general
@@ -14,7 +14,7 @@
 #pragma once
 #include "common.h"
 
-#include "../core/kernels.h"
+#include "compute/kernels.h"
 
 namespace wsa_py {
 

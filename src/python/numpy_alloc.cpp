@@ -2,7 +2,7 @@
 #define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
 #include "numpy_alloc.h"
 
-#include "../core/workspace.h"
+#include "memory/workspace.h"
 
 
 #include <cstdint>

@@ -1,8 +1,8 @@
 /// src/python/workspace_bind.cpp -- WorkspaceConfig, workspaces, scopes and the memory manager.
 #include "common.h"
 #include "scopes.h"
-#include "../core/kernels.h"
-#include "../core/thread_pool.h"
+#include "compute/kernels.h"
+#include "compute/thread_pool.h"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>

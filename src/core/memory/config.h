@@ -1,4 +1,4 @@
-/// src/core/config.h -- workspace configuration (ND4J's WorkspaceConfiguration) and size parsing.
+/// src/core/memory/config.h -- workspace configuration (ND4J's WorkspaceConfiguration) and size parsing.
 #pragma once
 #include <cstddef>
 #include <cstdint>

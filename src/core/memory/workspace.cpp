@@ -1,4 +1,4 @@
-/// src/core/workspace.cpp -- workspace policies, statistics and the chunk address registry.
+/// src/core/memory/workspace.cpp -- workspace policies, statistics and the chunk address registry.
 #include "workspace.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-/// src/core/backing.cpp -- host and file-backed chunk mappings.
+/// src/core/memory/backing.cpp -- host and file-backed chunk mappings.
 #include "backing.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-/// src/core/chunk.cpp -- block allocation inside one chunk (see chunk.h).
+/// src/core/memory/chunk.cpp -- block allocation inside one chunk (see chunk.h).
 #include "chunk.h"
 
 #include <algorithm>

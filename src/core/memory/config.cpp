@@ -1,4 +1,4 @@
-/// src/core/config.cpp -- size parsing and policy names.
+/// src/core/memory/config.cpp -- size parsing and policy names.
 #include "config.h"
 
 #include <cctype>

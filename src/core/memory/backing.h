@@ -1,4 +1,4 @@
-/// src/core/backing.h -- where a workspace's chunks of memory come from.
+/// src/core/memory/backing.h -- where a workspace's chunks of memory come from.
 ///
 /// The arena only hands out offsets into chunks; a Backing maps and unmaps the chunks. Host memory
 /// is anonymous mmap (huge pages advised; workspaces map chunks without touching them, so RSS follows

@@ -1,4 +1,4 @@
-/// src/core/thread_pool.cpp -- see thread_pool.h.
+/// src/core/compute/thread_pool.cpp -- see thread_pool.h.
 #include "thread_pool.h"
 
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/// src/core/manager.h -- scopes (frames) and the per-thread table of named workspaces.
+/// src/core/memory/manager.h -- scopes (frames) and the per-thread table of named workspaces.
 ///
 /// A scope is a Frame: an open cycle of a workspace, a borrow of an enclosing open cycle, a
 /// scope-out (allocations bypass every workspace) or a fill (allocations go to a workspace whose

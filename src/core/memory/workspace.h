@@ -1,4 +1,4 @@
-/// src/core/workspace.h -- a named, thread-owned arena with ND4J's policies and statistics.
+/// src/core/memory/workspace.h -- a named, thread-owned arena with ND4J's policies and statistics.
 ///
 /// A workspace owns chunks (see chunk.h). Every allocation made while it is the current target
 /// comes from its chunks, or spills outside them as its policy says. Each `begin_cycle` /

@@ -1,4 +1,4 @@
-/// src/core/kernels.h -- float64 elementwise kernels for the operators' fast path.
+/// src/core/compute/kernels.h -- float64 elementwise kernels for the operators' fast path.
 ///
 /// An operand is a 2-D grid of doubles (rows x cols) whose rows are contiguous and may sit at any
 /// distance from each other (a slice like u[1:-1, 2:]), or a scalar. The result grid has the same

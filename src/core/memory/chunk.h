@@ -1,4 +1,4 @@
-/// src/core/chunk.h -- one mapped chunk of memory carved into blocks.
+/// src/core/memory/chunk.h -- one mapped chunk of memory carved into blocks.
 ///
 /// Blocks sit back to back from offset 0 up to `top`; each starts with a 64-byte header holding its
 /// own size and its lower neighbour's size (boundary tags), so a freed block merges with free

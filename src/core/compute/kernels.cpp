@@ -1,4 +1,4 @@
-/// src/core/kernels.cpp -- see kernels.h. Built with -ffp-contract=off so that a*b+c is never
+/// src/core/compute/kernels.cpp -- see kernels.h. Built with -ffp-contract=off so that a*b+c is never
 /// fused (NumPy rounds each operation separately).
 #include "kernels.h"
 

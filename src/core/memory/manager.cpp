@@ -1,4 +1,4 @@
-/// src/core/manager.cpp -- scopes and the per-thread workspace table (see manager.h).
+/// src/core/memory/manager.cpp -- scopes and the per-thread workspace table (see manager.h).
 #include "manager.h"
 
 #include <atomic>

@@ -1,4 +1,4 @@
-/// src/core/thread_pool.h -- a small fixed pool of worker threads for large elementwise work.
+/// src/core/compute/thread_pool.h -- a small fixed pool of worker threads for large elementwise work.
 ///
 /// `parallel_for(parts, fn)` runs fn(0) .. fn(parts-1), part 0 on the calling thread and the rest
 /// on workers, and returns when all are done. Workers only run the plain C++ functions they are
