@@ -1,17 +1,17 @@
 """wsarray holds every name of the array API standard 2025.12 (main namespace, linalg, fft, the
 inspection namespace and the Array object). The lists are the standard's own (array_api_stubs
-``_2025_12``); the functions' lists live in wsarray/_standard_names.py."""
+``_2025_12``); the functions' lists live in wsarray/_array_api/standard_names.py."""
 import inspect
 
 import pytest
 
 import wsarray as wnp
-from wsarray import _standard_names
+from wsarray._array_api import standard_names as _standard_names
 
 CONSTANTS = ["e", "inf", "nan", "newaxis", "pi"]
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float32", "float64", "complex64", "complex128"]
-# The functions' lists are wsarray's own record of the standard (wsarray/_standard_names.py, which
+# The functions' lists are wsarray's own record of the standard (wsarray/_array_api/standard_names.py, which
 # also decides which functions return NumPy scalars); test_counts_match_the_standard pins them.
 FUNCTIONS = sorted(_standard_names.MAIN)
 LINALG = sorted(_standard_names.LINALG)

@@ -3,6 +3,7 @@ index builders, file I/O, the routed long tail, NumPy's settings and types, and 
 for NumPy names wsarray does not provide. Results are wsarray arrays in the current workspace."""
 
 import gc
+import importlib
 import os
 import weakref
 
@@ -10,7 +11,17 @@ import numpy as np
 import pytest
 
 import wsarray as wnp
-import wsarray._numpy_extras as extras
+import wsarray._array_api as array_api
+import wsarray._numpy as numpy_names
+
+ARRAY_API_CHAPTERS = ["constants", "creation", "data_types", "elementwise", "indexing", "info",
+                      "linear_algebra", "manipulation", "searching", "set_functions", "sorting",
+                      "statistical", "utility"]
+NUMPY_CHAPTERS = ["bitwise", "constants", "creation", "data_types", "datetime", "errors", "functional",
+                  "indexing", "io", "linear_algebra", "logic", "manipulation", "math", "misc", "ndarray",
+                  "polynomials", "scalars", "sets", "sorting", "statistics", "subclasses", "window"]
+MODULES = {"char", "dtypes", "emath", "exceptions", "fft", "lib", "linalg", "memory", "polynomial",
+           "random", "strings", "testing", "typing"}
 from error_helpers import raises_numpys
 
 
@@ -259,29 +270,59 @@ def test_import_wsarray_ma_is_numpys_module():
     assert repr(ma.array([1, 2, 3], mask=[0, 1, 0]).sum()) == repr(np.ma.array([1, 2, 3], mask=[0, 1, 0]).sum())
 
 
-def test_extras_names_are_all_bound():
-    for name in extras.__all__:
-        assert getattr(wnp, name) is getattr(extras, name)
+def test_numpy_names_are_all_bound():
+    for name in numpy_names.__all__:
+        assert getattr(wnp, name) is getattr(numpy_names, name), name
         assert name in wnp.__all__
-    assert len(set(extras.__all__)) == len(extras.__all__)
+    assert len(set(numpy_names.__all__)) == len(numpy_names.__all__)
 
 
-def test_array_api_names_are_not_replaced():
-    """Names the array API also defines are NumPy's only where no array-API module defines them."""
-    for name, fallback in extras._ARRAY_API_FALLBACKS.items():
-        assert name not in extras.__all__
-        value = getattr(wnp, name)
-        assert value is fallback or name in vars(wnp), name
+def test_the_standard_names_are_the_standards_objects():
+    """A standard name is the chapter module's object; NumPy's names for the same function
+    (``arccos``, ``concatenate``) are that object too, and never replace it."""
+    for name in array_api.__all__:
+        assert getattr(wnp, name) is getattr(array_api, name), name
+    assert wnp.arccos is wnp.acos and wnp.concatenate is wnp.concat and wnp.bitwise_not is wnp.invert
     assert wnp.finfo(np.float32).eps == np.finfo(np.float32).eps
     assert wnp.take(wnp.arange(5), [1, 3]).tolist() == [1, 3]
 
 
+def test_no_public_name_is_defined_in_two_modules():
+    modules = [importlib.import_module(f"wsarray._array_api.{m}") for m in ARRAY_API_CHAPTERS]
+    modules += [importlib.import_module(f"wsarray._numpy.{m}") for m in NUMPY_CHAPTERS]
+    modules.append(importlib.import_module("wsarray._workspaces"))
+    home = {}
+    for module in modules:
+        for name in module.__all__:
+            assert name not in home, f"{name} is defined in {home.get(name)} and {module.__name__}"
+            home[name] = module.__name__
+    assert set(home) | {"__version__", "Array", "Device", "show_config"} | MODULES == set(wnp.__all__)
+
+
+def test_numpy_names_not_provided_are_the_documented_list():
+    assert set(np.__all__) - set(wnp.__all__) == set(numpy_names.NOT_PROVIDED_BY_DESIGN)
+    for name, reason in numpy_names.NOT_PROVIDED_BY_DESIGN.items():
+        with pytest.raises(AttributeError, match=f"does not provide numpy.{name}"):
+            getattr(wnp, name)
+        assert reason
+
+
+def test_star_import_gives_numpys_main_names():
+    scope = {}
+    exec("from wsarray import *", scope)
+    assert callable(scope["cross"]) and scope["cross"] is wnp.cross
+    assert float(scope["cross"](wnp.asarray([1.0, 0, 0]), wnp.asarray([0, 1.0, 0]))[2]) == 1.0
+
+
 def test_routed_names_are_numpy_functions():
-    """Each routed name wraps NumPy's function of the same name."""
-    for name in list(extras.__all__) + list(extras._ARRAY_API_FALLBACKS):
-        value = getattr(extras, name)
-        if isinstance(value, wnp._core.Function):
+    """Each routed name wraps NumPy's function of the same name, and returns NumPy's scalars (its
+    names of the standard's functions, such as ``arccos``, are the standard's objects)."""
+    standard = {id(getattr(array_api, n)) for n in array_api.__all__}
+    for name in numpy_names.__all__:
+        value = getattr(numpy_names, name)
+        if isinstance(value, wnp._core.Function) and id(value) not in standard:
             assert value.__wrapped__ is getattr(np, name), name
+            assert value._numpy_scalars, name
 
 
 def test_savetxt_stale_array_raises(tmp_path):

@@ -4,7 +4,7 @@ subclass) and are not provided."""
 
 from numpy import char as _char
 
-from ._core import Function as _F
+from ._numpy._routing import numpy_function as _F
 
 __all__ = ["add", "capitalize", "center", "compare_chararrays", "count", "decode", "encode",
            "endswith", "equal", "expandtabs", "find", "greater", "greater_equal", "index",

@@ -3,7 +3,7 @@ results in the current workspace."""
 
 from numpy import emath as _emath
 
-from ._core import Function as _F
+from ._numpy._routing import numpy_function as _F
 
 __all__ = ["arccos", "arcsin", "arctanh", "log", "log10", "log2", "logn", "power", "sqrt"]
 

@@ -2,26 +2,27 @@
 import numpy.fft as _fft
 
 from ._core import Function as _F
-from ._impl import fft as _impl
+from ._numpy._routing import numpy_function as _numpy_function
+from ._array_api._impl import fft as _impl
 
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn",
            "ifftshift", "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]
 
 fft = _F(_fft.fft, "fft.fft")
-fft2 = _F(_fft.fft2, "fft.fft2")
+fft2 = _numpy_function(_fft.fft2, "fft.fft2")
 fftfreq = _F(_impl.fftfreq, "fft.fftfreq")
 fftn = _F(_fft.fftn, "fft.fftn")
 fftshift = _F(_fft.fftshift, "fft.fftshift")
 hfft = _F(_fft.hfft, "fft.hfft")
 ifft = _F(_fft.ifft, "fft.ifft")
-ifft2 = _F(_fft.ifft2, "fft.ifft2")
+ifft2 = _numpy_function(_fft.ifft2, "fft.ifft2")
 ifftn = _F(_fft.ifftn, "fft.ifftn")
 ifftshift = _F(_fft.ifftshift, "fft.ifftshift")
 ihfft = _F(_fft.ihfft, "fft.ihfft")
 irfft = _F(_fft.irfft, "fft.irfft")
-irfft2 = _F(_fft.irfft2, "fft.irfft2")
+irfft2 = _numpy_function(_fft.irfft2, "fft.irfft2")
 irfftn = _F(_fft.irfftn, "fft.irfftn")
 rfft = _F(_fft.rfft, "fft.rfft")
-rfft2 = _F(_fft.rfft2, "fft.rfft2")
+rfft2 = _numpy_function(_fft.rfft2, "fft.rfft2")
 rfftfreq = _F(_impl.rfftfreq, "fft.rfftfreq")
 rfftn = _F(_fft.rfftn, "fft.rfftn")

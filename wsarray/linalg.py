@@ -1,8 +1,10 @@
-"""``wsarray.linalg``: NumPy's linear algebra with results in the current workspace."""
+"""``wsarray.linalg``: the array API standard's linalg extension and NumPy's other linear algebra
+(``norm``, ``lstsq``, ``cond``, ...: NumPy's scalars), results in the current workspace."""
 import numpy.linalg as _la
 
 from ._core import Function as _F
-from ._impl import linalg as _impl
+from ._numpy._routing import numpy_function as _numpy_function
+from ._array_api._impl import linalg as _impl
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
            "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
@@ -11,7 +13,7 @@ __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigva
 
 LinAlgError = _la.LinAlgError
 cholesky = _F(_la.cholesky, "linalg.cholesky")
-cond = _F(_la.cond, "linalg.cond")
+cond = _numpy_function(_la.cond, "linalg.cond")
 cross = _F(_la.cross, "linalg.cross")
 det = _F(_la.det, "linalg.det")
 diagonal = _F(_la.diagonal, "linalg.diagonal")
@@ -20,14 +22,14 @@ eigh = _F(_la.eigh, "linalg.eigh")
 eigvals = _F(_impl.eigvals, "linalg.eigvals")
 eigvalsh = _F(_la.eigvalsh, "linalg.eigvalsh")
 inv = _F(_la.inv, "linalg.inv")
-lstsq = _F(_la.lstsq, "linalg.lstsq")
+lstsq = _numpy_function(_la.lstsq, "linalg.lstsq")
 matmul = _F(_la.matmul, "linalg.matmul")
 matrix_norm = _F(_la.matrix_norm, "linalg.matrix_norm")
 matrix_power = _F(_la.matrix_power, "linalg.matrix_power")
 matrix_rank = _F(_la.matrix_rank, "linalg.matrix_rank")
 matrix_transpose = _F(_la.matrix_transpose, "linalg.matrix_transpose")
-multi_dot = _F(_la.multi_dot, "linalg.multi_dot")
-norm = _F(_la.norm, "linalg.norm")
+multi_dot = _numpy_function(_la.multi_dot, "linalg.multi_dot")
+norm = _numpy_function(_la.norm, "linalg.norm")
 outer = _F(_la.outer, "linalg.outer")
 pinv = _F(_impl.pinv, "linalg.pinv")
 qr = _F(_la.qr, "linalg.qr")
@@ -36,8 +38,8 @@ solve = _F(_la.solve, "linalg.solve")
 svd = _F(_la.svd, "linalg.svd")
 svdvals = _F(_la.svdvals, "linalg.svdvals")
 tensordot = _F(_la.tensordot, "linalg.tensordot")
-tensorinv = _F(_la.tensorinv, "linalg.tensorinv")
-tensorsolve = _F(_la.tensorsolve, "linalg.tensorsolve")
+tensorinv = _numpy_function(_la.tensorinv, "linalg.tensorinv")
+tensorsolve = _numpy_function(_la.tensorsolve, "linalg.tensorsolve")
 trace = _F(_la.trace, "linalg.trace")
 vecdot = _F(_la.vecdot, "linalg.vecdot")
 vector_norm = _F(_la.vector_norm, "linalg.vector_norm")

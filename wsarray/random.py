@@ -13,15 +13,9 @@ Bit generators and ``SeedSequence`` hold no arrays and are NumPy's own classes.
 
 import numpy.random as _nr
 
-from ._core import Function as _Function
-
-
-def _F(func, name):
-    """A routed random function: arrays from the workspace, scalars as NumPy's (``rng.integers(6)``
-    is an ``np.int64``, ``np.random.rand()`` a float), as NumPy returns them."""
-    f = _Function(func, name)
-    f._numpy_scalars = True
-    return f
+# Routed random functions: arrays from the workspace, scalars as NumPy's (``rng.integers(6)`` is
+# an ``np.int64``, ``np.random.rand()`` a float), as NumPy returns them.
+from ._numpy._routing import numpy_function as _F
 
 
 __all__ = [

@@ -3,7 +3,7 @@ workspace."""
 
 from numpy import strings as _strings
 
-from ._core import Function as _F
+from ._numpy._routing import numpy_function as _F
 
 __all__ = ["add", "capitalize", "center", "count", "decode", "encode", "endswith", "equal",
            "expandtabs", "find", "greater", "greater_equal", "index", "isalnum", "isalpha",

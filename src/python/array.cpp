@@ -1058,7 +1058,7 @@ void export_array(nb::module_ &m) {
         if (!intact) self_of(s, "Array.__reduce__");
         nb::module_ ws = nb::module_::import_("wsarray");
         if (stands_for_scalar(a))
-            return nb::make_tuple(ws.attr("_numpy_extras").attr("_rebuild_scalar"),
+            return nb::make_tuple(ws.attr("_rebuild_scalar"),
                                   nb::make_tuple(attribute_owner(a)));
         return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(a.data().attr("copy")()));
     });

@@ -3,7 +3,7 @@ axis normalisation helpers."""
 
 from numpy.lib import array_utils as _au
 
-from .._core import Function as _F
+from .._numpy._routing import numpy_function as _F
 
 __all__ = ["byte_bounds", "normalize_axis_index", "normalize_axis_tuple"]
 

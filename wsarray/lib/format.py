@@ -5,7 +5,7 @@ memory, as ``wsarray.memmap``)."""
 
 from numpy.lib import format as _format
 
-from .._core import Function as _F
+from .._numpy._routing import numpy_function as _F
 
 __all__ = ["ARRAY_ALIGN", "BUFFER_SIZE", "EXPECTED_KEYS", "GROWTH_AXIS_MAX_DIGITS", "MAGIC_LEN",
            "MAGIC_PREFIX", "descr_to_dtype", "drop_metadata", "dtype_to_descr",

@@ -3,7 +3,7 @@ arrays; the views share the array's memory and are checked against its workspace
 
 from numpy.lib import stride_tricks as _st
 
-from .._core import Function as _F
+from .._numpy._routing import numpy_function as _F
 
 __all__ = ["as_strided", "sliding_window_view"]
 

@@ -1,13 +1,16 @@
-"""Set functions: ``isin``, ``unique`` and the ``unique_*`` family."""
+"""Set functions of the array API standard: ``isin`` and the ``unique_*`` family (NumPy's
+``unique`` is in wsarray/_numpy/sets.py)."""
+
 import numpy as _np
 
-from ._core import Function as _F
+from .._core import Function as _F
 from ._impl import sets as _impl
 
-__all__ = ["isin", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
+__all__ = [
+    "isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"
+]
 
 isin = _F(_np.isin, "isin")
-unique = _F(_np.unique, "unique")
 unique_all = _F(_np.unique_all, "unique_all")
 unique_counts = _F(_np.unique_counts, "unique_counts")
 unique_inverse = _F(_np.unique_inverse, "unique_inverse")

@@ -12,8 +12,8 @@
 
 import numpy as _np
 
-from ._core import Array as _Array
-from ._core import Function as _F
+from .._core import Array as _Array
+from .._core import Function as _F
 
 __all__ = ["ndarray"]
 

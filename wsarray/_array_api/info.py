@@ -1,6 +1,8 @@
 """``wsarray.__array_namespace_info__()``: the array API inspection namespace."""
 import numpy as _np
 
+from .._device import CPU, parse_device
+
 __all__ = ["__array_namespace_info__"]
 
 _KINDS = {
@@ -15,9 +17,10 @@ _KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["compl
 
 
 def _check_device(fn, device):
-    if device is not None and device != "cpu":
-        raise ValueError(f"wsarray.__array_namespace_info__().{fn}(): unknown device {device!r}; "
-                         "this build has 'cpu'")
+    where = f"__array_namespace_info__().{fn}"
+    if parse_device(device, where) != CPU:
+        raise ValueError(f"wsarray.{where}(): device {str(device)!r} is not usable here; "
+                         "this build's devices are ('cpu',)")
 
 
 class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard)
@@ -27,10 +30,10 @@ class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
 
     def default_device(self):
-        return "cpu"
+        return CPU
 
     def devices(self):
-        return ("cpu",)
+        return (CPU,)
 
     def default_dtypes(self, *, device=None):
         _check_device("default_dtypes", device)

@@ -1,32 +1,12 @@
-"""Creation functions; results are allocated in the current workspace."""
+"""Creation functions of the array API standard; results are allocated in the current workspace."""
 
 import numpy as _np
 
-from ._core import Function as _F
+from .._core import Function as _F
 
-__all__ = [
-    "arange",
-    "array",
-    "asarray",
-    "empty",
-    "empty_like",
-    "eye",
-    "from_dlpack",
-    "full",
-    "full_like",
-    "identity",
-    "linspace",
-    "meshgrid",
-    "ones",
-    "ones_like",
-    "tril",
-    "triu",
-    "zeros",
-    "zeros_like",
-]
+__all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"]
 
 arange = _F(_np.arange, "arange")
-array = _F(_np.array, "array")
 asarray = _F(_np.asarray, "asarray")
 empty = _F(_np.empty, "empty")
 empty_like = _F(_np.empty_like, "empty_like")
@@ -34,7 +14,6 @@ eye = _F(_np.eye, "eye")
 from_dlpack = _F(_np.from_dlpack, "from_dlpack")
 full = _F(_np.full, "full")
 full_like = _F(_np.full_like, "full_like")
-identity = _F(_np.identity, "identity")
 linspace = _F(_np.linspace, "linspace")
 meshgrid = _F(_np.meshgrid, "meshgrid")
 ones = _F(_np.ones, "ones")

@@ -1,7 +1,8 @@
-"""Indexing functions: ``take`` and ``take_along_axis``."""
+"""Indexing functions of the array API standard: ``take`` and ``take_along_axis``."""
+
 import numpy as _np
 
-from ._core import Function as _F
+from .._core import Function as _F
 
 __all__ = ["take", "take_along_axis"]
 

@@ -1,0 +1,23 @@
+"""Manipulation functions of the array API standard: shape and arrangement."""
+
+import numpy as _np
+
+from .._core import Function as _F
+
+__all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack"]
+
+broadcast_arrays = _F(_np.broadcast_arrays, "broadcast_arrays")
+broadcast_shapes = _F(_np.broadcast_shapes, "broadcast_shapes")
+broadcast_to = _F(_np.broadcast_to, "broadcast_to")
+concat = _F(_np.concatenate, "concatenate")
+expand_dims = _F(_np.expand_dims, "expand_dims")
+flip = _F(_np.flip, "flip")
+moveaxis = _F(_np.moveaxis, "moveaxis")
+permute_dims = _F(_np.transpose, "transpose")
+repeat = _F(_np.repeat, "repeat")
+reshape = _F(_np.reshape, "reshape")
+roll = _F(_np.roll, "roll")
+squeeze = _F(_np.squeeze, "squeeze")
+stack = _F(_np.stack, "stack")
+tile = _F(_np.tile, "tile")
+unstack = _F(_np.unstack, "unstack")

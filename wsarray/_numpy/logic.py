@@ -1,0 +1,33 @@
+"""Logic functions beyond the standard (NumPy's reference: Logic functions)."""
+
+import numpy as _np
+
+from .._core import Array as _Array
+from ._routing import numpy_function as _F
+
+__all__ = [
+    "allclose", "array_equal", "array_equiv", "isclose", "iscomplex", "iscomplexobj",
+    "isfortran", "isnat", "isneginf", "isposinf", "isreal", "isrealobj", "isscalar"
+]
+
+# Routed: NumPy runs with its allocations in the current workspace; NumPy's scalars come back.
+allclose = _F(_np.allclose, "allclose")
+array_equal = _F(_np.array_equal, "array_equal")
+array_equiv = _F(_np.array_equiv, "array_equiv")
+isclose = _F(_np.isclose, "isclose")
+iscomplex = _F(_np.iscomplex, "iscomplex")
+iscomplexobj = _F(_np.iscomplexobj, "iscomplexobj")
+isfortran = _F(_np.isfortran, "isfortran")
+isnat = _F(_np.isnat, "isnat")
+isneginf = _F(_np.isneginf, "isneginf")
+isposinf = _F(_np.isposinf, "isposinf")
+isreal = _F(_np.isreal, "isreal")
+isrealobj = _F(_np.isrealobj, "isrealobj")
+
+
+def isscalar(element):
+    """``numpy.isscalar``; a scalar result (the 0-d wsarray array returned where NumPy returns a
+    scalar, e.g. ``a.sum()`` or ``a[0]``) counts as a scalar, a 0-d array (``np.array(3.1)``) does not."""
+    if isinstance(element, _Array):
+        return element.__class__ is not _Array
+    return _np.isscalar(element)

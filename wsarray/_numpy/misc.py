@@ -1,0 +1,30 @@
+"""Miscellaneous routines (NumPy's reference: Miscellaneous routines and Universal functions)."""
+
+import numpy as _np
+
+from .._core import Array as _Array
+
+from ._routing import numpy_function as _F
+
+__all__ = [
+    "get_include", "iterable", "may_share_memory", "shares_memory", "show_runtime", "ufunc", "info"
+]
+
+# Routed: NumPy runs with its allocations in the current workspace; NumPy's scalars come back.
+may_share_memory = _F(_np.may_share_memory, "may_share_memory")
+shares_memory = _F(_np.shares_memory, "shares_memory")
+
+# NumPy's own objects: they hold no workspace memory.
+get_include = _np.get_include
+iterable = _np.iterable
+show_runtime = _np.show_runtime
+ufunc = _np.ufunc
+
+
+def info(object=None, maxwidth=76, output=None, toplevel="numpy"):  # noqa: A002  (NumPy's name)
+    """``numpy.info``; a wsarray array is described as the NumPy array it holds (class, shape,
+    strides, ...), a scalar result as the NumPy scalar it stands for."""
+    if isinstance(object, _Array):
+        nd = _np.asarray(object)
+        object = nd if object.__class__ is _Array else nd[()]
+    return _np.info(object, maxwidth=maxwidth, output=output, toplevel=toplevel)
