@@ -14,7 +14,7 @@ import pytest
 
 import wsarray as wnp
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 def run(*args, cwd=None, timeout=300):

@@ -4,7 +4,7 @@ and compare with NumPy: the same result or the same exception class, and never a
 The fuzzing runs in a child process (this file run as a script), so a segmentation fault or an
 abort is a test failure with the offending call printed, not the end of pytest. Hypothesis draws the
 calls; nothing inside raises, so Hypothesis never shrinks and every example counts.
-``WSARRAY_FUZZ_EXAMPLES=5000 python -P tests/test_fuzz.py`` runs a longer fuzz by hand: it prints
+``WSARRAY_FUZZ_EXAMPLES=5000 python -P tests/reliability/test_fuzz.py`` runs a longer fuzz by hand: it prints
 each mismatch and exits 1 if there is one. The call running now is written to the file named by
 ``WSARRAY_FUZZ_LAST`` (overwritten each call), which names the culprit of a crash; with
 ``WSARRAY_FUZZ_TRACE=1`` every call goes to stderr as well.
