@@ -13,6 +13,7 @@ import pytest
 import wsarray as wnp
 import wsarray._array_api as array_api
 import wsarray._numpy as numpy_names
+from error_helpers import raises_numpys
 
 ARRAY_API_CHAPTERS = ["constants", "creation", "data_types", "elementwise", "indexing", "info",
                       "linear_algebra", "manipulation", "searching", "set_functions", "sorting",
@@ -22,7 +23,6 @@ NUMPY_CHAPTERS = ["bitwise", "constants", "creation", "data_types", "datetime", 
                   "polynomials", "scalars", "sets", "sorting", "statistics", "subclasses", "window"]
 MODULES = {"char", "dtypes", "emath", "exceptions", "fft", "lib", "linalg", "memory", "polynomial",
            "random", "strings", "testing", "typing"}
-from error_helpers import raises_numpys
 
 
 @pytest.fixture(params=["outside", "workspace"])
@@ -451,7 +451,7 @@ def test_info_describes_arrays_as_numpy_does():
     got, want = io.StringIO(), io.StringIO()
     wnp.info(wnp.asarray(n), output=got)
     np.info(n, output=want)
-    strip = lambda text: [line for line in text.splitlines() if not line.startswith("data pointer")]  # noqa: E731
+    strip = lambda text: [line for line in text.splitlines() if not line.startswith("data pointer")]
     assert strip(got.getvalue()) == strip(want.getvalue()) and "shape:  (2, 3)" in got.getvalue()
 
 
@@ -491,7 +491,7 @@ def test_polynomial_package(scope):
     same(wnp.polynomial.chebyshev.chebval(w, [1, 2]), np.polynomial.chebyshev.chebval(n, [1, 2]), scope)
     assert repr(wnp.polynomial.Chebyshev([1, 2])) == repr(np.polynomial.Chebyshev([1, 2]))
     assert pickle.loads(pickle.dumps(p)) == p
-    from wsarray.polynomial import polynomial as P  # noqa: N812  (NumPy's documented spelling)
+    from wsarray.polynomial import polynomial as P
 
     assert P.polyval is wnp.polynomial.polynomial.polyval
 
