@@ -12,7 +12,8 @@ its imports rewritten to wsarray (``bench/numpy_suite_rewrite.py``) in two forms
 profile: derandomized, as ``numpy.test()``). Only the tests NumPy passes count: NumPy's skips,
 xfails and failures leave the denominator. A test that crashes the interpreter or runs longer
 than ``--test-timeout`` seconds is recorded as a crash or a hang, and the file is run on without it
-(bench/numpy_suite_run.py runs one file; bench/numpy_suite_plugin.py records the outcomes). Failures matching ``tests/numpy_suite_deviations.txt`` (NumPy internals, documented
+(bench/numpy_suite_run.py runs one file; bench/numpy_suite_plugin.py records the outcomes).
+Failures matching ``tests/dropin/numpy_suite_deviations.txt`` (NumPy internals, documented
 deviations) are reported apart from the rest. Prints per file the reference passes, wsarray's
 passes among them in both forms and the failures grouped by cause (exception type and the first
 line of its message, numbers normalised), then totals per package and overall; ``--json`` writes
@@ -40,7 +41,7 @@ from numpy_suite_run import numpy_dir, prepare, run_file, stop  # noqa: E402
 
 PACKAGES = ("_core", "lib", "linalg", "fft", "random", "polynomial", "ma")
 VARIANTS = ("reference",) + rewriting.FORMS  # reference: the file as shipped, run with NumPy
-DEVIATIONS = os.path.join(os.path.dirname(HERE), "tests", "numpy_suite_deviations.txt")
+DEVIATIONS = os.path.join(os.path.dirname(HERE), "tests", "dropin", "numpy_suite_deviations.txt")
 _NUMBER = re.compile(r"(?<![A-Za-z_])[-+]?\d+(\.\d+)?(e[-+]?\d+)?")
 
 

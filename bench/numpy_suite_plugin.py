@@ -41,7 +41,7 @@ def _where(excinfo):
 
 def pytest_configure(config):
     global _record
-    _record = open(os.environ["NUMPY_SUITE_RECORD"], "a", encoding="utf-8")  # noqa: SIM115
+    _record = open(os.environ["NUMPY_SUITE_RECORD"], "a", encoding="utf-8")
 
 
 def pytest_unconfigure(config):

@@ -92,7 +92,7 @@ def _last_event(path):
     return None
 
 
-class Stopped(Exception):
+class Stopped(Exception):  # noqa: N818  (a signal, not an error)
     """The run was interrupted (an error or Ctrl-C elsewhere): a file's run gives up."""
 
 
