@@ -41,6 +41,7 @@ from ._numpy import __all__ as _numpy_all
 from ._numpy import __getattr__  # noqa: F401  (NumPy names not provided; lazy submodules)
 from ._workspaces import *
 from ._workspaces import __all__ as _workspaces_all
+from .fusion import FuseWarning, fuse
 
 # Shown as wsarray.Array / wsarray.Function (type(x), help(), error messages), where users meet them.
 Array.__module__ = _Function.__module__ = "wsarray"
@@ -50,8 +51,8 @@ __array_api_version__ = "2025.12"
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 __all__ = (
-    ["__version__", "Array", "Device", "show_config", "char", "dtypes", "emath", "exceptions", "fft", "lib",
-     "linalg", "memory", "polynomial", "random", "strings", "testing", "typing"]
+    ["__version__", "Array", "Device", "FuseWarning", "fuse", "show_config", "char", "dtypes", "emath",
+     "exceptions", "fft", "lib", "linalg", "memory", "polynomial", "random", "strings", "testing", "typing"]
     + _array_api_all + _numpy_all + _workspaces_all
 )
 

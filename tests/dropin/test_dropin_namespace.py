@@ -296,7 +296,8 @@ def test_no_public_name_is_defined_in_two_modules():
         for name in module.__all__:
             assert name not in home, f"{name} is defined in {home.get(name)} and {module.__name__}"
             home[name] = module.__name__
-    assert set(home) | {"__version__", "Array", "Device", "show_config"} | MODULES == set(wnp.__all__)
+    top_level = {"__version__", "Array", "Device", "FuseWarning", "fuse", "show_config"}
+    assert set(home) | top_level | MODULES == set(wnp.__all__)
 
 
 def test_numpy_names_not_provided_are_the_documented_list():
