@@ -159,5 +159,6 @@ void name_error_for(const char *name);
 void export_workspace(nb::module_ &m);
 void export_array(nb::module_ &m);
 void export_function(nb::module_ &m);
+void export_fusion(nb::module_ &m);
 
 } // namespace wsa_py

@@ -27,4 +27,5 @@ NB_MODULE(_core, m) {
     export_array(m);
     init_scalar_results();
     export_function(m);
+    export_fusion(m);
 }

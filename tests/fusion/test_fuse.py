@@ -193,3 +193,33 @@ def test_bad_input_gets_numpys_error_or_a_clear_one():
         stale = wnp.ones(3)
     with pytest.raises(wnp.WorkspaceError):
         f(stale, stale)
+
+
+def test_floating_point_errors_are_reported_as_numpy_reports_them():
+    a = wnp.asarray(np.linspace(0, 1000, BIG))
+    f = wnp.fuse(lambda x: np.exp(x) * 2.0)
+    with pytest.warns(RuntimeWarning, match="overflow encountered in exp"):
+        r = f(a)
+    same(r, np.exp(np.asarray(a)) * 2.0)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow encountered in exp"):
+        f(a)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f(a)  # ignored, as NumPy ignores it
+    g = wnp.fuse(lambda x: np.max(np.exp(x)))
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        g(a)
+
+
+def test_the_native_runner_takes_plain_float_chains():
+    from wsarray.fusion.native import native_for
+
+    f = wnp.fuse(lambda a, b: np.sqrt(np.abs(a)) * b + 1.0)
+    x = wnp.ones(10)
+    f(x, x)
+    (plan,) = f._plans.values()
+    assert native_for(plan, {}) is not None
+    g = wnp.fuse(lambda a: np.where(a > 0, a, 0))  # where: the Python block path
+    g(x)
+    (plan,) = g._plans.values()
+    assert native_for(plan, {}) is None

@@ -21,6 +21,7 @@ import threading
 
 import numpy as np
 
+from .native import native_for
 from .plan import step
 
 __all__ = ["BLOCK", "run"]
@@ -141,6 +142,11 @@ def _spans(n, parts):
 
 
 def _elementwise(plan, arrays, scalars, out, n):
+    parts = _threads() if n >= _PARALLEL_FROM else 1
+    native = native_for(plan, scalars)
+    if native is not None and native.run(arrays, scalars, out, n, BLOCK, parts):
+        return
+
     def job(lo, hi):
         def run_span():
             prog = _program(plan)
@@ -150,7 +156,6 @@ def _elementwise(plan, arrays, scalars, out, n):
                 _eval(prog, _bind(prog, vals, arrays, b, e), e - b, out[b:e])
         return run_span
 
-    parts = _threads() if n >= _PARALLEL_FROM else 1
     _parallel([job(lo, hi) for lo, hi in _spans(n, parts)])
 
 
@@ -172,35 +177,50 @@ def _combine(tree, partials):
     return _combine(tree[0], partials) + _combine(tree[1], partials)
 
 
+_REDUCE_UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
+                 "any": np.logical_or, "all": np.logical_and}
+
+
 def _reduce_blocks(plan, arrays, scalars, n, name, kind):
     """The whole-array reduction ``name`` of the elementwise result, as NumPy computes it."""
-    reduce_fn = {"sum": np.add.reduce, "mean": np.add.reduce, "prod": np.multiply.reduce,
-                 "max": np.maximum.reduce, "min": np.minimum.reduce, "any": np.logical_or.reduce,
-                 "all": np.logical_and.reduce}[name]
-
-    def partial(lo, hi):
-        prog = _program(plan)
-        return reduce_fn(_eval(prog, _bind(prog, _values(prog, scalars), arrays, lo, hi), hi - lo))
-
+    ufunc = _REDUCE_UFUNC[name]
+    reduce_fn = ufunc.reduce
     parallel = n >= _PARALLEL_FROM
+    native = native_for(plan, scalars)
+
+    def partials_of(ranges, identity=None, carry=False):
+        if native is not None:
+            got = native.reduce(arrays, scalars, ranges, ufunc, identity, carry, BLOCK,
+                                _threads() if parallel else 1)
+            if got is not None:
+                return list(got)
+        if carry:  # sequential, as NumPy multiplies: each block continues the previous product
+            acc = None
+            prog = _program(plan)
+            vals = _values(prog, scalars)
+            for lo, m in ranges:
+                block = _eval(prog, _bind(prog, vals, arrays, lo, lo + m), m)
+                acc = reduce_fn(block) if acc is None else reduce_fn(block, initial=acc)
+            return [acc]
+
+        def partial(lo, hi):
+            prog = _program(plan)
+            return reduce_fn(_eval(prog, _bind(prog, _values(prog, scalars), arrays, lo, hi), hi - lo))
+
+        return _run_ranges(ranges, partial, parallel)
+
     if name in ("sum", "mean") and kind in "fc":
         ranges = []
         tree = _pairwise_leaves(0, n, ranges, 2 if kind == "c" else 1)
-        partials = _run_ranges(ranges, partial, parallel)
+        partials = partials_of(ranges, identity=0)
         total = _combine(tree, partials)
-        zero = np.zeros((), dtype=total.dtype)[()]
+        zero = np.zeros((), dtype=np.asarray(total).dtype)[()]
         result = zero + total  # NumPy's add.reduce starts from its identity, 0
         return result / n if name == "mean" else result
-    if name == "prod" and kind in "fc":  # sequential, as NumPy multiplies
-        carry = None
-        prog = _program(plan)
-        vals = _values(prog, scalars)
-        for lo in range(0, n, BLOCK):
-            block = _eval(prog, _bind(prog, vals, arrays, lo, min(lo + BLOCK, n)), min(BLOCK, n - lo))
-            carry = reduce_fn(block) if carry is None else reduce_fn(block, initial=carry)
-        return carry
     ranges = [(lo, min(BLOCK, n - lo)) for lo in range(0, n, BLOCK)]
-    partials = _run_ranges(ranges, partial, parallel)
+    if name == "prod" and kind in "fc":  # sequential, as NumPy multiplies
+        return partials_of(ranges, identity=1, carry=True)[-1]
+    partials = partials_of(ranges)
     result = reduce_fn(np.asarray(partials))
     return result / n if name == "mean" else result
 
