@@ -42,12 +42,15 @@ struct CallInfo {
 
 constexpr int kFpFlags = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID;
 
-/// An operand of the plan: an input array (1-D contiguous, or 0-d: stride 0), a constant (a 0-d
-/// array of the loop's dtype), a temporary (a block buffer per thread), or the output.
+/// An operand of the plan over a rows x cols grid: an array (element (r, c) at data + r *
+/// row_stride + c * elem_stride; strides may be 0 for broadcasting), a constant (a 0-d array of the
+/// loop's dtype), or a temporary (a block buffer per thread).
 struct Slot {
     enum Kind { Array, Scalar, Temp } kind;
     char *data = nullptr;     ///< Array / Scalar: the data
     npy_intp itemsize = 0;
+    npy_intp row_stride = 0;  ///< Array: bytes between rows
+    npy_intp elem_stride = 0; ///< Array: bytes between the elements of a row
 };
 
 struct Step {
@@ -59,6 +62,7 @@ struct Step {
 struct Plan {
     std::vector<Slot> slots;
     std::vector<Step> steps;
+    npy_intp cols = 0;  ///< elements per row of the grid (a 1-D plan: one row)
 };
 
 /// Per-thread block buffers of the temporaries.
@@ -79,8 +83,8 @@ struct Buffers {
     }
 };
 
-/// Run the steps over elements [lo, lo + n) (n <= block). 0: done; 1: a flag or failure.
-int run_block(const Plan &p, Buffers &b, npy_intp lo, npy_intp n) {
+/// Run the steps over elements [c, c + n) of row r (n <= block). 0: done; 1: a loop failed.
+int run_block(const Plan &p, Buffers &b, npy_intp r, npy_intp c, npy_intp n) {
     char *data[NPY_MAXARGS];
     npy_intp strides[NPY_MAXARGS];
     for (const Step &st : p.steps) {
@@ -88,7 +92,7 @@ int run_block(const Plan &p, Buffers &b, npy_intp lo, npy_intp n) {
         auto add = [&](int slot) {
             const Slot &s = p.slots[(std::size_t) slot];
             switch (s.kind) {
-            case Slot::Array: data[k] = s.data + lo * s.itemsize; strides[k] = s.itemsize; break;
+            case Slot::Array: data[k] = s.data + r * s.row_stride + c * s.elem_stride; strides[k] = s.elem_stride; break;
             case Slot::Scalar: data[k] = s.data; strides[k] = 0; break;
             case Slot::Temp: data[k] = b.temp[(std::size_t) slot].get(); strides[k] = s.itemsize; break;
             }
@@ -123,10 +127,31 @@ char *array_data(nb::handle a, npy_intp &itemsize) {
     return PyArray_BYTES(nd);
 }
 
-/// slots: list of ("array", ndarray) | ("scalar", 0-d ndarray) | ("temp", itemsize);
-/// steps: list of (capsule, (input slots...), output slot).
-Plan make_plan(nb::list slots, nb::list steps) {
+/// An array operand over the grid: ("array", ndarray, row_stride, elem_stride); the ndarray (the
+/// operand broadcast to rows x cols, or 1-D) keeps the memory alive and must span what the strides
+/// reach (checked: the caller passes NumPy's own strides of a broadcast view).
+char *grid_data(nb::tuple t, npy_intp rows, npy_intp cols, Slot &s) {
+    if (!PyArray_Check(t[1].ptr())) throw std::invalid_argument("wsarray.fuse: an operand is not an ndarray");
+    auto *nd = (PyArrayObject *) t[1].ptr();
+    s.itemsize = PyArray_ITEMSIZE(nd);
+    s.row_stride = nb::cast<npy_intp>(t[2]);
+    s.elem_stride = nb::cast<npy_intp>(t[3]);
+    int ndim = PyArray_NDIM(nd);
+    npy_intp want_rows = ndim == 2 ? PyArray_DIM(nd, 0) : 1;
+    npy_intp want_cols = ndim == 0 ? 1 : PyArray_DIM(nd, ndim - 1);
+    npy_intp have_row = ndim == 2 ? PyArray_STRIDE(nd, 0) : 0;
+    npy_intp have_elem = ndim >= 1 ? PyArray_STRIDE(nd, ndim - 1) : 0;
+    if (ndim > 2 || want_rows != rows || want_cols != cols || (rows > 1 && have_row != s.row_stride) ||
+        (cols > 1 && have_elem != s.elem_stride) || !PyArray_ISALIGNED(nd))
+        throw std::invalid_argument("wsarray.fuse: an operand does not match the grid");
+    return PyArray_BYTES(nd);
+}
+
+/// slots: list of ("array", ndarray, row_stride, elem_stride) | ("scalar", 0-d ndarray) |
+/// ("temp", itemsize); steps: list of (capsule, (input slots...), output slot).
+Plan make_plan(nb::list slots, nb::list steps, npy_intp rows, npy_intp cols) {
     Plan p;
+    p.cols = cols;
     for (nb::handle h : slots) {
         nb::tuple t = nb::borrow<nb::tuple>(h);
         std::string kind = nb::cast<std::string>(t[0]);
@@ -134,8 +159,11 @@ Plan make_plan(nb::list slots, nb::list steps) {
         if (kind == "temp") {
             s.kind = Slot::Temp;
             s.itemsize = nb::cast<npy_intp>(t[1]);
+        } else if (kind == "array") {
+            s.kind = Slot::Array;
+            s.data = grid_data(t, rows, cols, s);
         } else {
-            s.kind = kind == "array" ? Slot::Array : Slot::Scalar;
+            s.kind = Slot::Scalar;
             s.data = array_data(t[1], s.itemsize);
         }
         p.slots.push_back(s);
@@ -155,8 +183,9 @@ Plan make_plan(nb::list slots, nb::list steps) {
     return p;
 }
 
-/// Run `p` over `ranges` (lo, length) split into `parts`; after each range `finish(thread buffers,
-/// range index)` (the reduction of its block). False when a loop raised a flag or failed.
+/// Run `p` over `ranges` (lo, length) of the flattened grid split into `parts` (blocks never cross
+/// a row); after each range `finish(thread buffers, range index)` (the reduction of its block,
+/// which then spans one block of one row). False when a loop raised a flag or failed.
 template <class Finish>
 bool run_ranges(const Plan &p, const std::vector<std::pair<npy_intp, npy_intp>> &ranges, npy_intp block,
                 std::size_t parts, Finish finish) {
@@ -171,8 +200,9 @@ bool run_ranges(const Plan &p, const std::vector<std::pair<npy_intp, npy_intp>> 
         std::size_t begin = ranges.size() * part / parts, end = ranges.size() * (part + 1) / parts;
         for (std::size_t r = begin; r < end && clean.load(std::memory_order_relaxed); ++r) {
             for (npy_intp lo = ranges[r].first, left = ranges[r].second; left > 0;) {
-                npy_intp m = left < block ? left : block;
-                if (run_block(p, b, lo, m) != 0) clean = false;
+                npy_intp row = lo / p.cols, col = lo % p.cols;
+                npy_intp m = std::min(std::min(left, block), p.cols - col);
+                if (run_block(p, b, row, col, m) != 0) clean = false;
                 lo += m;
                 left -= m;
             }
@@ -197,18 +227,23 @@ void export_fusion(nb::module_ &m) {
     if (_import_array() < 0) throw nb::python_error();
 
     // Elementwise: fill the output slot of every block; spans of whole blocks per thread.
-    m.def("_fusion_run", [](nb::list slots, nb::list steps, npy_intp n, npy_intp block, std::size_t parts) {
-        Plan p = make_plan(slots, steps);
+    m.def("_fusion_run", [](nb::list slots, nb::list steps, npy_intp rows, npy_intp cols, npy_intp block,
+                            std::size_t parts) {
+        if (rows < 1 || cols < 1 || block < 1) throw std::invalid_argument("wsarray.fuse: bad grid");
+        Plan p = make_plan(slots, steps, rows, cols);
+        npy_intp n = rows * cols;
         std::vector<std::pair<npy_intp, npy_intp>> ranges;
-        npy_intp nblocks = (n + block - 1) / block;
-        parts = std::max<std::size_t>(1, std::min<std::size_t>(parts, (std::size_t) nblocks));
+        // Spans of whole rows (a 1-D plan: of whole blocks), one per thread.
+        npy_intp unit = rows > 1 ? cols : block;
+        npy_intp units = (n + unit - 1) / unit;
+        parts = std::max<std::size_t>(1, std::min<std::size_t>(parts, (std::size_t) units));
         for (std::size_t k = 0; k < parts; ++k) {
-            npy_intp lo = nblocks * (npy_intp) k / (npy_intp) parts * block;
-            npy_intp hi = std::min(n, nblocks * (npy_intp) (k + 1) / (npy_intp) parts * block);
+            npy_intp lo = units * (npy_intp) k / (npy_intp) parts * unit;
+            npy_intp hi = std::min(n, units * (npy_intp) (k + 1) / (npy_intp) parts * unit);
             if (hi > lo) ranges.push_back({lo, hi - lo});
         }
         return run_ranges(p, ranges, block, ranges.size(), [](Buffers &, std::size_t) { return true; });
-    }, nb::arg("slots"), nb::arg("steps"), nb::arg("n"), nb::arg("block"), nb::arg("parts"),
+    }, nb::arg("slots"), nb::arg("steps"), nb::arg("rows"), nb::arg("cols"), nb::arg("block"), nb::arg("parts"),
        "Run a fused plan block by block (wsarray/fusion/native.py); False: redo it through NumPy.");
 
     // Reductions: each range (at most one block) is computed, then reduced by NumPy's reduce loop
@@ -217,7 +252,10 @@ void export_fusion(nb::module_ &m) {
     m.def("_fusion_reduce", [](nb::list slots, nb::list steps, int result_slot, nb::handle reduce_capsule,
                                nb::list ranges_in, nb::handle partials, nb::handle identity, bool carry,
                                npy_intp block, std::size_t parts) {
-        Plan p = make_plan(slots, steps);
+        npy_intp total = 0;
+        for (nb::handle h : ranges_in) total = std::max(total, nb::cast<npy_intp>(nb::borrow<nb::tuple>(h)[0]) +
+                                                                nb::cast<npy_intp>(nb::borrow<nb::tuple>(h)[1]));
+        Plan p = make_plan(slots, steps, 1, std::max<npy_intp>(total, 1));  // 1-D: one row
         CallInfo *reduce = call_info(reduce_capsule);
         npy_intp out_size = 0;
         char *out = array_data(partials, out_size);
@@ -238,8 +276,8 @@ void export_fusion(nb::module_ &m) {
         auto finish = [&](Buffers &b, std::size_t r) {
             npy_intp n = ranges[r].second;
             char *values = res.kind == Slot::Temp ? b.temp[(std::size_t) result_slot].get()
-                         : res.kind == Slot::Array ? res.data + ranges[r].first * res.itemsize : res.data;
-            npy_intp step = res.kind == Slot::Scalar ? 0 : res.itemsize;
+                         : res.kind == Slot::Array ? res.data + ranges[r].first * res.elem_stride : res.data;
+            npy_intp step = res.kind == Slot::Scalar ? 0 : res.kind == Slot::Temp ? res.itemsize : res.elem_stride;
             char *acc = out + (npy_intp) r * out_size;
             if (carry && r > 0) {
                 std::memcpy(acc, acc - out_size, (std::size_t) out_size);

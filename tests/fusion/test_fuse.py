@@ -223,3 +223,21 @@ def test_the_native_runner_takes_plain_float_chains():
     g(x)
     (plan,) = g._plans.values()
     assert native_for(plan, {}) is None
+
+
+def test_out_receives_a_strided_result_like_the_heat_stencil():
+    rng = np.random.default_rng(3)
+    u = rng.random((70, 90))
+    stencil = wnp.fuse(lambda c, n, s, e, w: c + 0.1 * (n + s + e + w - 4.0 * c))
+    want = u.copy()
+    c = u[1:-1, 1:-1]
+    want[1:-1, 1:-1] = c + 0.1 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4.0 * c)
+    U = wnp.asarray(u.copy())
+    got = wnp.asarray(u.copy())
+    r = stencil(U[1:-1, 1:-1], U[2:, 1:-1], U[:-2, 1:-1], U[1:-1, 2:], U[1:-1, :-2], out=got[1:-1, 1:-1])
+    assert np.array_equal(np.asarray(got), want)
+    assert np.shares_memory(np.asarray(r), np.asarray(got))
+    # out= overlapping an input: computed as the function would compute it, then assigned
+    x = wnp.asarray(np.arange(10.0))
+    wnp.fuse(lambda a: a * 2)(x, out=x)
+    assert np.asarray(x).tolist() == [2.0 * k for k in range(10)]

@@ -65,10 +65,12 @@ class Fused:
         n = len(arrays) + len(scalars)
         return [arrays[k] if k in arrays else scalars[k] for k in range(n)]
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args, out=None, **kwargs):
+        """Call the function on ``args``; ``out=`` (an array of the result's shape and dtype, any
+        strides: ``u[1:-1, 1:-1]``) receives an elementwise result instead of a new array."""
         from .. import Array
         if kwargs:
-            return self._fallback(f"keyword arguments ({', '.join(kwargs)})", args, kwargs)
+            return self._fallback(f"keyword arguments ({', '.join(kwargs)})", args, kwargs, out)
         arrays, scalars = {}, {}
         for k, a in enumerate(args):
             if isinstance(a, _SCALARS) and np.ndim(a) == 0 and not isinstance(a, Array):
@@ -76,19 +78,35 @@ class Fused:
             elif isinstance(a, (Array, np.ndarray)) and type(a) in (Array, np.ndarray):
                 arrays[k] = np.asarray(a)  # a view (an Array checks its cycle here)
             else:
-                return self._fallback(f"an argument of type {type(a).__name__}", args, kwargs)
+                return self._fallback(f"an argument of type {type(a).__name__}", args, kwargs, out)
         if not arrays:
-            return self._fallback("no array argument", args, kwargs)
+            return self._fallback("no array argument", args, kwargs, out)
         plan = self._plan(arrays, scalars)
         if isinstance(plan, TraceError):
-            return self._fallback(str(plan), args, kwargs)
+            return self._fallback(str(plan), args, kwargs, out)
         try:
             shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
         except ValueError:
-            return self._func(*args)  # NumPy's own broadcasting error, from the function itself
+            return self._eager(args, out)  # NumPy's own broadcasting error, from the function itself
         if 0 in shape or any(a.dtype.kind not in "biufc" for a in arrays.values()):
-            return self._func(*args)
+            return self._eager(args, out)
+        if out is not None:
+            target = np.asarray(out)
+            if plan.reduction is not None or target.shape != shape or target.dtype != plan.out_dtype:
+                return self._eager(args, out)
+            if any(np.shares_memory(target, a) for a in arrays.values()):
+                return self._eager(args, out)  # the blocks would read what they already wrote
+            blocks.run(plan, arrays, scalars, shape, target)
+            return out
         return self._run(plan, arrays, scalars, shape)
+
+    def _eager(self, args, out):
+        """The function itself; an out= gets its result as NumPy's assignment would give it."""
+        result = self._func(*args)
+        if out is None:
+            return result
+        out[...] = result
+        return out
 
     def _run(self, plan, arrays, scalars, shape):
         import wsarray as wnp
@@ -111,11 +129,17 @@ class Fused:
         fn = getattr(wnp, red.fn)
         return fn(temp, axis=red.kwargs["axis"], keepdims=red.kwargs["keepdims"])
 
-    def _fallback(self, why, args, kwargs):
+    def _fallback(self, why, args, kwargs, out=None):
         if not self._warned:
             self._warned = True
             warnings.warn(f"wsarray.fuse: {self._name} runs unfused: {why}", FuseWarning, stacklevel=3)
-        return self._func(*args, **kwargs)
+        if kwargs:
+            return self._func(*args, **kwargs) if out is None else self._eager_kw(args, kwargs, out)
+        return self._eager(args, out)
+
+    def _eager_kw(self, args, kwargs, out):
+        out[...] = self._func(*args, **kwargs)
+        return out
 
 
 def _elementwise_part(plan):

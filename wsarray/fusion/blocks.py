@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from .native import native_for
+from .native import grid, native_for
 from .plan import step
 
 __all__ = ["BLOCK", "run"]
@@ -143,9 +143,6 @@ def _spans(n, parts):
 
 def _elementwise(plan, arrays, scalars, out, n):
     parts = _threads() if n >= _PARALLEL_FROM else 1
-    native = native_for(plan, scalars)
-    if native is not None and native.run(arrays, scalars, out, n, BLOCK, parts):
-        return
 
     def job(lo, hi):
         def run_span():
@@ -247,10 +244,17 @@ def contiguous_inputs(arrays, shape):
 
 
 def run(plan, arrays, scalars, shape, out):
-    """Elementwise plans: fill ``out`` (a C-contiguous ndarray of ``shape``). Whole-array
+    """Elementwise plans: fill ``out`` (an ndarray of ``shape``, any strides). Whole-array
     reductions (``out`` None): return NumPy's result. ``arrays``: position -> ndarray."""
     n = int(np.prod(shape, dtype=np.int64))
-    if contiguous_inputs(arrays, shape):
+    if out is not None:
+        native = native_for(plan, scalars)
+        layout = grid(shape, arrays, out) if native is not None else None
+        if layout is not None:
+            rows, cols, ops, out_op = layout
+            if native.run(ops, scalars, out_op, rows, cols, BLOCK, _threads() if n >= _PARALLEL_FROM else 1):
+                return out
+    if contiguous_inputs(arrays, shape) and (out is None or out.flags.c_contiguous):
         flat = {k: (a if a.ndim == 0 else a.reshape(-1)) for k, a in arrays.items()}
         if out is not None:
             _elementwise(plan, flat, scalars, out.reshape(-1), n)

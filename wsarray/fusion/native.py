@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _core
 
-__all__ = ["Native", "native_for"]
+__all__ = ["Native", "grid", "native_for"]
 
 
 def _operand_type(plan, node, scalars):
@@ -61,30 +61,33 @@ class Native:
         self.ok = bool(self.steps)
 
     def _slots(self, arrays, scalars, out):
-        """Slots and steps for ``_core``: inputs, constants, block temporaries, the output."""
+        """Slots and steps for ``_core``: inputs, constants, block temporaries, the output.
+        ``arrays``: position -> 0-d array, or a (view, row stride, element stride) grid operand."""
         plan, slots, index = self.plan, [], {}
         for node in plan.nodes:
             if node.kind == "input":
                 index[("node", node.index)] = len(slots)
-                slots.append(("array" if arrays[node.position].ndim else "scalar", arrays[node.position]))
+                a = arrays[node.position]
+                slots.append(("scalar", a) if isinstance(a, np.ndarray) else ("array",) + tuple(a))
         for k, (node, dtype) in enumerate(self.consts):
             index[("const", k)] = len(slots)
             slots.append(("scalar", np.asarray(scalars.get(node.position, node.value), dtype=dtype)))
         for _, _, out_index in self.steps:
             index[("node", out_index)] = len(slots)
             last = out_index == plan.elementwise_out.index and out is not None
-            slots.append(("array", out) if last else ("temp", plan.dtypes[out_index].itemsize))
+            slots.append(("array",) + tuple(out) if last else ("temp", plan.dtypes[out_index].itemsize))
         steps = [(capsule, tuple(index[k] for k in keys), index[("node", out_index)])
                  for capsule, keys, out_index in self.steps]
         return slots, steps, index
 
-    def run(self, arrays, scalars, out, n, block, parts):
-        """Fill ``out`` (1-D contiguous). False: a flag was raised or a loop failed."""
+    def run(self, arrays, scalars, out, rows, cols, block, parts):
+        """Fill the grid operand ``out``. False: a flag was raised or a loop failed."""
         slots, steps, _ = self._slots(arrays, scalars, out)
-        return _core._fusion_run(slots, steps, n, block, parts)
+        return _core._fusion_run(slots, steps, rows, cols, block, parts)
 
     def reduce(self, arrays, scalars, ranges, ufunc, identity, carry, block, parts):
-        """Partial reductions by ``ufunc`` of the ranges (each at most one block), or None."""
+        """Partial reductions by ``ufunc`` of the ranges (each at most one block), or None.
+        ``arrays``: position -> a 1-D contiguous array of the whole length, or a 0-d array."""
         dtype = self.plan.dtypes[self.plan.elementwise_out.index]
         try:
             loop = ufunc.resolve_dtypes((dtype, dtype, None), reduction=True)
@@ -95,6 +98,7 @@ class Native:
             ufunc._get_strided_loop(capsule, fixed_strides=(0, dtype.itemsize, 0))
         except (TypeError, ValueError, AttributeError):
             return None
+        arrays = {k: (a if a.ndim == 0 else (a, 0, a.strides[0])) for k, a in arrays.items()}
         slots, steps, index = self._slots(arrays, scalars, None)
         partials = np.empty(len(ranges), dtype=dtype)
         ident = None if identity is None else np.asarray(identity, dtype=dtype)
@@ -103,6 +107,32 @@ class Native:
                                     block, parts):
             return None
         return partials
+
+
+def grid(shape, arrays, out):
+    """The operands as a rows x cols grid: ``(rows, cols, operands, out operand)`` where an array
+    operand is (view, row stride, element stride) and a 0-d array stays as it is; None when the
+    shape does not flatten to two dimensions without copies."""
+    if len(shape) <= 2:
+        rows, cols = (1, shape[0] if shape else 1) if len(shape) < 2 else shape
+
+        def operand(a):
+            v = np.broadcast_to(a, shape)
+            if v.ndim < 2:
+                v = v.reshape(cols) if v.ndim == 1 else v.reshape(1)
+                return (v, 0, v.strides[0])
+            return (v, v.strides[0], v.strides[1])
+    else:
+        flat_ok = all(a.ndim == 0 or (a.shape == shape and a.flags.c_contiguous) for a in arrays.values())
+        if not (flat_ok and out.flags.c_contiguous):
+            return None
+        rows, cols = 1, int(np.prod(shape))
+
+        def operand(a):
+            v = a.reshape(-1)
+            return (v, 0, v.strides[0])
+    ops = {k: (a if a.ndim == 0 else operand(a)) for k, a in arrays.items()}
+    return rows, cols, ops, operand(out)
 
 
 def native_for(plan, scalars):
