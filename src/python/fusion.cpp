@@ -8,9 +8,10 @@
 /// buffer of the thread. Results are NumPy's bit for bit (the same loops on the same values).
 /// When a loop raises a floating-point flag or fails, the runner says so and the caller redoes
 /// the work through NumPy's Python calls, which report exactly as NumPy does (np.errstate).
-#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
-#include <Python.h>
-#include <nanobind/nanobind.h>
+#include "numpy_api.h"
+
+#include "fusion.h"
+
 #include <nanobind/stl/string.h>
 
 #include "compute/thread_pool.h"
@@ -21,7 +22,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <numpy/arrayobject.h>
 #include <vector>
 
 namespace nb = nanobind;
@@ -224,8 +224,6 @@ bool run_ranges(const Plan &p, const std::vector<std::pair<npy_intp, npy_intp>> 
 } // namespace
 
 void export_fusion(nb::module_ &m) {
-    if (_import_array() < 0) throw nb::python_error();
-
     // Elementwise: fill the output slot of every block; spans of whole blocks per thread.
     m.def("_fusion_run", [](nb::list slots, nb::list steps, npy_intp rows, npy_intp cols, npy_intp block,
                             std::size_t parts) {

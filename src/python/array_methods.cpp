@@ -1,13 +1,18 @@
-/// src/python/methods.cpp -- the NumPy methods loops call on every iteration (a.sum(), a.mean(),
-/// a.reshape(...), a.copy(), ...), defined on wsarray.Array as vectorcall methods.
+/// src/python/array_methods.cpp -- the NumPy methods loops call on every iteration (a.sum(),
+/// a.mean(), a.reshape(...), a.copy(), ...), defined on wsarray.Array as vectorcall methods.
 ///
 /// Python finds them on the class at once (not after the failed lookup, an AttributeError made
 /// and cleared, behind __getattr__), and they take their arguments as a vectorcall: no argument
 /// tuple or keyword dict when there are no keywords. They are NumPy's methods, beyond the array
 /// API: scalar results are NumPy's scalars, as NumPy returns them.
-#include "common.h"
-#include "fast_ops.h"
+#include "array_internal.h"
+
+#include "engine.h"
+#include "fast_float64.h"
+#include "fast_numpy.h"
+#include "numpy_access.h"
 #include "numpy_alloc.h"
+#include "scopes.h"
 
 #include <array>
 #include <cstring>
@@ -116,7 +121,7 @@ template <std::size_t... I> std::array<PyMethodDef, sizeof...(I)> method_defs(st
 
 } // namespace
 
-void export_methods(PyTypeObject *type) {
+void export_array_methods(PyTypeObject *type) {
     // PyMethodDef must outlive the type: a static table.
     static std::array<PyMethodDef, methods.size()> defs = method_defs(std::make_index_sequence<methods.size()>());
     nb::module_ np = nb::module_::import_("numpy");

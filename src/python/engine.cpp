@@ -1,100 +1,15 @@
-/// src/python/apply.cpp -- the engine: unwrap arguments, route NumPy's allocations, wrap results.
-#include "common.h"
+/// src/python/engine.cpp -- the engine (see engine.h): unwrap arguments, route NumPy's allocations,
+/// wrap results; retry with array-like shims when NumPy refuses an object's __array__.
+#include "engine.h"
+
+#include "numpy_access.h"
 #include "numpy_alloc.h"
 #include "scopes.h"
 
-#include <frameobject.h>
-
 #include <algorithm>
-#include <new>
 #include <vector>
 
 namespace wsa_py {
-
-PyObject *WorkspaceError = nullptr;
-PyObject *WorkspaceMemoryError = nullptr;
-PyTypeObject *ArrayType = nullptr;
-
-void raise(PyObject *type, const std::string &msg) {
-    PyErr_SetString(type, msg.c_str());
-    throw nb::python_error();
-}
-
-std::string text_arg(nb::handle v, const char *fn, const char *what) {
-    const std::string where = "wsarray." + std::string(fn) + "(): " + what;
-    if (!PyUnicode_Check(v.ptr()))
-        raise(PyExc_TypeError, where + " must be a str, not " + std::string(Py_TYPE(v.ptr())->tp_name));
-    Py_ssize_t n = 0;
-    const char *utf8 = PyUnicode_AsUTF8AndSize(v.ptr(), &n);
-    if (!utf8) {
-        PyErr_Clear();
-        raise(PyExc_ValueError, where + " is not valid Unicode text (it holds a lone surrogate, as "
-                                        "undecodable bytes turned into text do)");
-    }
-    return std::string(utf8, (std::size_t) n);
-}
-
-void check_valid(const Array &a, const char *fn) {
-    if (token_valid(a.token)) return;
-    const wsa::Workspace &ws = *a.token.ws;
-    std::string where = "wsarray." + std::string(fn) + "(): ";
-    if (ws.orphaned_by_fork())
-        raise(WorkspaceError, where + "this array belonged to workspace '" + ws.name() +
-                                  "' of another thread of the parent process; after os.fork() only "
-                                  "the forking thread's workspaces exist in the child. Detach arrays "
-                                  "(.detach()) before forking to share them.");
-    if (ws.destroy_reason() == wsa::DestroyReason::ThreadExit)
-        raise(WorkspaceError, where + "this array belonged to workspace '" + ws.name() + "' of thread " +
-                                  (ws.owner_label().empty() ? std::string("(unnamed)") : "'" + ws.owner_label() + "'") +
-                                  ", which has exited: a thread's workspaces end with it. Call .detach() "
-                                  "on results in that thread (before its 'with' block ends) to keep them.");
-    if (!ws.alive())
-        raise(WorkspaceError, where + "this array belonged to workspace '" + ws.name() +
-                                  "', which was destroyed. Call .detach() on arrays you need before "
-                                  "destroying their workspace.");
-    std::string now = ws.cycle_open() ? "it is now in cycle " + std::to_string(ws.generation())
-                                      : "it has no open cycle now";
-    if (!ws.stale_hint().empty())
-        raise(WorkspaceError, where + "this array was made in cycle " + std::to_string(a.token.generation) +
-                                  " of workspace '" + ws.name() + "', and that cycle has ended. " + ws.stale_hint());
-    raise(WorkspaceError,
-          where + "this array was made in cycle " + std::to_string(a.token.generation) +
-              " of workspace '" + ws.name() + "', and that cycle has ended (" + now +
-              "). Arrays of a workspace are valid only during the cycle that made them. To keep a "
-              "result, call "
-              ".detach() (or .leverage_to('<outer workspace>')) on it inside the 'with "
-              "wsarray.workspace(\"" + ws.name() + "\")' block.");
-}
-
-Token token_for(PyObject *o) {
-    Token t;
-    void *p = ndarray_data(o);
-    if (!p) return t;
-    t.ws = wsa::Workspace::owner_of(p);
-    if (t.ws) t.generation = t.ws->generation();
-    return t;
-}
-
-bool stands_for_scalar(const Array &a) {
-    return a.from_scalar && (!a.nd_.is_valid() || ndarray_ndim(a.nd_.ptr()) == 0);
-}
-
-void Array::materialize() {
-    // A scalar result's 0-d array, in ordinary memory (never a workspace: the value outlives
-    // cycles). Only scalar results are ever without an ndarray.
-    RouteGuard ordinary(nullptr);
-    nb::object nd = nb::steal(scalar_to_ndarray(scalar.ptr()));
-    if (!nd) throw nb::python_error();
-    nd_ = std::move(nd);
-}
-
-PyObject *scalar_of(Array &a) {
-    if (!a.scalar.is_valid()) {
-        a.scalar = nb::steal(ndarray_to_scalar(a.nd_.ptr()));
-        if (!a.scalar.is_valid()) throw nb::python_error();
-    }
-    return a.scalar.ptr();
-}
 
 namespace {
 /// `items` (a plain tuple) as a tuple of `like`'s type: a named tuple (eigh, svd, slogdet,
@@ -104,80 +19,11 @@ nb::object same_tuple_type(PyObject *like, nb::object items) {
     nb::handle type((PyObject *) Py_TYPE(like));
     return nb::hasattr(type, "_make") ? type.attr("_make")(items) : items;
 }
-} // namespace
 
-nb::object as_numpy_result(nb::object r) {
-    PyObject *o = r.ptr();
-    if (is_array(o)) {
-        Array &a = array_of(o);
-        return stands_for_scalar(a) ? nb::borrow(scalar_of(a)) : r;
-    }
-    if (!PyTuple_Check(o)) return r;
-    Py_ssize_t n = PyTuple_GET_SIZE(o);
-    bool any = false;
-    for (Py_ssize_t i = 0; i < n && !any; ++i) {
-        PyObject *item = PyTuple_GET_ITEM(o, i);
-        any = is_array(item) && stands_for_scalar(array_of(item));
-    }
-    if (!any) return r;
-    nb::object out = nb::steal(PyTuple_New(n));
-    if (!out) throw nb::python_error();
-    for (Py_ssize_t i = 0; i < n; ++i)
-        PyTuple_SET_ITEM(out.ptr(), i, as_numpy_result(nb::borrow(PyTuple_GET_ITEM(o, i))).release().ptr());
-    return same_tuple_type(o, std::move(out));
-}
-
-namespace {
-/// np.True_, np.False_ and their scalar results (init_scalar_results(); kept forever).
-PyObject *np_true = nullptr, *np_false = nullptr, *true_result = nullptr, *false_result = nullptr;
-
-PyObject *new_scalar_result(PyObject *scalar) {
-    nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
-    new (nb::inst_ptr<Array>(inst)) Array{nb::object(), Token{}, true, nb::object(), nb::borrow(scalar)};
-    nb::inst_mark_ready(inst);
-    return inst.release().ptr();
-}
-} // namespace
-
-void init_scalar_results() {
-    nb::module_ np = nb::module_::import_("numpy");
-    np_true = nb::object(np.attr("True_")).release().ptr();
-    np_false = nb::object(np.attr("False_")).release().ptr();
-    true_result = new_scalar_result(np_true);
-    false_result = new_scalar_result(np_false);
-    // Released at exit, before nanobind's check for instances still alive (sanitizer builds);
-    // comparisons made later (__del__ methods) get new scalar results.
-    nb::module_::import_("atexit").attr("register")(nb::cpp_function([] {
-        Py_CLEAR(true_result);
-        Py_CLEAR(false_result);
-    }));
-}
-
-PyObject *make_scalar_result(PyObject *scalar) {
-    // NumPy's np.True_ and np.False_ are singletons, and a scalar result is an immutable value:
-    // theirs are singletons too, which spares an allocation per comparison in element loops
-    // (`if a[i] > 0:`).
-    if (PyObject *r = scalar == np_true ? true_result : scalar == np_false ? false_result : nullptr) {
-        Py_INCREF(r);
-        return r;
-    }
-    return new_scalar_result(scalar);
-}
-
-PyObject *make_array(PyObject *nd, Token token, bool from_scalar, PyObject *base) {
-    nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
-    bool attached = (bool) token.ws;
-    new (nb::inst_ptr<Array>(inst)) Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
-    nb::inst_mark_ready(inst);
-    if (attached) link_holder(inst.ptr());
-    return inst.release().ptr();
-}
-
-static PyObject *new_array(PyObject *nd, bool from_scalar = false, PyObject *base = nullptr) {
+/// A new Array for an ndarray NumPy returned; its workspace found by address.
+PyObject *new_array(PyObject *nd, bool from_scalar = false, PyObject *base = nullptr) {
     return make_array(nd, token_for(nd), from_scalar, base);
 }
-
-namespace {
 
 /// Arrays replaced during unwrapping, so that a result that *is* an argument's ndarray comes back
 /// as the original wsarray.Array (np.asarray(x) is x; out= returns the out array).
@@ -348,19 +194,6 @@ nb::object unwrap_kwargs(PyObject *kwargs, const char *name, Seen &seen) {
     return out;
 }
 
-/// Turn the pending error of a routed NumPy call into wsarray's (allocation failures become
-/// WorkspaceMemoryError), named after the function, and throw it.
-[[noreturn]] void raise_call_error(const char *name) {
-    bool misuse = false;
-    std::string err = take_allocation_error(&misuse);
-    if (!err.empty() && PyErr_ExceptionMatches(PyExc_MemoryError)) {
-        PyErr_Clear();
-        raise(misuse ? WorkspaceError : WorkspaceMemoryError, "wsarray." + std::string(name) + "(): " + err);
-    }
-    name_error_for(name);
-    throw nb::python_error();
-}
-
 /// A callback into Python destroyed the call's workspace or ended its cycle: the results are
 /// already invalid, so the call fails with WorkspaceError instead of returning them.
 void raise_if_lost(const RouteGuard &route, const char *name) {
@@ -433,83 +266,34 @@ nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObjec
     }
     if (!result && may_retry && array_like_refused())
         result = retry_with_array_like_shims(name, func, args, kwargs, nullptr);
-    if (!result) raise_call_error(name);
+    if (!result) raise_routed_error(name);
     return result;
 }
 
+/// Positional arguments up to this many go to NumPy through vectorcall from a stack array.
+constexpr Py_ssize_t kStack = 8;
+
 } // namespace
 
-namespace {
-/// An exception class of Python's or NumPy's (what bad input to a NumPy function raises), not
-/// one of the program's own (a signal handler's timeout, a callback's error): only those are named.
-bool python_or_numpy_error(PyObject *value) {
-    nb::object module = nb::steal(PyObject_GetAttrString((PyObject *) Py_TYPE(value), "__module__"));
-    if (!module || !PyUnicode_Check(module.ptr())) {
-        PyErr_Clear();
-        return false;
+nb::object as_numpy_result(nb::object r) {
+    PyObject *o = r.ptr();
+    if (is_array(o)) {
+        Array &a = array_of(o);
+        return stands_for_scalar(a) ? nb::borrow(scalar_of(a)) : r;
     }
-    std::string m = nb::cast<std::string>(nb::handle(module.ptr()));
-    return m == "builtins" || m == "numpy" || m.rfind("numpy.", 0) == 0 || m == "wsarray" ||
-           m.rfind("wsarray.", 0) == 0;
-}
-
-/// Is this one of wsarray's own errors, which name the function in the message ("wsarray.fn(): ...")?
-bool own_message(PyObject *value) {
-    nb::object text = nb::steal(PyObject_Str(value));
-    if (!text) {
-        PyErr_Clear();
-        return false;
+    if (!PyTuple_Check(o)) return r;
+    Py_ssize_t n = PyTuple_GET_SIZE(o);
+    bool any = false;
+    for (Py_ssize_t i = 0; i < n && !any; ++i) {
+        PyObject *item = PyTuple_GET_ITEM(o, i);
+        any = is_array(item) && stands_for_scalar(array_of(item));
     }
-    nb::str mark("wsarray.");
-    return PyUnicode_Tailmatch(text.ptr(), mark.ptr(), 0, 8, -1) == 1;
-}
-
-/// The file name of the traceback entries that name wsarray's functions.
-constexpr const char *kTracebackFile = "<wsarray>";
-
-/// Is the outermost traceback entry so far one of wsarray's (a wsarray function nearer the error
-/// named it already)?
-bool named_in_traceback(PyObject *tb) {
-    if (!tb || !PyTraceBack_Check(tb)) return false;
-    PyFrameObject *frame = ((PyTracebackObject *) tb)->tb_frame;
-    if (!frame) return false;
-    PyCodeObject *code = PyFrame_GetCode(frame);
-    bool ours = PyUnicode_CompareWithASCIIString(code->co_filename, kTracebackFile) == 0;
-    Py_DECREF(code);
-    return ours;
-}
-} // namespace
-
-void name_error_for(const char *name) {
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    // The class and message stay NumPy's (drop-in code prints, matches and doctests them); the
-    // function appears in the traceback as an entry of its own, as a Python function would (the
-    // way Cython names compiled functions): File "<wsarray>", line 1, in wsarray.reshape.
-    PyFrameObject *frame = nullptr;
-    if (value && PyObject_TypeCheck(value, (PyTypeObject *) PyExc_Exception) && python_or_numpy_error(value) &&
-        !own_message(value) && !named_in_traceback(tb)) {
-        std::string fn = "wsarray." + std::string(name);
-        PyCodeObject *code = PyCode_NewEmpty(kTracebackFile, fn.c_str(), 1);
-        PyObject *globals = code ? PyDict_New() : nullptr;
-        if (globals) frame = PyFrame_New(PyThreadState_Get(), code, globals, nullptr);
-        Py_XDECREF(globals);
-        Py_XDECREF(code);
-        if (!frame) PyErr_Clear();
-    }
-    PyErr_Restore(type, value, tb);
-    if (frame) {
-        PyTraceBack_Here(frame);  // on failure (no memory) the error stays pending, chained
-        Py_DECREF(frame);
-    }
-}
-
-void raise_routed_error(const char *name) { raise_call_error(name); }
-
-void raise_pending(const char *name) {
-    name_error_for(name);
-    throw nb::python_error();
+    if (!any) return r;
+    nb::object out = nb::steal(PyTuple_New(n));
+    if (!out) throw nb::python_error();
+    for (Py_ssize_t i = 0; i < n; ++i)
+        PyTuple_SET_ITEM(out.ptr(), i, as_numpy_result(nb::borrow(PyTuple_GET_ITEM(o, i))).release().ptr());
+    return same_tuple_type(o, std::move(out));
 }
 
 nb::object wrap_derived(nb::handle r, Array &a, nb::handle source) {
@@ -524,11 +308,6 @@ nb::object wrap_ndarray(nb::handle nd, nb::handle source) {
         seen.add(array_of(source.ptr()).data().ptr(), source.ptr());
     return nb::steal(wrap(nd.ptr(), seen));
 }
-
-namespace {
-/// Positional arguments up to this many go to NumPy through vectorcall from a stack array.
-constexpr Py_ssize_t kStack = 8;
-} // namespace
 
 nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, PyObject *self_array) {
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
@@ -582,7 +361,7 @@ nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args,
         for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(tuple.ptr(), i, nb::handle(args[i]).inc_ref().ptr());
         result = retry_with_array_like_shims(name, func, tuple.ptr(), kwargs, self_array);
     }
-    if (!result) raise_call_error(name);
+    if (!result) raise_routed_error(name);
     return result;
 }
 
