@@ -63,16 +63,14 @@ PyObject *get_ndim(PyObject *s, void *) {
     return guarded([&] {
         Array &a = self_of(s, "Array.ndim");
         return PyLong_FromLong(stands_for_scalar(a) ? 0 : ndarray_ndim(a.data().ptr()));
-    },
-                   (PyObject *) nullptr);
+    }, (PyObject *) nullptr);
 }
 
 PyObject *get_size(PyObject *s, void *) {
     return guarded([&] {
         Array &a = self_of(s, "Array.size");
         return PyLong_FromSsize_t(stands_for_scalar(a) ? 1 : ndarray_size(a.data().ptr()));
-    },
-                   (PyObject *) nullptr);
+    }, (PyObject *) nullptr);
 }
 
 PyGetSetDef array_getset[] = {
@@ -120,7 +118,10 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
         if (is_array(w.ptr())) a.base = w;
         return w;
     });
-    cls.def_prop_ro("device", [](nb::handle s) { self_of(s, "Array.device"); return nb::str("cpu"); });
+    cls.def_prop_ro("device", [](nb::handle s) {
+        self_of(s, "Array.device");
+        return nb::str("cpu");
+    });
     cls.def_prop_ro("T", [](nb::handle s) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";
         // NumPy programs use v.T on vectors).
@@ -144,7 +145,8 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
             nb::object f = nb::borrow(scalar_of(a)).attr("resize");
             return apply("Array.resize", f.ptr(), args.ptr(), kwargs.ptr());
         }
-        nb::object refcheck = kwargs.contains("refcheck") ? nb::object(kwargs["refcheck"]) : nb::object(nb::bool_(true));
+        nb::object refcheck =
+            kwargs.contains("refcheck") ? nb::object(kwargs["refcheck"]) : nb::object(nb::bool_(true));
         int check = PyObject_IsTrue(refcheck.ptr());
         if (check < 0) raise_pending("Array.resize");
         if (check && Py_REFCNT(s.ptr()) > 2)

@@ -20,14 +20,11 @@ std::string stale_repr(const Array &a) {
     case wsa::DestroyReason::Alive:
         why = "cycle " + std::to_string(a.token.generation) + " of '" + ws.name() + "' ended";
         break;
-    case wsa::DestroyReason::ThreadExit:
-        why = "workspace '" + ws.name() + "' ended with its thread";
-        break;
+    case wsa::DestroyReason::ThreadExit: why = "workspace '" + ws.name() + "' ended with its thread"; break;
     case wsa::DestroyReason::Fork:
         why = "workspace '" + ws.name() + "' belonged to another thread of the parent process";
         break;
-    default:
-        why = "workspace '" + ws.name() + "' was destroyed";
+    default: why = "workspace '" + ws.name() + "' was destroyed";
     }
     return "<wsarray.Array stale: " + why + ">";
 }
@@ -42,13 +39,13 @@ void export_array_conversions(nb::class_<Array> &cls) {
         if (r < 0) raise_pending("Array.__bool__");
         return r == 1;
     });
-#define WSA_CONVERT(py, expr)                                                                      \
-    cls.def(py, [](nb::handle s) {                                                               \
-        Array &a = self_of(s, "Array." py);                                                      \
-        PyObject *d = stands_for_scalar(a) ? scalar_of(a) : a.data().ptr();                      \
-        nb::object r = nb::steal(expr);                                                          \
-        if (!r) raise_pending("Array." py);                                                      \
-        return r;                                                                                \
+#define WSA_CONVERT(py, expr)                                               \
+    cls.def(py, [](nb::handle s) {                                          \
+        Array &a = self_of(s, "Array." py);                                 \
+        PyObject *d = stands_for_scalar(a) ? scalar_of(a) : a.data().ptr(); \
+        nb::object r = nb::steal(expr);                                     \
+        if (!r) raise_pending("Array." py);                                 \
+        return r;                                                           \
     });
     WSA_CONVERT("__int__", PyNumber_Long(d))
     WSA_CONVERT("__float__", PyNumber_Float(d))

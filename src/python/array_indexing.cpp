@@ -72,16 +72,16 @@ PyObject *iterator_self(PyObject *self) {
     return self;
 }
 
-PyType_Slot iterator_slots[] = {{Py_tp_iter, (void *) iterator_self},
-                                {Py_tp_iternext, (void *) array_iternext},
-                                {0, nullptr}};
+PyType_Slot iterator_slots[] = {
+    {Py_tp_iter, (void *) iterator_self}, {Py_tp_iternext, (void *) array_iternext}, {0, nullptr}};
 
 /// iter(a), as a type slot: a failing iter() (what np.iterable() and matplotlib ask of every
 /// scalar result) sets its TypeError without a C++ exception, as cheaply as NumPy's.
 PyObject *array_iter(PyObject *self) {
     try {
         Array &a = self_of(self, "Array.__iter__");
-        if (stands_for_scalar(a) || ndarray_ndim(a.data().ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
+        if (stands_for_scalar(a) ||
+            ndarray_ndim(a.data().ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
             if (stands_for_scalar(a)) {
                 PyErr_Format(PyExc_TypeError, "wsarray.Array.__iter__(): '%s' object is not iterable",
                              Py_TYPE(scalar_of(a))->tp_name);
@@ -181,7 +181,8 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
                 } catch (nb::python_error &) {
                     v = numpys_verdict();
                 }
-                if (target_ndim >= 0 && is_array(v.ptr()) && nb::cast<int>(array_of(v.ptr()).data().attr("ndim")) > target_ndim)
+                if (target_ndim >= 0 && is_array(v.ptr()) &&
+                    nb::cast<int>(array_of(v.ptr()).data().attr("ndim")) > target_ndim)
                     v = numpys_verdict();
             }
         }

@@ -9,10 +9,10 @@ namespace wsa_py {
 
 /// NumPy callables the operators use, looked up once (never released: they live as long as NumPy).
 struct NumpyOps {
-    PyObject *add, *subtract, *multiply, *true_divide, *floor_divide, *remainder, *power, *matmul,
-        *bitwise_and, *bitwise_or, *bitwise_xor, *left_shift, *right_shift, *negative, *positive,
-        *absolute, *invert, *less, *less_equal, *equal, *not_equal, *greater, *greater_equal,
-        *divmod, *getitem, *setitem, *array, *copy, *numpy, *eq, *ne,
+    PyObject *add, *subtract, *multiply, *true_divide, *floor_divide, *remainder, *power, *matmul, *bitwise_and,
+        *bitwise_or, *bitwise_xor, *left_shift, *right_shift, *negative, *positive, *absolute, *invert, *less,
+        *less_equal, *equal, *not_equal, *greater, *greater_equal, *divmod, *getitem, *setitem, *array, *copy, *numpy,
+        *eq, *ne,
         *setattr,  ///< builtins.setattr (a.real = ..., through the engine)
         *pow,  ///< operator.pow: ndarray's ** has fast paths (x ** 2 is np.square, keeping bool -> int8)
         *imatmul;  ///< operator.imatmul: ndarray's @= checks the result keeps the target's shape

@@ -49,9 +49,9 @@ void export_array_membership(nb::class_<Array> &cls) {
         std::string name = text_arg(name_arg, "Array.leverage_to", "the workspace name");
         auto ws = wsa::ThreadWorkspaces::current().find(name);
         if (!ws || !wsa::is_open_in(current_stack(), ws.get()))
-            raise(WorkspaceError, "wsarray.Array.leverage_to(): workspace '" + name + "' has no open "
-                                  "cycle on this thread; leverage_to() copies into a workspace whose "
-                                  "'with' block encloses the current code");
+            raise(WorkspaceError, "wsarray.Array.leverage_to(): workspace '" + name +
+                                      "' has no open cycle on this thread; leverage_to() copies into a workspace "
+                                      "whose 'with' block encloses the current code");
         if (a.token.ws == ws) return nb::borrow(s);
         return copy_into(s, ws.get(), "Array.leverage_to");
     }, nb::arg("name").none(), "A copy in the named open workspace (the array itself if it is there already).");

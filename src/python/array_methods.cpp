@@ -43,6 +43,7 @@ struct Method {
     UfuncCache *cache = nullptr;   ///< Extreme: NumPy's loop per dtype (lives as long as the type)
 };
 
+// clang-format off: a table laid out by hand
 std::array<Method, 23> methods = {{
     {"sum", Kind::Sum},         {"mean", Kind::Sum},        {"max", Kind::Extreme, "maximum"},
     {"min", Kind::Extreme, "minimum"}, {"prod", Kind::Reduce, "multiply"},
@@ -54,6 +55,7 @@ std::array<Method, 23> methods = {{
     {"reshape", Kind::Direct},  {"transpose", Kind::Direct}, {"ravel", Kind::Direct},
     {"flatten", Kind::Direct},  {"copy", Kind::Direct},     {"astype", Kind::Direct},
 }};
+// clang-format on
 
 /// The keywords of a vectorcall as a dict (null: none).
 nb::object keyword_dict(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
@@ -115,8 +117,8 @@ PyObject *method_entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
 }
 
 template <std::size_t... I> std::array<PyMethodDef, sizeof...(I)> method_defs(std::index_sequence<I...>) {
-    return {{{methods[I].name, (PyCFunction) (void (*)(void)) method_entry<I>, METH_FASTCALL | METH_KEYWORDS,
-              nullptr}...}};
+    return {
+        {{methods[I].name, (PyCFunction) (void (*)(void)) method_entry<I>, METH_FASTCALL | METH_KEYWORDS, nullptr}...}};
 }
 
 } // namespace

@@ -30,11 +30,13 @@ void load_scalar_ops() {
     nb::module_ np = nb::module_::import_("numpy");
     nb::module_ op = nb::module_::import_("operator");
     nb::module_ builtins = nb::module_::import_("builtins");
+    // clang-format off: a table laid out by hand
     const char *pairs[][2] = {{"add", "add"}, {"subtract", "sub"}, {"multiply", "mul"},
                               {"true_divide", "truediv"}, {"floor_divide", "floordiv"},
                               {"remainder", "mod"}, {"bitwise_and", "and_"}, {"bitwise_or", "or_"},
                               {"bitwise_xor", "xor"}, {"left_shift", "lshift"},
                               {"right_shift", "rshift"}, {"matmul", "matmul"}};
+    // clang-format on
     for (auto &p : pairs) scalar_ops[n_scalar_ops++] = {lookup(np, p[0]), lookup(op, p[1])};
     scalar_ops[n_scalar_ops++] = {lookup(np, "divmod"), lookup(builtins, "divmod")};
 }
@@ -55,15 +57,14 @@ void load_ops() {
     nb::module_ op = nb::module_::import_("operator");
     ops = {lookup(np, "add"), lookup(np, "subtract"), lookup(np, "multiply"), lookup(np, "true_divide"),
            lookup(np, "floor_divide"), lookup(np, "remainder"), lookup(np, "power"), lookup(np, "matmul"),
-           lookup(np, "bitwise_and"), lookup(np, "bitwise_or"), lookup(np, "bitwise_xor"),
-           lookup(np, "left_shift"), lookup(np, "right_shift"), lookup(np, "negative"),
-           lookup(np, "positive"), lookup(np, "absolute"), lookup(np, "invert"),
+           lookup(np, "bitwise_and"), lookup(np, "bitwise_or"), lookup(np, "bitwise_xor"), lookup(np, "left_shift"),
+           lookup(np, "right_shift"), lookup(np, "negative"), lookup(np, "positive"), lookup(np, "absolute"),
+           lookup(np, "invert"),
            // Comparisons fall back to ndarray's own operators: for operands NumPy cannot convert
            // (a != (4, "ii"), a == None) they answer as ndarray does, unlike the ufuncs.
-           lookup(op, "lt"), lookup(op, "le"), lookup(op, "eq"), lookup(op, "ne"), lookup(op, "gt"),
-           lookup(op, "ge"), lookup(np, "divmod"), lookup(op, "getitem"),
-           lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"), np.inc_ref().ptr(),
-           lookup(op, "eq"), lookup(op, "ne"), lookup(nb::module_::import_("builtins"), "setattr"),
+           lookup(op, "lt"), lookup(op, "le"), lookup(op, "eq"), lookup(op, "ne"), lookup(op, "gt"), lookup(op, "ge"),
+           lookup(np, "divmod"), lookup(op, "getitem"), lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"),
+           np.inc_ref().ptr(), lookup(op, "eq"), lookup(op, "ne"), lookup(nb::module_::import_("builtins"), "setattr"),
            lookup(op, "pow"), lookup(op, "imatmul")};
 }
 
@@ -102,7 +103,8 @@ template <class Compute> PyObject *on_scalar_pair(const char *name, PyObject *x,
     if (!x_scalar) return nullptr;
     bool y_scalar = is_array(y) ? stands_for_scalar(array_of(y)) : is_plain_number(y);
     if (!y_scalar) return nullptr;
-    nb::object r = nb::steal(compute(is_array(x) ? scalar_of(array_of(x)) : x, is_array(y) ? scalar_of(array_of(y)) : y));
+    nb::object r =
+        nb::steal(compute(is_array(x) ? scalar_of(array_of(x)) : x, is_array(y) ? scalar_of(array_of(y)) : y));
     if (!r) raise_pending(name);
     if (is_numpy_scalar(r.ptr())) return make_scalar_result(r.ptr());
     return r.release().ptr();
@@ -128,8 +130,8 @@ nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
         return nb::borrow(Py_NotImplemented);
     PyObject *op = operator_for(f, x, y);
     // Python's operators already (comparisons, **) or swapped in by operator_for: try scalars.
-    if (op != f || f == ops.less || f == ops.less_equal || f == ops.equal || f == ops.not_equal ||
-        f == ops.greater || f == ops.greater_equal || f == ops.pow)
+    if (op != f || f == ops.less || f == ops.less_equal || f == ops.equal || f == ops.not_equal || f == ops.greater ||
+        f == ops.greater_equal || f == ops.pow)
         if (PyObject *r = scalar_call2(name, op, x, y)) return nb::steal(r);
     f = op;
     PyObject *args[2] = {x.ptr(), y.ptr()};  // no argument tuple
@@ -143,9 +145,8 @@ namespace {
 /// Plain Python values, ndarrays, NumPy scalars and Arrays never defer (no lookup for them).
 bool should_defer(PyObject *other) {
     if (is_array(other) || other == Py_None || PyLong_CheckExact(other) || PyFloat_CheckExact(other) ||
-        PyBool_Check(other) || PyComplex_CheckExact(other) || PyList_CheckExact(other) ||
-        PyTuple_CheckExact(other) || PyUnicode_CheckExact(other) || is_ndarray_exact(other) ||
-        is_numpy_scalar(other))
+        PyBool_Check(other) || PyComplex_CheckExact(other) || PyList_CheckExact(other) || PyTuple_CheckExact(other) ||
+        PyUnicode_CheckExact(other) || is_ndarray_exact(other) || is_numpy_scalar(other))
         return false;
     static PyObject *name = PyUnicode_InternFromString("__array_ufunc__");
     return _PyType_Lookup(Py_TYPE(other), name) == Py_None;
@@ -196,9 +197,8 @@ struct BinarySlot {
 /// `x op y` when both are scalars (`s += a[i]`, `x * x` in element loops): on_scalar_pair() with
 /// Python's operator (`op`), or the comparison `cmp` when `op` is null.
 PyObject *scalar_pair(const char *name, binaryfunc op, int cmp, PyObject *x, PyObject *y) {
-    return on_scalar_pair(name, x, y, [op, cmp](PyObject *a, PyObject *b) {
-        return op ? op(a, b) : PyObject_RichCompare(a, b, cmp);
-    });
+    return on_scalar_pair(
+        name, x, y, [op, cmp](PyObject *a, PyObject *b) { return op ? op(a, b) : PyObject_RichCompare(a, b, cmp); });
 }
 
 template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
@@ -214,6 +214,7 @@ template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
 PyObject *power2(PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }
 
 using wsa::BinaryOp;
+// clang-format off: a table laid out by hand
 constexpr BinarySlot kAdd{"Array.__add__", "Array.__radd__", true, BinaryOp::Add, &NumpyOps::add, PyNumber_Add};
 constexpr BinarySlot kSub{"Array.__sub__", "Array.__rsub__", true, BinaryOp::Sub, &NumpyOps::subtract,
                           PyNumber_Subtract};
@@ -227,6 +228,7 @@ constexpr BinarySlot kMod{"Array.__mod__", "Array.__rmod__", false, BinaryOp::Ad
                           PyNumber_Remainder};
 // ndarray's ** runs operator.pow (its fast paths: x ** 2 is np.square).
 constexpr BinarySlot kPow{"Array.__pow__", "Array.__rpow__", false, BinaryOp::Add, &NumpyOps::pow, power2};
+// clang-format on
 
 /// x ** y (both orders); a three-argument pow() is refused as ndarray refuses it.
 PyObject *power_slot(PyObject *x, PyObject *y, PyObject *modulo) {
@@ -300,22 +302,21 @@ void export_array_operators(nb::module_ &m, nb::class_<Array> &cls) {
     load_scalar_ops();
     m.def("_set_operator", &set_operator, nb::arg("name"), nb::arg("func"));
 
-#define WSA_BINARY(py, rpy, ipy, f)                                                                \
-    cls.def(py, [](nb::handle s, nb::handle o) {                                                 \
-        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);                         \
-        return call2("Array." py, ops.f, s, o);                                                  \
-    },                                                                                           \
-            nb::arg("other").none());                                                             \
-    cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); },    \
-            nb::arg("other").none());                                                             \
-    cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); },  \
+#define WSA_BINARY(py, rpy, ipy, f)                                                             \
+    cls.def(py, [](nb::handle s, nb::handle o) {                                                \
+        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);                        \
+        return call2("Array." py, ops.f, s, o);                                                 \
+    }, nb::arg("other").none());                                                                \
+    cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); },   \
+            nb::arg("other").none());                                                           \
+    cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); }, \
             nb::arg("other").none());
     // x + y and y + x are type slots (binary_slot); the in-place forms are methods, and those with
     // a float64 fast path (fast_float64.h) try it first.
-#define WSA_INPLACE_FAST(ipy, f, OP)                                                                  \
-    cls.def(ipy, [](nb::handle s, nb::handle o) {                                                     \
-        if (fast_inplace(OP, s.ptr(), o.ptr(), "Array." ipy)) return nb::borrow(s);                  \
-        return inplace("Array." ipy, ops.f, s, o);                                                    \
+#define WSA_INPLACE_FAST(ipy, f, OP)                                                \
+    cls.def(ipy, [](nb::handle s, nb::handle o) {                                   \
+        if (fast_inplace(OP, s.ptr(), o.ptr(), "Array." ipy)) return nb::borrow(s); \
+        return inplace("Array." ipy, ops.f, s, o);                                  \
     }, nb::arg("other").none());
     WSA_INPLACE_FAST("__iadd__", add, wsa::BinaryOp::Add)
     WSA_INPLACE_FAST("__isub__", subtract, wsa::BinaryOp::Sub)
@@ -323,8 +324,9 @@ void export_array_operators(nb::module_ &m, nb::class_<Array> &cls) {
     WSA_INPLACE_FAST("__itruediv__", true_divide, wsa::BinaryOp::Div)
 #undef WSA_INPLACE_FAST
     // x // y, x % y (both orders) are type slots (binary_slot); the in-place forms are methods.
-    cls.def("__ifloordiv__", [](nb::handle s, nb::handle o) { return inplace("Array.__ifloordiv__", ops.floor_divide, s, o); },
-            nb::arg("other").none());
+    cls.def("__ifloordiv__", [](nb::handle s, nb::handle o) {
+        return inplace("Array.__ifloordiv__", ops.floor_divide, s, o);
+    }, nb::arg("other").none());
     cls.def("__imod__", [](nb::handle s, nb::handle o) { return inplace("Array.__imod__", ops.remainder, s, o); },
             nb::arg("other").none());
     // x ** y and y ** x: the nb_power slot (power_slot).

@@ -90,7 +90,8 @@ void export_array_protocols(nb::class_<Array> &cls) {
         if (nb::cast<std::string>(method) != "__call__") name += "." + nb::cast<std::string>(method);
         return apply(name.c_str(), f.ptr(), inputs.ptr(), kwargs.ptr());
     });
-    cls.def("__array_function__", [](nb::handle, nb::handle func, nb::handle /* types */, nb::tuple args, nb::dict kwargs) {
+    cls.def("__array_function__",
+            [](nb::handle, nb::handle func, nb::handle /* types */, nb::tuple args, nb::dict kwargs) {
         std::string name = nb::cast<std::string>(func.attr("__name__"));
         return apply(name.c_str(), func.ptr(), args.ptr(), kwargs.ptr());
     });
@@ -109,12 +110,14 @@ void export_array_protocols(nb::class_<Array> &cls) {
         Array &a = self_of(s, "Array.__dlpack__");
         nb::object f = a.data().attr("__dlpack__");
         nb::object r = nb::steal(PyObject_Call(f.ptr(), nb::tuple().ptr(), kwargs.ptr()));
-        if (!r) { name_error_for("Array.__dlpack__"); throw nb::python_error(); }
+        if (!r) {
+            name_error_for("Array.__dlpack__");
+            throw nb::python_error();
+        }
         return r;
     });
-    cls.def("__dlpack_device__", [](nb::handle s) {
-        return self_of(s, "Array.__dlpack_device__").data().attr("__dlpack_device__")();
-    });
+    cls.def("__dlpack_device__",
+            [](nb::handle s) { return self_of(s, "Array.__dlpack_device__").data().attr("__dlpack_device__")(); });
     cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle /* stream: CPU has none */) {
         self_of(s, "Array.to_device");
         if (!(nb::isinstance<nb::str>(device) && nb::cast<std::string>(device) == "cpu"))
@@ -122,7 +125,6 @@ void export_array_protocols(nb::class_<Array> &cls) {
                                         nb::cast<std::string>(nb::repr(device)) + "; this build has 'cpu'");
         return nb::borrow(s);
     }, nb::arg("device").none(), nb::kw_only(), nb::arg("stream") = nb::none());
-
 
     // Copies of a scalar result are scalar results (x[()] of the 0-d array gives NumPy's scalar).
     cls.def("__copy__", [](nb::handle s) {
@@ -145,9 +147,7 @@ void export_array_protocols(nb::class_<Array> &cls) {
         bool intact = a.token.ws && a.token.ws->alive();
         if (!intact) self_of(s, "Array.__reduce__");
         nb::module_ ws = nb::module_::import_("wsarray");
-        if (stands_for_scalar(a))
-            return nb::make_tuple(ws.attr("_rebuild_scalar"),
-                                  nb::make_tuple(attribute_owner(a)));
+        if (stands_for_scalar(a)) return nb::make_tuple(ws.attr("_rebuild_scalar"), nb::make_tuple(attribute_owner(a)));
         return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(a.data().attr("copy")()));
     });
     cls.attr("__array_priority__") = 100;

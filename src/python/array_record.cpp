@@ -29,18 +29,17 @@ void raise_stale(const Array &a, const char *fn) {
         raise(WorkspaceError, where + "this array belonged to workspace '" + ws.name() +
                                   "', which was destroyed. Call .detach() on arrays you need before "
                                   "destroying their workspace.");
-    std::string now = ws.cycle_open() ? "it is now in cycle " + std::to_string(ws.generation())
-                                      : "it has no open cycle now";
+    std::string now =
+        ws.cycle_open() ? "it is now in cycle " + std::to_string(ws.generation()) : "it has no open cycle now";
     if (!ws.stale_hint().empty())
         raise(WorkspaceError, where + "this array was made in cycle " + std::to_string(a.token.generation) +
                                   " of workspace '" + ws.name() + "', and that cycle has ended. " + ws.stale_hint());
-    raise(WorkspaceError,
-          where + "this array was made in cycle " + std::to_string(a.token.generation) +
-              " of workspace '" + ws.name() + "', and that cycle has ended (" + now +
-              "). Arrays of a workspace are valid only during the cycle that made them. To keep a "
-              "result, call "
-              ".detach() (or .leverage_to('<outer workspace>')) on it inside the 'with "
-              "wsarray.workspace(\"" + ws.name() + "\")' block.");
+    raise(WorkspaceError, where + "this array was made in cycle " + std::to_string(a.token.generation) +
+                              " of workspace '" + ws.name() + "', and that cycle has ended (" + now +
+                              "). Arrays of a workspace are valid only during the cycle that made them. To keep a "
+                              "result, call .detach() (or .leverage_to('<outer workspace>')) on it inside the "
+                              "'with wsarray.workspace(\"" +
+                              ws.name() + "\")' block.");
 }
 
 Token token_for(PyObject *o) {

@@ -90,7 +90,8 @@ void link_holder(PyObject *o);
 inline PyObject *make_array(PyObject *nd, Token token, bool from_scalar = false, PyObject *base = nullptr) {
     nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
     bool attached = (bool) token.ws;
-    new (nb::inst_ptr<Array>(inst)) Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
+    new (nb::inst_ptr<Array>(inst))
+        Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
     nb::inst_mark_ready(inst);
     if (attached) link_holder(inst.ptr());
     return inst.release().ptr();

@@ -47,8 +47,8 @@ void export_array(nb::module_ &m) {
 #endif
     // The type slots of every concern, in one list (the type copies them when it is created).
     std::vector<PyType_Slot> slots;
-    for (const PyType_Slot *group : {array_operator_slots, array_indexing_slots, array_attribute_slots,
-                                     array_protocol_slots})
+    for (const PyType_Slot *group :
+         {array_operator_slots, array_indexing_slots, array_attribute_slots, array_protocol_slots})
         for (const PyType_Slot *s = group; s->slot; ++s) slots.push_back(*s);
     slots.push_back({0, nullptr});
 
@@ -71,8 +71,7 @@ void export_array(nb::module_ &m) {
         // Put into the type's dict directly: setattr(type, "__class__") would set the metaclass.
         nb::object getter = nb::cpp_function([](nb::handle s) -> nb::object {
             Array &a = array_of(s.ptr());
-            if (stands_for_scalar(a))
-                return nb::borrow((PyObject *) Py_TYPE(scalar_of(a)));
+            if (stands_for_scalar(a)) return nb::borrow((PyObject *) Py_TYPE(scalar_of(a)));
             return nb::borrow((PyObject *) Py_TYPE(s.ptr()));
         });
         nb::object prop = nb::module_::import_("builtins").attr("property")(getter);

@@ -142,7 +142,8 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
         }
         PyObject *base = seen.array_holding(ndarray_base(r));
         // A block allocated during this call (and held by the result): its workspace is known.
-        if (wsa::Workspace *ws = routed_owner_of(ndarray_data(r))) return make_array(r, token_of_target(ws), false, base);
+        if (wsa::Workspace *ws = routed_owner_of(ndarray_data(r)))
+            return make_array(r, token_of_target(ws), false, base);
         return new_array(r, false, base);
     }
     if (is_numpy_scalar(r)) {
@@ -204,8 +205,7 @@ void raise_if_lost(const RouteGuard &route, const char *name) {
 /// The arguments' bookkeeping, starting with the Array a method is called on (if any).
 Seen seen_with_self(PyObject *self_array) {
     Seen seen;
-    if (self_array && !stands_for_scalar(array_of(self_array)))
-        seen.add(array_of(self_array).data().ptr(), self_array);
+    if (self_array && !stands_for_scalar(array_of(self_array))) seen.add(array_of(self_array).data().ptr(), self_array);
     return seen;
 }
 
@@ -248,8 +248,7 @@ nb::object retry_with_array_like_shims(const char *name, PyObject *func, PyObjec
 }
 
 /// apply() for calls with many positional arguments: through a new argument tuple.
-nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen,
-                       bool may_retry) {
+nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen, bool may_retry) {
     nb::object uargs = nb::steal(unwrap(args, name, seen));
     nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);
     clear_allocation_error();
@@ -318,8 +317,8 @@ nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwa
     return apply_vector(name, func, &PyTuple_GET_ITEM(args, 0), nargs, kwargs, self_array);
 }
 
-nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwargs, PyObject *self_array, Py_ssize_t first_out) {
+nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs,
+                        PyObject *self_array, Py_ssize_t first_out) {
     Seen seen = seen_with_self(self_array);
     for (Py_ssize_t k = first_out; first_out >= 0 && k < std::min<Py_ssize_t>(nargs, first_out + 4); ++k)
         if (is_ndarray_exact(args[k])) seen.numpy_outs[k - first_out] = args[k];

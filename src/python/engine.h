@@ -11,13 +11,12 @@ namespace wsa_py {
 /// ndarray in the result wrapped. Errors name `name` ("wsarray.<name>()").
 /// `self_array`: the Array a method is called on (a view of it gets it as its base; a result that
 /// is its ndarray comes back as the Array itself, as NumPy returns self).
-nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs,
-                 PyObject *self_array = nullptr);
+nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, PyObject *self_array = nullptr);
 /// apply() with the positional arguments as an array (a vectorcall's). `first_out`: the position
 /// from which positional arguments are a ufunc's out arrays (-1: none); NumPy ndarrays given
 /// there are returned as they are, as NumPy returns out arrays (np.add(x, 1, o) is o).
-nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwargs, PyObject *self_array = nullptr, Py_ssize_t first_out = -1);
+nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs,
+                        PyObject *self_array = nullptr, Py_ssize_t first_out = -1);
 
 /// Is a wsarray.Array among the arguments (also inside their lists and tuples)?
 bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);

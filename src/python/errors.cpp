@@ -114,14 +114,13 @@ void raise_routed_error(const char *name) {
 
 void export_errors(nb::module_ &m) {
     WorkspaceError = PyErr_NewExceptionWithDoc(
-        "wsarray.WorkspaceError",
-        "Misuse of a workspace, or use of an array whose workspace cycle has ended.",
+        "wsarray.WorkspaceError", "Misuse of a workspace, or use of an array whose workspace cycle has ended.",
         PyExc_RuntimeError, nullptr);
     nb::object bases = nb::make_tuple(nb::handle(WorkspaceError), nb::handle(PyExc_MemoryError));
     WorkspaceMemoryError = PyErr_NewExceptionWithDoc(
         "wsarray.WorkspaceMemoryError",
-        "A workspace could not satisfy an allocation under its policy (spill='fail' or max_size).",
-        bases.ptr(), nullptr);
+        "A workspace could not satisfy an allocation under its policy (spill='fail' or max_size).", bases.ptr(),
+        nullptr);
     m.attr("WorkspaceError") = nb::handle(WorkspaceError);
     m.attr("WorkspaceMemoryError") = nb::handle(WorkspaceMemoryError);
 }

@@ -35,8 +35,7 @@ struct Operand {
 
 /// A float64 ndarray whose rows are contiguous: fill its grid. False for other layouts.
 bool grid_of(PyArrayObject *nd, Operand &op) {
-    if (PyArray_TYPE(nd) != NPY_DOUBLE || !PyArray_ISNOTSWAPPED(nd) || !PyArray_ISALIGNED(nd))
-        return false;
+    if (PyArray_TYPE(nd) != NPY_DOUBLE || !PyArray_ISNOTSWAPPED(nd) || !PyArray_ISALIGNED(nd)) return false;
     int ndim = PyArray_NDIM(nd);
     npy_intp *shape = PyArray_DIMS(nd), *strides = PyArray_STRIDES(nd);
     op.grid.data = (const double *) PyArray_DATA(nd);
@@ -190,12 +189,23 @@ void report_fp_errors(wsa::BinaryOp op, int flags) {
     const char *name = ufunc_name(op);
     if (!flags || !name) return;
     constexpr double inf = std::numeric_limits<double>::infinity();
-    struct Case { int flag; double x, y; };
+    struct Case {
+        int flag;
+        double x, y;
+    };
     // Values per ufunc that raise one flag each; NumPy checks divide, over, under, invalid.
-    Case cases[4] = {{wsa::kDivideByZero, 1.0, 0.0}, {wsa::kOverflow, 1e308, 1e308},
-                     {wsa::kUnderflow, 1e-300, 1e-300}, {wsa::kInvalid, inf, -inf}};
-    if (op == wsa::BinaryOp::Sub) { cases[1] = {wsa::kOverflow, -1e308, 1e308}; cases[3] = {wsa::kInvalid, inf, inf}; }
-    if (op == wsa::BinaryOp::Mul) { cases[1] = {wsa::kOverflow, 1e308, 10.0}; cases[3] = {wsa::kInvalid, 0.0, inf}; }
+    Case cases[4] = {{wsa::kDivideByZero, 1.0, 0.0},
+                     {wsa::kOverflow, 1e308, 1e308},
+                     {wsa::kUnderflow, 1e-300, 1e-300},
+                     {wsa::kInvalid, inf, -inf}};
+    if (op == wsa::BinaryOp::Sub) {
+        cases[1] = {wsa::kOverflow, -1e308, 1e308};
+        cases[3] = {wsa::kInvalid, inf, inf};
+    }
+    if (op == wsa::BinaryOp::Mul) {
+        cases[1] = {wsa::kOverflow, 1e308, 10.0};
+        cases[3] = {wsa::kInvalid, 0.0, inf};
+    }
     if (op == wsa::BinaryOp::Div) {
         cases[1] = {wsa::kOverflow, 1e308, 1e-10};
         cases[2] = {wsa::kUnderflow, 1e-300, 1e300};
@@ -235,15 +245,14 @@ wsa::OutGrid out_grid_of(PyArrayObject *nd, std::size_t cols) {
 
 /// Run a kernel; large ones without the GIL (as NumPy's loops), so other Python threads go on.
 /// The operands stay referenced by the caller's frame meanwhile.
-int run_binary(wsa::BinaryOp op, std::size_t rows, std::size_t cols, const wsa::Grid &a,
-               const wsa::Grid &b, const wsa::OutGrid &out) {
+int run_binary(wsa::BinaryOp op, std::size_t rows, std::size_t cols, const wsa::Grid &a, const wsa::Grid &b,
+               const wsa::OutGrid &out) {
     if (rows * cols < wsa::kParallelThreshold) return wsa::binary_f64(op, rows, cols, a, b, out);
     nb::gil_scoped_release unlocked;
     return wsa::binary_f64(op, rows, cols, a, b, out);
 }
 
-void run_unary(wsa::UnaryOp op, std::size_t rows, std::size_t cols, const wsa::Grid &a,
-               const wsa::OutGrid &out) {
+void run_unary(wsa::UnaryOp op, std::size_t rows, std::size_t cols, const wsa::Grid &a, const wsa::OutGrid &out) {
     if (rows * cols < wsa::kParallelThreshold) return wsa::unary_f64(op, rows, cols, a, out);
     nb::gil_scoped_release unlocked;
     wsa::unary_f64(op, rows, cols, a, out);
@@ -254,7 +263,10 @@ void report_reduce_errors(int flags) {
     if (!(flags & (wsa::kOverflow | wsa::kInvalid))) return;
     constexpr double inf = std::numeric_limits<double>::infinity();
     nb::object reduce = nb::module_::import_("numpy").attr("add").attr("reduce");
-    struct Case { int flag; double x, y; };
+    struct Case {
+        int flag;
+        double x, y;
+    };
     for (const Case &c : {Case{wsa::kOverflow, 1e308, 1e308}, Case{wsa::kInvalid, inf, -inf}}) {
         if (!(flags & c.flag)) continue;
         npy_intp two = 2;

@@ -30,8 +30,7 @@ PyArray_Descr *canonical_numeric(PyArray_Descr *d) {
 
 /// NumPy's "numpy_1.24_ufunc_call_info" capsule (documented in ufunc._get_strided_loop).
 struct UfuncCallInfo {
-    int (*strided_loop)(void *context, char *const *data, const npy_intp *dims,
-                        const npy_intp *strides, void *auxdata);
+    int (*strided_loop)(void *context, char *const *data, const npy_intp *dims, const npy_intp *strides, void *auxdata);
     void *context;
     void *auxdata;
     npy_bool requires_pyapi;
@@ -54,8 +53,7 @@ constexpr npy_intp kReleaseGil = 500;
 
 /// A new, uninitialised C-ordered array in `target`; null with no error set if allocation failed
 /// (the general path then reports it). Steals a reference to `descr`.
-PyArrayObject *new_array_in(wsa::Workspace *target, PyArray_Descr *descr, int nd, npy_intp *dims,
-                            bool zeroed = false) {
+PyArrayObject *new_array_in(wsa::Workspace *target, PyArray_Descr *descr, int nd, npy_intp *dims, bool zeroed = false) {
     RouteGuard route(target);
     PyObject *r = zeroed ? PyArray_Zeros(nd, dims, descr, 0)
                          : PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, nullptr, nullptr, 0, nullptr);
@@ -131,8 +129,8 @@ template <class Resolve> UfuncCache::Entry *cached_loop(UfuncCache &cache, PyArr
 /// set) when NumPy would cast the input, the result is not a builtin numeric type, or the loop
 /// needs the Python API.
 bool resolve_ufunc_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in) {
-    nb::object resolved = nb::steal(PyObject_CallMethod(ufunc, "_resolve_dtypes_and_context", "((OO))",
-                                                        (PyObject *) in, Py_None));
+    nb::object resolved =
+        nb::steal(PyObject_CallMethod(ufunc, "_resolve_dtypes_and_context", "((OO))", (PyObject *) in, Py_None));
     if (!resolved || !PyTuple_Check(resolved.ptr()) || PyTuple_GET_SIZE(resolved.ptr()) != 2) return false;
     PyObject *dtypes = PyTuple_GET_ITEM(resolved.ptr(), 0);
     if (!PyTuple_Check(dtypes) || PyTuple_GET_SIZE(dtypes) != 2) return false;
@@ -158,7 +156,8 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
     if (n == 0) return nullptr;
     PyArray_Descr *in = canonical_numeric(PyArray_DESCR(nd));
     if (!in || (real_only && PyTypeNum_ISCOMPLEX(in->type_num))) return nullptr;
-    UfuncCache::Entry *entry = cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_ufunc_loop(e, ufunc, in); });
+    UfuncCache::Entry *entry =
+        cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_ufunc_loop(e, ufunc, in); });
     if (!entry) return nullptr;
     UfuncCache::Entry &e = *entry;
     wsa::Workspace *target = current_target();
@@ -219,7 +218,8 @@ PyObject *fast_reduce_all(UfuncCache &cache, PyObject *ufunc, PyObject *x, const
     if (n == 0 || n > 8192) return nullptr;
     PyArray_Descr *in = canonical_numeric(PyArray_DESCR(nd));
     if (!in || PyTypeNum_ISCOMPLEX(in->type_num)) return nullptr;
-    UfuncCache::Entry *entry = cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_reduce_loop(e, ufunc, in); });
+    UfuncCache::Entry *entry =
+        cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_reduce_loop(e, ufunc, in); });
     if (!entry) return nullptr;
     UfuncCache::Entry &e = *entry;
     wsa::Workspace *target = nullptr;  // a scalar result: ordinary memory (engine.cpp, wrap())

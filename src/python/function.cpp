@@ -68,10 +68,12 @@ void classify(Routed &r, nb::handle real_ufunc) {
         r.cache = std::make_unique<UfuncCache>();
         return;
     }
+    // clang-format off: a table laid out by hand
     for (auto [name, kind] : {std::pair<const char *, Creation>{"zeros", Creation::Zeros},
                               {"empty", Creation::Empty}, {"ones", Creation::Ones}, {"full", Creation::Full},
                               {"arange", Creation::Arange}})
         if (r.func.is(np.attr(name))) r.creation = kind;
+    // clang-format on
 }
 
 // Garbage-collector support: a Function wrapping a Python function references that function's
@@ -102,8 +104,8 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
                 return r.numpy_scalars ? as_numpy_result(nb::steal(res)).release().ptr() : res;
         if (r.creation != Creation::None)
             if (PyObject *res = fast_create(r.creation, args, nargs, kwargs)) return res;
-        nb::object res = apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs, nullptr,
-                                      r.ufunc_nin ? r.ufunc_nin : -1);
+        nb::object res =
+            apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs, nullptr, r.ufunc_nin ? r.ufunc_nin : -1);
         // The standard's 0-d arrays are for calls on wsarray arrays; given none (np.sqrt(2.0),
         // np.sum([1, 2]), NumPy scalars), a scalar result is NumPy's scalar, as NumPy returns it.
         bool array_result = is_array(res.ptr()) && !stands_for_scalar(array_of(res.ptr()));
@@ -133,9 +135,8 @@ PyObject *routed_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf
 /// stays off if nanobind ever lays instances out differently.
 constexpr Py_ssize_t kVectorcallOffset = (Py_ssize_t) (sizeof(PyObject) + 2 * sizeof(std::uint32_t));
 
-PyMemberDef routed_members[] = {
-    {"__vectorcalloffset__", T_PYSSIZET, kVectorcallOffset, READONLY, nullptr},
-    {nullptr, 0, 0, 0, nullptr}};
+PyMemberDef routed_members[] = {{"__vectorcalloffset__", T_PYSSIZET, kVectorcallOffset, READONLY, nullptr},
+                                {nullptr, 0, 0, 0, nullptr}};
 
 PyType_Slot routed_slots[] = {{Py_tp_traverse, (void *) routed_traverse},
                               {Py_tp_clear, (void *) routed_clear},
@@ -146,7 +147,8 @@ PyType_Slot routed_slots[] = {{Py_tp_traverse, (void *) routed_traverse},
 } // namespace
 
 void export_function(nb::module_ &m) {
-    auto cls = nb::class_<Routed>(m, "Function", nb::type_slots(routed_slots), "A NumPy function run with its allocations in the current workspace.");
+    auto cls = nb::class_<Routed>(m, "Function", nb::type_slots(routed_slots),
+                                  "A NumPy function run with its allocations in the current workspace.");
     cls.def("__init__", [](Routed *r, nb::object func, std::string name, nb::handle real_ufunc) {
         new (r) Routed{std::move(func), std::move(name)};
         classify(*r, real_ufunc);

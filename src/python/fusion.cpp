@@ -32,8 +32,7 @@ namespace {
 
 /// NumPy's "numpy_1.24_ufunc_call_info" capsule (documented in ufunc._get_strided_loop).
 struct CallInfo {
-    int (*strided_loop)(void *context, char *const *data, const npy_intp *dims, const npy_intp *strides,
-                        void *auxdata);
+    int (*strided_loop)(void *context, char *const *data, const npy_intp *dims, const npy_intp *strides, void *auxdata);
     void *context;
     void *auxdata;
     npy_bool requires_pyapi;
@@ -92,9 +91,18 @@ int run_block(const Plan &p, Buffers &b, npy_intp r, npy_intp c, npy_intp n) {
         auto add = [&](int slot) {
             const Slot &s = p.slots[(std::size_t) slot];
             switch (s.kind) {
-            case Slot::Array: data[k] = s.data + r * s.row_stride + c * s.elem_stride; strides[k] = s.elem_stride; break;
-            case Slot::Scalar: data[k] = s.data; strides[k] = 0; break;
-            case Slot::Temp: data[k] = b.temp[(std::size_t) slot].get(); strides[k] = s.itemsize; break;
+            case Slot::Array:
+                data[k] = s.data + r * s.row_stride + c * s.elem_stride;
+                strides[k] = s.elem_stride;
+                break;
+            case Slot::Scalar:
+                data[k] = s.data;
+                strides[k] = 0;
+                break;
+            case Slot::Temp:
+                data[k] = b.temp[(std::size_t) slot].get();
+                strides[k] = s.itemsize;
+                break;
             }
             ++k;
         };
@@ -186,9 +194,8 @@ Plan make_plan(nb::list slots, nb::list steps, npy_intp rows, npy_intp cols) {
 /// Run `p` over `ranges` (lo, length) of the flattened grid split into `parts` (blocks never cross
 /// a row); after each range `finish(thread buffers, range index)` (the reduction of its block,
 /// which then spans one block of one row). False when a loop raised a flag or failed.
-template <class Finish>
-bool run_ranges(const Plan &p, const std::vector<std::pair<npy_intp, npy_intp>> &ranges, npy_intp block,
-                std::size_t parts, Finish finish) {
+template <class Finish> bool run_ranges(const Plan &p, const std::vector<std::pair<npy_intp, npy_intp>> &ranges,
+                                        npy_intp block, std::size_t parts, Finish finish) {
     std::atomic<bool> clean{true};
     auto work = [&](std::size_t part) {
         Buffers b(p, block);
@@ -225,8 +232,8 @@ bool run_ranges(const Plan &p, const std::vector<std::pair<npy_intp, npy_intp>> 
 
 void export_fusion(nb::module_ &m) {
     // Elementwise: fill the output slot of every block; spans of whole blocks per thread.
-    m.def("_fusion_run", [](nb::list slots, nb::list steps, npy_intp rows, npy_intp cols, npy_intp block,
-                            std::size_t parts) {
+    m.def("_fusion_run",
+          [](nb::list slots, nb::list steps, npy_intp rows, npy_intp cols, npy_intp block, std::size_t parts) {
         if (rows < 1 || cols < 1 || block < 1) throw std::invalid_argument("wsarray.fuse: bad grid");
         Plan p = make_plan(slots, steps, rows, cols);
         npy_intp n = rows * cols;
@@ -242,17 +249,18 @@ void export_fusion(nb::module_ &m) {
         }
         return run_ranges(p, ranges, block, ranges.size(), [](Buffers &, std::size_t) { return true; });
     }, nb::arg("slots"), nb::arg("steps"), nb::arg("rows"), nb::arg("cols"), nb::arg("block"), nb::arg("parts"),
-       "Run a fused plan block by block (wsarray/fusion/native.py); False: redo it through NumPy.");
+          "Run a fused plan block by block (wsarray/fusion/native.py); False: redo it through NumPy.");
 
     // Reductions: each range (at most one block) is computed, then reduced by NumPy's reduce loop
     // `reduce` into partials[i]: from `identity` (a 0-d array) when given, else from the range's
     // first element. `carry`: ranges in order on one thread, each continuing the previous result.
-    m.def("_fusion_reduce", [](nb::list slots, nb::list steps, int result_slot, nb::handle reduce_capsule,
-                               nb::list ranges_in, nb::handle partials, nb::handle identity, bool carry,
-                               npy_intp block, std::size_t parts) {
+    m.def("_fusion_reduce",
+          [](nb::list slots, nb::list steps, int result_slot, nb::handle reduce_capsule, nb::list ranges_in,
+             nb::handle partials, nb::handle identity, bool carry, npy_intp block, std::size_t parts) {
         npy_intp total = 0;
-        for (nb::handle h : ranges_in) total = std::max(total, nb::cast<npy_intp>(nb::borrow<nb::tuple>(h)[0]) +
-                                                                nb::cast<npy_intp>(nb::borrow<nb::tuple>(h)[1]));
+        for (nb::handle h : ranges_in)
+            total = std::max(total, nb::cast<npy_intp>(nb::borrow<nb::tuple>(h)[0]) +
+                                        nb::cast<npy_intp>(nb::borrow<nb::tuple>(h)[1]));
         Plan p = make_plan(slots, steps, 1, std::max<npy_intp>(total, 1));  // 1-D: one row
         CallInfo *reduce = call_info(reduce_capsule);
         npy_intp out_size = 0;
@@ -273,8 +281,9 @@ void export_fusion(nb::module_ &m) {
         const Slot &res = p.slots[(std::size_t) result_slot];
         auto finish = [&](Buffers &b, std::size_t r) {
             npy_intp n = ranges[r].second;
-            char *values = res.kind == Slot::Temp ? b.temp[(std::size_t) result_slot].get()
-                         : res.kind == Slot::Array ? res.data + ranges[r].first * res.elem_stride : res.data;
+            char *values = res.kind == Slot::Temp    ? b.temp[(std::size_t) result_slot].get()
+                           : res.kind == Slot::Array ? res.data + ranges[r].first * res.elem_stride
+                                                     : res.data;
             npy_intp step = res.kind == Slot::Scalar ? 0 : res.kind == Slot::Temp ? res.itemsize : res.elem_stride;
             char *acc = out + (npy_intp) r * out_size;
             if (carry && r > 0) {
@@ -293,9 +302,10 @@ void export_fusion(nb::module_ &m) {
         };
         return run_ranges(p, ranges, block, carry ? 1 : std::max<std::size_t>(1, std::min(parts, ranges.size())),
                           finish);
-    }, nb::arg("slots"), nb::arg("steps"), nb::arg("result_slot"), nb::arg("reduce"), nb::arg("ranges"),
-       nb::arg("partials"), nb::arg("identity").none(), nb::arg("carry"), nb::arg("block"), nb::arg("parts"),
-       "Partial reductions of a fused plan's blocks (wsarray/fusion/native.py).");
+    },
+          nb::arg("slots"), nb::arg("steps"), nb::arg("result_slot"), nb::arg("reduce"), nb::arg("ranges"),
+          nb::arg("partials"), nb::arg("identity").none(), nb::arg("carry"), nb::arg("block"), nb::arg("parts"),
+          "Partial reductions of a fused plan's blocks (wsarray/fusion/native.py).");
 }
 
 } // namespace wsa_py

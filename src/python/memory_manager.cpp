@@ -20,8 +20,8 @@ namespace {
 // workspace cycle ends, at most once per window.
 /// The longest window the clock can measure: milliseconds that still fit in steady_clock's
 /// nanoseconds (a larger window would overflow and collect at every cycle).
-constexpr long long kMaxGcWindowMs = std::chrono::steady_clock::duration::max().count() /
-                                     (std::chrono::steady_clock::period::den / 1000) - 1;
+constexpr long long kMaxGcWindowMs =
+    std::chrono::steady_clock::duration::max().count() / (std::chrono::steady_clock::period::den / 1000) - 1;
 
 /// The auto GC window and wsarray's own collections.
 struct GcState {
@@ -108,9 +108,10 @@ void export_memory_manager(nb::module_ &m) {
     m.def("_stack", []() {
         nb::list out;
         for (const wsa::Frame *f : wsa::live_frames(current_stack())) {
-            const char *kind = f->kind == wsa::FrameKind::Cycle ? "cycle"
-                             : f->kind == wsa::FrameKind::Borrow ? "borrow"
-                             : f->kind == wsa::FrameKind::Fill ? "fill" : "scope_out";
+            const char *kind = f->kind == wsa::FrameKind::Cycle    ? "cycle"
+                               : f->kind == wsa::FrameKind::Borrow ? "borrow"
+                               : f->kind == wsa::FrameKind::Fill   ? "fill"
+                                                                   : "scope_out";
             out.append(nb::make_tuple(kind, f->ws ? nb::object(nb::str(f->ws->name().c_str())) : nb::none()));
         }
         return out;
@@ -137,7 +138,8 @@ void export_memory_manager(nb::module_ &m) {
     });
     m.def("_zombie_bytes", []() { return wsa::Workspace::zombie_bytes(); });
     m.def("_set_gc_window", [](long long ms) {
-        if (ms < 0) raise(PyExc_ValueError, "wsarray.memory.set_auto_gc_window(): the window must be >= 0 ms (0 turns it off)");
+        if (ms < 0)
+            raise(PyExc_ValueError, "wsarray.memory.set_auto_gc_window(): the window must be >= 0 ms (0 turns it off)");
         if (ms > kMaxGcWindowMs)
             raise(PyExc_ValueError, "wsarray.memory.set_auto_gc_window(): the window must be at most " +
                                         std::to_string(kMaxGcWindowMs) + " ms (about 292 years)");

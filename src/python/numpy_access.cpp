@@ -18,7 +18,9 @@ bool is_ndarray_exact(PyObject *o) { return PyArray_CheckExact(o); }
 bool is_numpy_scalar(PyObject *o) { return PyArray_IsScalar(o, Generic) && !PyArray_IsScalar(o, Flexible); }
 PyObject *scalar_to_ndarray(PyObject *scalar) { return PyArray_FromScalar(scalar, nullptr); }
 PyObject *scalar_dtype(PyObject *scalar) { return (PyObject *) PyArray_DescrFromScalar(scalar); }
-PyObject *ndarray_to_scalar(PyObject *nd) { return PyArray_ToScalar(PyArray_DATA((PyArrayObject *) nd), (PyArrayObject *) nd); }
+PyObject *ndarray_to_scalar(PyObject *nd) {
+    return PyArray_ToScalar(PyArray_DATA((PyArrayObject *) nd), (PyArrayObject *) nd);
+}
 PyObject *ndarray_shape(PyObject *o) {
     auto *a = (PyArrayObject *) o;
     int nd = PyArray_NDIM(a);

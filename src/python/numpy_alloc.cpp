@@ -138,10 +138,12 @@ std::string RouteGuard::lost() const {
     if (!hold_) return "";
     const wsa::Workspace &ws = *hold_;
     if (!ws.alive())
-        return "workspace '" + ws.name() + "' was destroyed while this call ran (by Python code it "
+        return "workspace '" + ws.name() +
+               "' was destroyed while this call ran (by Python code it "
                "called back: a callback, an object's method, __del__); its results went with it";
     if (ws.cycle_serial() != serial_ || !ws.cycle_open())
-        return "the cycle of workspace '" + ws.name() + "' ended while this call ran (by Python code "
+        return "the cycle of workspace '" + ws.name() +
+               "' ended while this call ran (by Python code "
                "it called back); its results went with it";
     return "";
 }

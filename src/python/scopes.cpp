@@ -75,8 +75,7 @@ wsa::Workspace *current_target() {
     PyThreadState *ts = PyThreadState_Get();
     std::uint64_t epoch = wsa::scope_epoch();
     TargetCache &c = tl_cache;
-    if (c.epoch == epoch && c.context == ts->context && c.version == ts->context_ver)
-        return c.target.get();
+    if (c.epoch == epoch && c.context == ts->context && c.version == ts->context_ver) return c.target.get();
     wsa::Workspace *t = wsa::target_of(current_stack());
     c.target = t ? t->shared_from_this() : nullptr;
     c.context = ts->context;
@@ -103,10 +102,10 @@ void close_scope(wsa::Frame &f, const char *fn) {
     if (!opened_here(f))
         raise(WorkspaceError,
               scope() + " was opened in another context (another asyncio "
-              "task, or a generator suspended inside its 'with' block and resumed elsewhere); only "
-              "the context that opened a scope may close it. Nothing was closed. Keep a generator's "
-              "'with' blocks from spanning a yield, or run the generator in a context of its own "
-              "(wsarray.isolated(generator)).");
+                        "task, or a generator suspended inside its 'with' block and resumed elsewhere); only "
+                        "the context that opened a scope may close it. Nothing was closed. Keep a generator's "
+                        "'with' blocks from spanning a yield, or run the generator in a context of its own "
+                        "(wsarray.isolated(generator)).");
     wsa::Stack s = current_stack();
     // Frames opened after `f` in this context stay open (a generator that yielded inside its own
     // 'with' block, say): `f` alone leaves the stack, with the borrows of its cycle.

@@ -40,8 +40,8 @@ std::size_t size_arg(nb::handle v, const char *field, const char *fn = "Workspac
             raise(PyExc_ValueError, where + ": " + e.what());
         }
     }
-    raise(PyExc_TypeError, where + " must be an int (bytes) or a string like '64MB', not " +
-                               std::string(Py_TYPE(v.ptr())->tp_name));
+    raise(PyExc_TypeError,
+          where + " must be an int (bytes) or a string like '64MB', not " + std::string(Py_TYPE(v.ptr())->tp_name));
 }
 
 /// A policy field: a string that `parse` knows (wsa::spill_from_string, ...).
@@ -74,8 +74,7 @@ void check_file_directory(const std::string &path) {
     struct stat st;
     const std::string where = "wsarray.WorkspaceConfig(): temp_file_path '" + dir + "' ";
     if (stat(dir.c_str(), &st) != 0) {
-        PyErr_SetObject(PyExc_FileNotFoundError,
-                        nb::make_tuple(ENOENT, where + "does not exist").ptr());
+        PyErr_SetObject(PyExc_FileNotFoundError, nb::make_tuple(ENOENT, where + "does not exist").ptr());
         throw nb::python_error();
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -94,9 +93,11 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
     if (nb::len(args) != 0)
         raise(PyExc_TypeError, where + "takes keyword arguments only, e.g. "
                                        "WorkspaceConfig(initial_size='64MB', learning='none')");
+    // clang-format off: a table laid out by hand
     static const char *fields[] = {"initial_size", "min_size", "max_size", "overallocation_limit",
                                    "allocation", "learning", "cycles_before_initialization", "spill",
                                    "reset", "location", "temp_file_path", "trim_after_cycles"};
+    // clang-format on
     for (auto item : kwargs) {
         std::string key = nb::cast<std::string>(nb::str(item.first));
         if (std::none_of(std::begin(fields), std::end(fields), [&](const char *f) { return key == f; })) {
@@ -114,8 +115,8 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
     if (nb::handle v = get("max_size")) cfg.max_size = size_arg(v, "max_size");
     if (nb::handle v = get("overallocation_limit")) {
         if (PyBool_Check(v.ptr()) || !(PyFloat_Check(v.ptr()) || PyLong_Check(v.ptr())))
-            raise(PyExc_TypeError, where + "overallocation_limit must be a number, not " +
-                                       std::string(Py_TYPE(v.ptr())->tp_name));
+            raise(PyExc_TypeError,
+                  where + "overallocation_limit must be a number, not " + std::string(Py_TYPE(v.ptr())->tp_name));
         double x = PyFloat_AsDouble(v.ptr());
         if (x == -1.0 && PyErr_Occurred()) {
             PyErr_Clear();
@@ -144,10 +145,9 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
             raise(PyExc_ValueError, where + "temp_file_path holds a NUL character");
     }
     if (cfg.max_size && cfg.initial_size > cfg.max_size)
-        raise(PyExc_ValueError, where + "initial_size (" + std::to_string(cfg.initial_size) +
-                                    ") exceeds max_size (" + std::to_string(cfg.max_size) + ")");
-    if (cfg.max_size && cfg.min_size > cfg.max_size)
-        raise(PyExc_ValueError, where + "min_size exceeds max_size");
+        raise(PyExc_ValueError, where + "initial_size (" + std::to_string(cfg.initial_size) + ") exceeds max_size (" +
+                                    std::to_string(cfg.max_size) + ")");
+    if (cfg.max_size && cfg.min_size > cfg.max_size) raise(PyExc_ValueError, where + "min_size exceeds max_size");
     if (cfg.location != wsa::LocationPolicy::Mmap && !cfg.temp_file_path.empty())
         raise(PyExc_ValueError, where + "temp_file_path needs location='mmap'");
     if (cfg.location == wsa::LocationPolicy::Mmap) check_file_directory(cfg.temp_file_path);
@@ -157,7 +157,8 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
 } // namespace
 
 void export_workspace_config(nb::module_ &m) {
-    auto cls = nb::class_<wsa::Config>(m, "WorkspaceConfig", R"doc(Policies of a workspace (ND4J's WorkspaceConfiguration).
+    auto cls =
+        nb::class_<wsa::Config>(m, "WorkspaceConfig", R"doc(Policies of a workspace (ND4J's WorkspaceConfiguration).
 
 WorkspaceConfig(*, initial_size=0, min_size=0, max_size=0, overallocation_limit=0.3,
                 allocation='overallocate', learning='first_loop', cycles_before_initialization=0,
@@ -185,7 +186,8 @@ temp_file_path    directory of the 'mmap' files ($TMPDIR or /tmp if empty); must
 trim_after_cycles every this many cycles, pages none of them touched go back to the OS (0: never)
 
 The config only describes: memory is mapped by wsarray.workspace(name, config).)doc");
-    cls.def("__init__", [](wsa::Config *c, nb::args args, nb::kwargs kwargs) {
+    cls.def("__init__",
+            [](wsa::Config *c, nb::args args, nb::kwargs kwargs) {
         // Arguments are parsed here rather than by nanobind so that every mistake gets a
         // message naming wsarray.WorkspaceConfig() and the field.
         new (c) wsa::Config(config_from(args, kwargs));
@@ -211,10 +213,10 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
         return "WorkspaceConfig(initial_size=" + std::to_string(c.initial_size) +
                ", min_size=" + std::to_string(c.min_size) + ", max_size=" + std::to_string(c.max_size) +
                ", overallocation_limit=" + nb::cast<std::string>(nb::repr(nb::float_(c.overallocation_limit))) +
-               ", allocation='" + wsa::to_string(c.allocation) + "', learning='" +
-               wsa::to_string(c.learning) + "', cycles_before_initialization=" +
-               std::to_string(c.cycles_before_initialization) + ", spill='" + wsa::to_string(c.spill) +
-               "', reset='" + wsa::to_string(c.reset) + "', location='" + wsa::to_string(c.location) +
+               ", allocation='" + wsa::to_string(c.allocation) + "', learning='" + wsa::to_string(c.learning) +
+               "', cycles_before_initialization=" + std::to_string(c.cycles_before_initialization) + ", spill='" +
+               wsa::to_string(c.spill) + "', reset='" + wsa::to_string(c.reset) + "', location='" +
+               wsa::to_string(c.location) +
                "', temp_file_path=" + nb::cast<std::string>(nb::repr(nb::str(c.temp_file_path.c_str()))) +
                ", trim_after_cycles=" + std::to_string(c.trim_after_cycles) + ")";
     });

@@ -34,21 +34,23 @@ void enter_cycle(WorkspaceHandle &h) {
     const char *fn = "Workspace.__enter__";
     auto where = [&] { return "wsarray.Workspace.__enter__(): workspace '" + ws.name() + "' "; };
     if (ws.owner_thread() != std::this_thread::get_id())
-        raise(WorkspaceError, where() + "belongs to another thread; workspaces are per thread: call "
-                                      "wsarray.workspace('" + ws.name() + "') in this thread to get its own");
+        raise(WorkspaceError, where() +
+                                  "belongs to another thread; workspaces are per thread: call wsarray.workspace('" +
+                                  ws.name() + "') in this thread to get its own");
     if (!ws.alive())
         raise(WorkspaceError, where() + "was destroyed; get a new one with wsarray.workspace('" + ws.name() + "')");
     if (!wsa::ThreadWorkspaces::current().owns(&ws))
-        raise(WorkspaceError, where() + "is no longer registered on this thread; get it again with "
-                                      "wsarray.workspace('" + ws.name() + "')");
+        raise(WorkspaceError, where() +
+                                  "is no longer registered on this thread; get it again with wsarray.workspace('" +
+                                  ws.name() + "')");
     if (ws.cycle_open()) {
         auto frame = ws.cycle_frame();
         if (frame && opened_here(*frame))
             raise(WorkspaceError, where() + "is already open in this context; a workspace cannot be nested "
-                                          "inside itself");
+                                            "inside itself");
         raise(WorkspaceError, where() + "already has an open cycle in another context (another asyncio "
-                                      "task, or a generator suspended inside its 'with' block); a workspace "
-                                      "runs one cycle at a time: give each task its own workspace name");
+                                        "task, or a generator suspended inside its 'with' block); a workspace "
+                                        "runs one cycle at a time: give each task its own workspace name");
     }
     named(fn, [&] { ws.begin_cycle(); });
     try {
@@ -183,8 +185,9 @@ void destroy_named(const std::string &name, const char *fn) {
 void export_workspaces(nb::module_ &m) {
     nb::class_<ThreadCleanup>(m, "_ThreadCleanup", "Ends a thread's workspaces when it exits (internal).");
 
-    auto scope_cls = nb::class_<ScopeObject>(m, "Scope", "A borrow of an enclosing open workspace, or a scope_out(): "
-                                         "`with` it (in the context that opened the workspace).");
+    auto scope_cls = nb::class_<ScopeObject>(m, "Scope",
+                                             "A borrow of an enclosing open workspace, or a scope_out(): "
+                                             "`with` it (in the context that opened the workspace).");
     scope_cls.def("__enter__", [](nb::handle self) {
         ScopeObject &o = nb::cast<ScopeObject &>(self);
         enter_scope(o, scope_function(o));
@@ -211,9 +214,9 @@ void export_workspaces(nb::module_ &m) {
     slot_cls.def_prop_ro("is_open", [](Slot &s) { return s.ws->cycle_open(); });
     slot_cls.def_prop_ro("alive", [](Slot &s) { return s.ws->alive(); });
     slot_cls.def("begin", [](Slot &s) { named("data.AsyncIterator", [&] { s.ws->begin_cycle(); }); },
-            "Open the slot's cycle (the producer, before it fills it).");
+                 "Open the slot's cycle (the producer, before it fills it).");
     slot_cls.def("fill", [](Slot &s) -> ScopeObject & { return s.filling; }, nb::rv_policy::reference_internal,
-            "Context manager: allocations inside go to the slot, whose cycle must be open.");
+                 "Context manager: allocations inside go to the slot, whose cycle must be open.");
     slot_cls.def("retire", [](Slot &s) {
         // Any thread (the consumer). The slot's arrays become stale; warnings as for a cycle end.
         std::string error = s.ws->end_cycle();
@@ -229,7 +232,8 @@ void export_workspaces(nb::module_ &m) {
         release_holders(*s.ws);
     }, "Give the slot's memory back to the OS; its arrays become stale.");
 
-    auto workspace_cls = nb::class_<WorkspaceHandle>(m, "Workspace",
+    auto workspace_cls = nb::class_<WorkspaceHandle>(
+        m, "Workspace",
         "A named workspace of the thread that created it. `with ws:` runs one cycle: arrays made "
         "inside come from its memory and become invalid when the block ends (.detach() keeps one). "
         "wsarray.workspace(name) on the same thread returns a handle equal to this one (==, hash). "
@@ -253,17 +257,17 @@ void export_workspaces(nb::module_ &m) {
     }, nb::arg("other").none());
     workspace_cls.def("__hash__", [](WorkspaceHandle &h) { return (Py_hash_t) std::hash<const void *>()(h.ws.get()); });
     workspace_cls.def("borrow", [](WorkspaceHandle &h) { return ScopeObject{h.ws, {}}; },
-            "Context manager: allocations inside go to this workspace, whose cycle must be open in "
-            "an enclosing 'with' block of the same context.");
+                      "Context manager: allocations inside go to this workspace, whose cycle must be open in "
+                      "an enclosing 'with' block of the same context.");
     workspace_cls.def("stats", [](WorkspaceHandle &h) { return stats_dict(*h.ws); },
-            "stats() -> dict: name, capacity (bytes mapped), used (bytes in live blocks), peak_cycle_bytes "
-            "(peak of the last cycle), spilled_bytes / spilled_cycle_bytes / spills (served outside "
-            "the chunks), cycles, allocations, allocated_bytes, reused_bytes (served from memory used "
-            "before: no fresh pages), frees, os_maps, learned_size, live_arrays, wraps (circular), "
-            "chunks, trimmed_bytes (idle pages given back), zeroed_bytes, initialized (learning done), "
-            "generation, open, alive.");
+                      "stats() -> dict: name, capacity (bytes mapped), used (bytes in live blocks), peak_cycle_bytes "
+                      "(peak of the last cycle), spilled_bytes / spilled_cycle_bytes / spills (served outside "
+                      "the chunks), cycles, allocations, allocated_bytes, reused_bytes (served from memory used "
+                      "before: no fresh pages), frees, os_maps, learned_size, live_arrays, wraps (circular), "
+                      "chunks, trimmed_bytes (idle pages given back), zeroed_bytes, initialized (learning done), "
+                      "generation, open, alive.");
     workspace_cls.def("_check_heap", [](WorkspaceHandle &h) { return h.ws->check_heap(); },
-            "Heap invariants of every chunk ('' when consistent); for tests.");
+                      "Heap invariants of every chunk ('' when consistent); for tests.");
     workspace_cls.def("destroy", [](WorkspaceHandle &h) {
         wsa::Workspace &ws = *h.ws;
         const std::string where = "wsarray.Workspace.destroy(): workspace '" + ws.name() + "' ";
@@ -279,7 +283,8 @@ void export_workspaces(nb::module_ &m) {
                (h.ws->alive() ? (h.ws->cycle_open() ? " open>" : " closed>") : " destroyed>");
     });
 
-    m.def("workspace", [](nb::handle name_arg, nb::handle config_arg) {
+    m.def("workspace",
+          [](nb::handle name_arg, nb::handle config_arg) {
         std::string name = name_of(name_arg, "workspace");
         const wsa::Config *config = nullptr;
         if (!config_arg.is_none()) {
@@ -294,7 +299,7 @@ void export_workspaces(nb::module_ &m) {
         if (fresh) watch_thread_exit(*ws);
         return WorkspaceHandle{ws};
     }, nb::arg("name"), nb::arg("config").none() = nb::none(),
-       "The workspace `name` of this thread, created with `config` on first use.");
+          "The workspace `name` of this thread, created with `config` on first use.");
 }
 
 } // namespace wsa_py
