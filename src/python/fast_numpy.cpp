@@ -6,9 +6,9 @@
 #include "fast_numpy.h"
 
 #include "numpy_alloc.h"
+#include "numpy_loops.h"
 #include "scopes.h"
 
-#include <cfenv>
 #include <cstring>
 
 namespace wsa_py {
@@ -26,26 +26,6 @@ PyArray_Descr *canonical_numeric(PyArray_Descr *d) {
     PyArray_Descr *c = PyArray_DescrFromType(t);  // the builtin singleton (new reference)
     Py_XDECREF(c);
     return c == d ? d : nullptr;
-}
-
-/// NumPy's "numpy_1.24_ufunc_call_info" capsule (documented in ufunc._get_strided_loop).
-struct UfuncCallInfo {
-    int (*strided_loop)(void *context, char *const *data, const npy_intp *dims, const npy_intp *strides, void *auxdata);
-    void *context;
-    void *auxdata;
-    npy_bool requires_pyapi;
-    npy_bool no_floatingpoint_errors;
-};
-
-constexpr int kFpFlags = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID;
-
-/// Floating-point flags a NumPy loop raised. SIMD loops raise them in the SSE register (MXCSR),
-/// but NumPy's npy_set_floatstatus_*() (overflow/underflow found in software: float32 exp,
-/// float16 loops) raise them through glibc's feraiseexcept, in the x87 unit: fetestexcept() reads
-/// both (cheaply). Cleared only when set, as NumPy does (feclearexcept reloads the x87 state).
-bool fp_raised() { return std::fetestexcept(kFpFlags) != 0; }
-void fp_clear() {
-    if (std::fetestexcept(kFpFlags)) std::feclearexcept(kFpFlags);
 }
 
 /// NumPy releases the GIL around loops of more elements than this (NPY_BEGIN_THREADS_THRESHOLDED).

@@ -12,13 +12,14 @@
 
 #include "fusion.h"
 
+#include "numpy_loops.h"
+
 #include <nanobind/stl/string.h>
 
 #include "compute/thread_pool.h"
 
 #include <algorithm>
 #include <atomic>
-#include <cfenv>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -29,17 +30,6 @@ namespace nb = nanobind;
 namespace wsa_py {
 
 namespace {
-
-/// NumPy's "numpy_1.24_ufunc_call_info" capsule (documented in ufunc._get_strided_loop).
-struct CallInfo {
-    int (*strided_loop)(void *context, char *const *data, const npy_intp *dims, const npy_intp *strides, void *auxdata);
-    void *context;
-    void *auxdata;
-    npy_bool requires_pyapi;
-    npy_bool no_floatingpoint_errors;
-};
-
-constexpr int kFpFlags = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID;
 
 /// An operand of the plan over a rows x cols grid: an array (element (r, c) at data + r *
 /// row_stride + c * elem_stride; strides may be 0 for broadcasting), a constant (a 0-d array of the
@@ -53,7 +43,7 @@ struct Slot {
 };
 
 struct Step {
-    CallInfo *info;
+    UfuncCallInfo *info;
     std::vector<int> in;  ///< slots of the inputs
     int out;              ///< slot of the output
 };
@@ -113,13 +103,8 @@ int run_block(const Plan &p, Buffers &b, npy_intp r, npy_intp c, npy_intp n) {
     return 0;
 }
 
-bool fp_raised() { return std::fetestexcept(kFpFlags) != 0; }
-void fp_clear() {
-    if (std::fetestexcept(kFpFlags)) std::feclearexcept(kFpFlags);
-}
-
-CallInfo *call_info(nb::handle capsule) {
-    auto *info = (CallInfo *) PyCapsule_GetPointer(capsule.ptr(), "numpy_1.24_ufunc_call_info");
+UfuncCallInfo *call_info(nb::handle capsule) {
+    auto *info = (UfuncCallInfo *) PyCapsule_GetPointer(capsule.ptr(), "numpy_1.24_ufunc_call_info");
     if (!info) throw nb::python_error();
     if (!info->strided_loop || info->requires_pyapi)
         throw std::invalid_argument("wsarray.fuse: a loop needs the Python API");
@@ -262,7 +247,7 @@ void export_fusion(nb::module_ &m) {
             total = std::max(total, nb::cast<npy_intp>(nb::borrow<nb::tuple>(h)[0]) +
                                         nb::cast<npy_intp>(nb::borrow<nb::tuple>(h)[1]));
         Plan p = make_plan(slots, steps, 1, std::max<npy_intp>(total, 1));  // 1-D: one row
-        CallInfo *reduce = call_info(reduce_capsule);
+        UfuncCallInfo *reduce = call_info(reduce_capsule);
         npy_intp out_size = 0;
         char *out = array_data(partials, out_size);
         npy_intp id_size = 0;
