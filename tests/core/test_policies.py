@@ -23,7 +23,7 @@ def test_first_loop_learns_then_serves_from_workspace():
     s1 = ws.stats()
     assert s1["cycles"] == 1 and s1["initialized"]
     assert s1["spilled_bytes"] > 0  # the first cycle measures: everything spills
-    # At least one 800 kB temporary (the chain's temporaries share one block: fast_ops.h elision).
+    # At least one 800 kB temporary (the chain's temporaries share one block: fast_float64.h elision).
     assert s1["learned_size"] >= s1["peak_cycle_bytes"] > 8 * N
     assert s1["capacity"] >= s1["learned_size"]
     for _ in range(5):
