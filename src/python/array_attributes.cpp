@@ -119,8 +119,10 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
         return w;
     });
     cls.def_prop_ro("device", [](nb::handle s) {
+        // wsarray.Device (a str subclass: == "cpu" holds), from the one module that knows devices.
         self_of(s, "Array.device");
-        return nb::str("cpu");
+        static PyObject *cpu = nb::object(nb::module_::import_("wsarray._device").attr("CPU")).release().ptr();
+        return nb::borrow(cpu);
     });
     cls.def_prop_ro("T", [](nb::handle s) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";

@@ -120,9 +120,11 @@ void export_array_protocols(nb::class_<Array> &cls) {
             [](nb::handle s) { return self_of(s, "Array.__dlpack_device__").data().attr("__dlpack_device__")(); });
     cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle /* stream: CPU has none */) {
         self_of(s, "Array.to_device");
-        if (!(nb::isinstance<nb::str>(device) && nb::cast<std::string>(device) == "cpu"))
-            raise(PyExc_ValueError, "wsarray.Array.to_device(): unknown device " +
-                                        nb::cast<std::string>(nb::repr(device)) + "; this build has 'cpu'");
+        // wsarray._device parses it (ValueError naming the function for an unknown device).
+        nb::object d = nb::module_::import_("wsarray._device").attr("parse_device")(device, "Array.to_device");
+        if (!d.equal(nb::str("cpu")))
+            raise(PyExc_ValueError, "wsarray.Array.to_device(): device " + nb::cast<std::string>(nb::repr(d)) +
+                                        " is not available in this build (its arrays live on 'cpu')");
         return nb::borrow(s);
     }, nb::arg("device").none(), nb::kw_only(), nb::arg("stream") = nb::none());
 

@@ -306,8 +306,10 @@ def test_workspace_api_bad_input():
         a.leverage_to("NOPE")
     with pytest.raises(TypeError, match=r"wsarray.Array.leverage_to\(\): .*str"):
         a.leverage_to(3)
-    with pytest.raises(ValueError, match=r"wsarray.Array.to_device\(\): unknown device 'cuda'"):
+    with pytest.raises(ValueError, match=r"wsarray.Array.to_device\(\): device Device\('cuda:0'\) is not available"):
         a.to_device("cuda")
+    with pytest.raises(ValueError, match=r"wsarray.Array.to_device\(\): unknown device 'tpu'"):
+        a.to_device("tpu")
     with pytest.raises(ValueError, match="api_version"):
         a.__array_namespace__(api_version="1999.01")
     assert wnp.memory.workspace_stack() == []
