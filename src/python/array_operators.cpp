@@ -141,7 +141,8 @@ nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
 namespace {
 
 /// NumPy's binary-operator deferral: an operand whose type sets `__array_ufunc__ = None` (numpy
-/// polynomials, user classes opting out) gets its reflected operator: `a * p` is `p.__rmul__(a)`.
+/// polynomials, user classes opting out), or that overrides ufuncs for another array library,
+/// gets its reflected operator: `a * p` is `p.__rmul__(a)`.
 /// Plain Python values, ndarrays, NumPy scalars and Arrays never defer (no lookup for them).
 bool should_defer(PyObject *other) {
     if (is_array(other) || other == Py_None || PyLong_CheckExact(other) || PyFloat_CheckExact(other) ||
@@ -149,7 +150,9 @@ bool should_defer(PyObject *other) {
         PyUnicode_CheckExact(other) || is_ndarray_exact(other) || is_numpy_scalar(other))
         return false;
     static PyObject *name = PyUnicode_InternFromString("__array_ufunc__");
-    return _PyType_Lookup(Py_TYPE(other), name) == Py_None;
+    // Also an operand of another array library (Dask, CuPy, ...): its reflected operator sees
+    // this Array itself (NumPy's ufunc would see only the ndarray wsarray hands it).
+    return _PyType_Lookup(Py_TYPE(other), name) == Py_None || foreign_override(other, Protocol::Ufunc);
 }
 
 /// `x op y` through the float64 fast path when it applies (fast_float64.h), else through NumPy.

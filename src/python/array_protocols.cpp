@@ -44,12 +44,19 @@ PyType_Slot array_protocol_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer
 
 void export_array_protocols(nb::class_<Array> &cls) {
     cls.def("__sizeof__", [](nb::handle s) {
-        // sys.getsizeof(a) as in NumPy (a classic exercise prints it): the ndarray's own size,
-        // which counts the data it owns; a scalar result's is the NumPy scalar's. Arrays are not
-        // tracked by the GC, so sys.getsizeof() adds nothing to this.
+        // sys.getsizeof(a) as in NumPy (a classic exercise prints it; Dask's distributed spills
+        // by it): the ndarray's own size, which counts the data it owns; a scalar result's is the
+        // NumPy scalar's. Arrays are tracked by the GC (they are weakly referenceable), for which
+        // sys.getsizeof() adds the GC header: taken off here, so the total is NumPy's.
         Array &a = self_of(s, "Array.__sizeof__");
-        nb::object size = nb::module_::import_("sys").attr("getsizeof")(attribute_owner(a));
-        return nb::cast<Py_ssize_t>(size);
+        nb::module_ sys = nb::module_::import_("sys");
+        static const Py_ssize_t gc_head = [&] {
+            nb::list probe;
+            return nb::cast<Py_ssize_t>(sys.attr("getsizeof")(probe)) -
+                   nb::cast<Py_ssize_t>(probe.attr("__sizeof__")());
+        }();
+        Py_ssize_t size = nb::cast<Py_ssize_t>(sys.attr("getsizeof")(attribute_owner(a)));
+        return PyObject_IS_GC(s.ptr()) ? size - gc_head : size;
     });
 
     cls.def("__array__", [](nb::handle s, nb::handle dtype, nb::handle copy) {
@@ -84,14 +91,25 @@ void export_array_protocols(nb::class_<Array> &cls) {
         return a.data();
     });
     // The Arrays among the inputs are checked (and unwrapped) by apply(); self needs no extra step.
-    cls.def("__array_ufunc__", [](nb::handle, nb::handle ufunc, nb::str method, nb::args inputs, nb::kwargs kwargs) {
+    cls.def("__array_ufunc__",
+            [](nb::handle, nb::handle ufunc, nb::str method, nb::args inputs, nb::kwargs kwargs) -> nb::object {
+        // NEP 13: an operand of another array library that overrides ufuncs handles the call.
+        for (nb::handle x : inputs)
+            if (foreign_override(x.ptr(), Protocol::Ufunc)) return nb::borrow(Py_NotImplemented);
+        if (kwargs.contains("out") && foreign_override(nb::object(kwargs["out"]).ptr(), Protocol::Ufunc))
+            return nb::borrow(Py_NotImplemented);
         nb::object f = ufunc.attr(method);
         std::string name = nb::cast<std::string>(ufunc.attr("__name__"));
         if (nb::cast<std::string>(method) != "__call__") name += "." + nb::cast<std::string>(method);
         return apply(name.c_str(), f.ptr(), inputs.ptr(), kwargs.ptr());
     });
     cls.def("__array_function__",
-            [](nb::handle, nb::handle func, nb::handle /* types */, nb::tuple args, nb::dict kwargs) {
+            [](nb::handle, nb::handle func, nb::handle types, nb::tuple args, nb::dict kwargs) -> nb::object {
+        // NEP 18: a type that is neither wsarray's nor NumPy's (or a subclass) handles the call.
+        for (nb::handle t : types)
+            if (!PyType_Check(t.ptr()) ||
+                ((PyTypeObject *) t.ptr() != ArrayType && !PyType_IsSubtype((PyTypeObject *) t.ptr(), ndarray_type())))
+                return nb::borrow(Py_NotImplemented);
         std::string name = nb::cast<std::string>(func.attr("__name__"));
         return apply(name.c_str(), func.ptr(), args.ptr(), kwargs.ptr());
     });
@@ -140,7 +158,7 @@ void export_array_protocols(nb::class_<Array> &cls) {
         nb::object args = nb::make_tuple(memo.is_none() ? nb::object(nb::dict()) : nb::borrow(memo));
         return apply("Array.__deepcopy__", f.ptr(), args.ptr(), nullptr);
     }, nb::arg("memo").none());
-    cls.def("__reduce__", [](nb::handle s) {
+    cls.def("__reduce_ex__", [](nb::handle s, int /* protocol: the pickler decides out-of-band buffers */) {
         // Pickling reads the array's own memory, which a workspace never reuses while the Array
         // holds it: an array whose cycle ended still pickles (a multiprocessing.Queue pickles on
         // its feeder thread after put() returned, maybe after the cycle: the item must arrive, not
@@ -150,7 +168,11 @@ void export_array_protocols(nb::class_<Array> &cls) {
         if (!intact) self_of(s, "Array.__reduce__");
         nb::module_ ws = nb::module_::import_("wsarray");
         if (stands_for_scalar(a)) return nb::make_tuple(ws.attr("_rebuild_scalar"), nb::make_tuple(attribute_owner(a)));
-        return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(a.data().attr("copy")()));
+        // A workspace array pickles a copy: a pickle-5 buffer may be read after the cycle (and a
+        // remote worker must not pin workspace memory). A detached one pickles its ndarray itself,
+        // whose buffer protocol 5 hands out of band: no copy (Dask, Ray, multiprocessing).
+        nb::object nd = a.token.ws ? nb::object(a.data().attr("copy")()) : a.data();
+        return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(nd));
     });
     cls.attr("__array_priority__") = 100;
 }

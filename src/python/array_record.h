@@ -90,6 +90,12 @@ void link_holder(PyObject *o);
 inline PyObject *make_array(PyObject *nd, Token token, bool from_scalar = false, PyObject *base = nullptr) {
     nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
     bool attached = (bool) token.ws;
+    if (attached && !from_scalar && ndarray_size(nd) == 0) {
+        // Nothing to read, so nothing to guard: an empty array is never attached (Dask builds
+        // graphs around empty `meta` arrays that must outlive the cycle they were made in).
+        token = Token{};
+        attached = false;
+    }
     new (nb::inst_ptr<Array>(inst))
         Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
     nb::inst_mark_ready(inst);

@@ -53,7 +53,7 @@ void export_array(nb::module_ &m) {
     slots.push_back({0, nullptr});
 
     // pooled: dead instances are kept for reuse (no allocation, no instance-map update per result).
-    auto cls = nb::class_<Array>(m, "Array", nb::type_slots(slots.data()), nb::pooled(),
+    auto cls = nb::class_<Array>(m, "Array", nb::type_slots(slots.data()), nb::pooled(), nb::is_weak_referenceable(),
                                  "An n-dimensional array whose memory comes from the current "
                                  "thread's workspace (made by wsarray functions, never directly).");
     ArrayType = (PyTypeObject *) cls.ptr();

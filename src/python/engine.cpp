@@ -308,9 +308,67 @@ nb::object wrap_ndarray(nb::handle nd, nb::handle source) {
     return nb::steal(wrap(nd.ptr(), seen));
 }
 
+namespace {
+/// Values that never override NumPy's protocols: checked without a type lookup.
+bool plain_operand(PyObject *o) {
+    return is_array(o) || o == Py_None || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o) ||
+           PyComplex_CheckExact(o) || PyUnicode_CheckExact(o) || PyBytes_CheckExact(o) || PySlice_Check(o) ||
+           is_ndarray(o) || is_numpy_scalar(o) || PyType_Check(o) || PyCallable_Check(o) && PyFunction_Check(o);
+}
+
+bool foreign_type(PyTypeObject *type, Protocol which) {
+    static PyObject *names[2] = {PyUnicode_InternFromString("__array_ufunc__"),
+                                 PyUnicode_InternFromString("__array_function__")};
+    static PyObject *numpys[2] = {nullptr, nullptr}, *ours[2] = {nullptr, nullptr};
+    int k = which == Protocol::Ufunc ? 0 : 1;
+    if (!numpys[k]) {
+        numpys[k] = _PyType_Lookup(ndarray_type(), names[k]);
+        ours[k] = _PyType_Lookup(ArrayType, names[k]);
+    }
+    if (PyType_IsSubtype(type, ndarray_type()) || type == ArrayType) return false;  // NumPy's own subclasses
+    PyObject *impl = _PyType_Lookup(type, names[k]);
+    return impl && impl != Py_None && impl != numpys[k] && impl != ours[k];
+}
+} // namespace
+
+bool foreign_override(PyObject *o, Protocol which) {
+    if (plain_operand(o)) return false;
+    if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+        PyObject **items = PySequence_Fast_ITEMS(o);
+        for (Py_ssize_t i = 0; i < n; ++i)
+            if (!plain_operand(items[i]) && !PyList_CheckExact(items[i]) && !PyTuple_CheckExact(items[i]) &&
+                foreign_type(Py_TYPE(items[i]), which))
+                return true;
+        return false;
+    }
+    return foreign_type(Py_TYPE(o), which);
+}
+
+namespace {
+/// A call with an operand of another array library (NEP 13/18): NumPy's own function gets the
+/// arguments as they are, so NumPy's dispatch lets that library handle it (wsarray's own
+/// __array_ufunc__/__array_function__ step aside for it). Null when there is no such operand.
+nb::object defer_to_foreign(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwargs) {
+    bool foreign = false;
+    for (Py_ssize_t i = 0; i < nargs && !foreign; ++i)
+        foreign = foreign_override(args[i], Protocol::Ufunc) || foreign_override(args[i], Protocol::Function);
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (!foreign && kwargs && PyDict_Next(kwargs, &pos, &key, &value))
+        foreign = foreign_override(value, Protocol::Ufunc) || foreign_override(value, Protocol::Function);
+    if (!foreign) return nb::object();
+    PyObject *r = PyObject_VectorcallDict(func, args, (std::size_t) nargs, kwargs);
+    if (!r) raise_pending(name);
+    return nb::steal(r);
+}
+} // namespace
+
 nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, PyObject *self_array) {
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
     if (nargs > kStack) {  // the tuple NumPy gets is built from this one
+        if (nb::object r = defer_to_foreign(name, func, &PyTuple_GET_ITEM(args, 0), nargs, kwargs)) return r;
         Seen seen = seen_with_self(self_array);
         return apply_tuple(name, func, args, kwargs, seen);
     }
@@ -319,6 +377,7 @@ nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwa
 
 nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs,
                         PyObject *self_array, Py_ssize_t first_out) {
+    if (nb::object r = defer_to_foreign(name, func, args, nargs, kwargs)) return r;
     Seen seen = seen_with_self(self_array);
     for (Py_ssize_t k = first_out; first_out >= 0 && k < std::min<Py_ssize_t>(nargs, first_out + 4); ++k)
         if (is_ndarray_exact(args[k])) seen.numpy_outs[k - first_out] = args[k];

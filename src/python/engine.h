@@ -18,6 +18,15 @@ nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwa
 nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs,
                         PyObject *self_array = nullptr, Py_ssize_t first_out = -1);
 
+/// NumPy's two override protocols (NEP 13, NEP 18).
+enum class Protocol { Ufunc, Function };
+
+/// Does `o` belong to another array library that overrides `which` (its type defines
+/// __array_ufunc__ / __array_function__ as something other than NumPy's or wsarray's, and not
+/// None)? Dask, CuPy, sparse, xarray: wsarray defers to them, as ndarray does. Also checks the
+/// items of a list or tuple `o`.
+bool foreign_override(PyObject *o, Protocol which);
+
 /// Is a wsarray.Array among the arguments (also inside their lists and tuples)?
 bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);
 

@@ -11,6 +11,7 @@ namespace wsa_py {
 void *ndarray_data(PyObject *o) { return PyArray_Check(o) ? PyArray_DATA((PyArrayObject *) o) : nullptr; }
 PyObject *ndarray_base(PyObject *o) { return PyArray_Check(o) ? PyArray_BASE((PyArrayObject *) o) : nullptr; }
 int ndarray_ndim(PyObject *o) { return PyArray_Check(o) ? PyArray_NDIM((PyArrayObject *) o) : -1; }
+PyTypeObject *ndarray_type() { return &PyArray_Type; }
 bool is_ndarray(PyObject *o) { return PyArray_Check(o); }
 bool is_ndarray_exact(PyObject *o) { return PyArray_CheckExact(o); }
 // Flexible scalars (np.str_, np.bytes_ and np.void records) stay as they are: str_/bytes_ are

@@ -14,6 +14,8 @@ int ndarray_ndim(PyObject *o);
 PyObject *ndarray_base(PyObject *o);
 /// Is `o` a NumPy ndarray (a subclass included)?
 bool is_ndarray(PyObject *o);
+/// numpy.ndarray's type object.
+PyTypeObject *ndarray_type();
 /// Is `o` a NumPy ndarray of the base class itself (no subclass)?
 bool is_ndarray_exact(PyObject *o);
 /// A NumPy scalar that wsarray wraps as a 0-d Array (numbers, bools, datetimes; not str/bytes/void).

@@ -412,8 +412,8 @@ def test_unary_functions_match_numpy(name, dtype):
                 if name in ("tanh", "expm1") and x.dtype.kind == "c":  # wsarray patches complex results
                     continue
                 same_value(got, expected)
-                if inside and got.ndim:
-                    assert got.workspace == "FAST_UFUNC"
+                if inside and got.ndim:  # an empty array is never attached (nothing to guard)
+                    assert got.workspace == ("FAST_UFUNC" if got.size else None)
             wa.memory.destroy_workspace("FAST_UFUNC")
 
 
@@ -542,7 +542,7 @@ def test_creation_functions_match_numpy(name, args, kwargs):
             assert g.dtype == expected.dtype and g.shape == expected.shape and got.strides == expected.strides
             if name != "empty":
                 assert g.tobytes() == expected.tobytes() or numpy.array_equal(g, expected, equal_nan=True)
-            if inside:
+            if inside and got.size:  # an empty array is never attached (nothing to guard)
                 assert got.workspace == "FAST_CREATE"
             else:
                 assert got.workspace is None

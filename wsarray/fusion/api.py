@@ -81,15 +81,18 @@ class Fused:
                 return self._fallback(f"an argument of type {type(a).__name__}", args, kwargs, out)
         if not arrays:
             return self._fallback("no array argument", args, kwargs, out)
-        plan = self._plan(arrays, scalars)
-        if isinstance(plan, TraceError):
-            return self._fallback(str(plan), args, kwargs, out)
         try:
             shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
         except ValueError:
             return self._eager(args, out)  # NumPy's own broadcasting error, from the function itself
         if 0 in shape or any(a.dtype.kind not in "biufc" for a in arrays.values()):
             return self._eager(args, out)
+        try:
+            plan = self._plan(arrays, scalars)
+        except Exception:  # noqa: BLE001 - NumPy refuses these values: the function raises it itself
+            return self._eager(args, out)
+        if isinstance(plan, TraceError):
+            return self._fallback(str(plan), args, kwargs, out)
         if out is not None:
             target = np.asarray(out)
             if plan.reduction is not None or target.shape != shape or target.dtype != plan.out_dtype:
