@@ -14,7 +14,9 @@
 
 from ._batches import detach
 from .iterator import AsyncIterator, Shielded, shield
+from .listener import PerformanceListener
+from .modes import KINDS, WorkspaceManager, WorkspaceMode
 from .saved import BatchDirectory, BatchFileError, save_batches
 
-__all__ = ["AsyncIterator", "BatchDirectory", "BatchFileError", "Shielded", "detach",
-           "save_batches", "shield"]
+__all__ = ["AsyncIterator", "BatchDirectory", "BatchFileError", "KINDS", "PerformanceListener",
+           "Shielded", "WorkspaceManager", "WorkspaceMode", "detach", "save_batches", "shield"]
