@@ -65,3 +65,57 @@ def train_step(mgr, params, features, labels, lr=0.05):
             w, b = params[i]
             g = _backward_layer(mgr, acts[i], g, w, b, lr, first=i == 0)
         return loss
+
+
+class AugmentedImages:
+    """A synthetic image data set whose batches need real ETL work: uint8 images made once, in the
+    constructor (as a source should), and per batch a random sample decoded to float32, randomly
+    cropped and flipped, blurred (a 3x3 box filter), brightness-jittered and normalized. Written
+    with wsarray, so under AsyncIterator its temporaries live in the batch's slot; every step is a
+    NumPy kernel on arrays of megabytes, which releases the GIL. Re-iterable: each iteration is an
+    epoch of ``batches`` batches (a new random order per epoch).
+    """
+
+    def __init__(self, batches=24, batch=128, size=72, crop=64, n_images=512, classes=10, seed=0,
+                 blur=True):
+        rng = numpy.random.default_rng(seed)
+        self.images = rng.integers(0, 256, (n_images, size, size, 3), dtype=numpy.uint8)
+        self.labels = rng.integers(0, classes, n_images)
+        self.mean = numpy.float32(127.5)
+        self.inv_std = numpy.float32(1 / 73.9)
+        self.batches, self.batch, self.size, self.crop = batches, batch, size, crop
+        self.blur = blur
+        self._seed, self._epoch = seed, 0
+
+    def __len__(self):
+        return self.batches
+
+    def __iter__(self):
+        self._epoch += 1
+        rng = numpy.random.default_rng((self._seed, self._epoch))
+        for _ in range(self.batches):
+            yield self.make_batch(rng)
+
+    def make_batch(self, rng):
+        n, c = self.batch, self.crop
+        idx = rng.integers(0, len(self.images), n)
+        oy, ox = rng.integers(0, self.size - c - 1, 2)  # the crop plus its blur border fits
+        raw = wnp.take(self.images, wnp.asarray(idx), axis=0)  # "decode": gather the samples
+        x = raw[:, oy:oy + c + 2, ox:ox + c + 2, :].astype(numpy.float32)
+        if self.blur:  # a 3x3 box blur: nine shifted adds
+            acc = x[:, 1:-1, 1:-1, :].copy()
+            for dy in (0, 1, 2):
+                for dx in (0, 1, 2):
+                    if (dy, dx) != (1, 1):
+                        acc += x[:, dy:dy + c, dx:dx + c, :]
+            acc *= numpy.float32(1 / 9)
+            x = acc
+        else:
+            x = wnp.ascontiguousarray(x[:, 1:-1, 1:-1, :])
+        flip = wnp.asarray(rng.random(n) < 0.5)
+        x[flip] = x[flip][:, :, ::-1, :]
+        gain = wnp.asarray(rng.uniform(0.8, 1.2, n).astype(numpy.float32))
+        x *= gain[:, None, None, None]
+        x -= self.mean
+        x *= self.inv_std
+        return x, wnp.asarray(self.labels[idx])

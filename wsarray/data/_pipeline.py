@@ -14,8 +14,9 @@ import threading
 import time
 from collections import deque
 
-from .. import Array, WorkspaceError, memory, scope_out
-from ._batches import copy_into_current_scope, map_arrays
+from .. import Array, WorkspaceError, memory, scope_out, workspace
+from ._batches import array_leaves, copy_into_current_scope, map_arrays
+from ._ring import ARRAY_OVERHEAD
 
 WAIT_S = 0.1  # longest single wait of any loop: how soon a stop flag is seen
 
@@ -51,6 +52,9 @@ class Pipeline:
         self.ring = ring                  # None: plain allocations (use_workspace=False)
         self.consumers = consumers
         self.synchronous = synchronous
+        # A source whose next() allocates nothing but the batch (BatchDirectory) runs in the slot
+        self.fills_slot = getattr(source, "allocates_batch_only", False) is True
+        self.etl_config = ring.config if ring is not None else None
         self.pid = os.getpid()
         self.cond = threading.Condition()  # an RLock: finalizers may run inside a locked section
         self.build_lock = threading.Lock()  # one build at a time (sources are not thread-safe)
@@ -68,7 +72,6 @@ class Pipeline:
         self.crash = None                 # an internal failure of the producer thread
         self.epoch = 1
         self.last_number = 0
-        self.first_batch_seen = False
         self.figures = dict(built=0, queued=0, consumed=0, dropped=0, errors=0,
                             consumer_wait_s=0.0, last_wait_s=0.0, producer_wait_s=0.0,
                             producer_busy_s=0.0)
@@ -85,25 +88,45 @@ class Pipeline:
             if self.ring is None:
                 with scope_out():
                     batch = map_arrays(next(self.source_iter), copy_into_current_scope)
-            else:
+            elif self.synchronous or self.fills_slot:
+                # next() runs in the slot: what it makes with wsarray is the batch already
                 slot = self.ring.slot(number)
+                used_before = slot.stats()["used"]
                 slot.begin()
                 with slot.fill():
                     batch = map_arrays(next(self.source_iter), self._adopter(slot))
+                self.ring.after_fill(slot, used_before)
+            else:
+                # next() runs in the producer's ETL workspace (its temporaries reuse one arena
+                # batch after batch); only the batch is copied into the slot, so slots hold
+                # batches, not the source's working memory, and their size is known in advance.
+                with workspace(f"data:{self.label}:etl", self.etl_config):
+                    raw = next(self.source_iter)
+                    slot = self.ring.slot(number, needs=_bytes_needed(raw))
+                    slot.begin()
+                    with slot.fill():
+                        batch = map_arrays(raw, copy_into_current_scope)
+                    del raw
         except StopIteration:
-            retire(slot)
+            self._no_batch(slot, number)
             return Item(END, number)
         except BaseException as error:  # noqa: BLE001 - everything goes to the consumer, in order
-            retire(slot)
+            self._no_batch(slot, number)
             self._explain(error, number)
             return Item(ERROR, number, error=error)
         finally:
             self.figures["producer_busy_s"] += time.perf_counter() - start
             self.figures["built"] += 1
-        if slot is not None and not self.first_batch_seen:
-            self.first_batch_seen = True
-            self.ring.note_first_batch(slot)
         return Item(BATCH, number, batch, slot)
+
+    def _no_batch(self, slot, number):
+        """Batch ``number`` ended without a batch: its slot still runs (an empty) cycle ``number``,
+        so that every slot's cycles stay in step with the batch numbers its message states."""
+        if slot is None and self.ring is not None:
+            slot = self.ring.existing(number)
+            if slot is not None and not slot.is_open:
+                slot.begin()
+        retire(slot)
 
     def _adopter(self, slot):
         ring = self.ring
@@ -121,11 +144,12 @@ class Pipeline:
         if not hasattr(error, "add_note"):
             return
         error.add_note(f"(raised by the source of {self.who} while it built batch {number})")
-        if isinstance(error, WorkspaceError) and f"data:{self.label}:slot" in str(error):
+        if isinstance(error, WorkspaceError) and f"data:{self.label}:" in str(error):
             error.add_note(
                 f"The source used an array it made during an earlier next() call. {self.who} "
-                "runs the source's next() inside the batch's workspace slot, so whatever next() "
-                "makes with wsarray is retired with that batch. Build large, long-lived things "
+                "runs each next() of the source in a workspace cycle of its own (the batch's slot, "
+                "or the producer's ETL workspace), so whatever next() makes with wsarray is "
+                "retired with that batch. Build large, long-lived things "
                 "(datasets, buffers, lookup tables) in the source's constructor, not in next(), "
                 "or keep them with .detach().")
 
@@ -343,6 +367,10 @@ class Pipeline:
             self.cond.notify_all()
         if free:
             self.free_memory()
+
+
+def _bytes_needed(batch):
+    return sum(int(a.nbytes) + ARRAY_OVERHEAD for a in array_leaves(batch))
 
 
 class _Never:

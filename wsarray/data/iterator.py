@@ -2,8 +2,8 @@
 
 Deeplearning4j's AsyncDataSetIterator / AsyncMultiDataSetIterator for any iterable of batches. A
 producer thread pulls from the source and builds up to ``queue_size`` batches ahead, each in a
-workspace slot of a ring of ``queue_size + 2`` (the batch the consumer holds, the queue, the batch
-being built). A batch is valid until the consumer asks for the next one: at that fixed point of
+workspace slot of a ring of ``queue_size + 2`` (the queue, the batch being built included; the
+batch the consumer holds; the one it gave back, still referenced while it waits for the next). A batch is valid until the consumer asks for the next one: at that fixed point of
 the consumer's sequence its arrays are retired and any use raises WorkspaceError naming the
 iterator, the batch and the fix (``detach(batch)``). ``shield(source)`` iterates synchronously in
 the caller's thread under the same rule. The engine is in ``_pipeline``, the ring in ``_ring``.
@@ -59,18 +59,25 @@ class AsyncIterator:
 
     ``source``: any iterable of batches; a batch is an array (wsarray or NumPy) or a tuple, named
     tuple, list or dict of them (features, labels, masks; other values pass through untouched).
-    A source's ``next()`` runs on the producer thread inside the batch's slot, so arrays it makes
-    with wsarray land in the slot without a copy (NumPy arrays are copied in once): build big,
-    long-lived things in the source's constructor, not in ``next()``. The prefetch hides the
-    source's time only where that work releases the GIL (NumPy kernels on large arrays, file
-    reads); pure-Python work runs in turn with the consumer.
+    A source's ``next()`` runs on the producer thread in a workspace cycle of its own (the
+    producer's ETL workspace, whose memory serves every batch), and the batch it returns is copied
+    into the slot once, so slots hold batches, not the source's working memory. Whatever ``next()``
+    makes with wsarray is retired after that copy: build big, long-lived things in the source's
+    constructor, not in ``next()``. A source whose ``next()`` allocates nothing but its batch can
+    say so with a class attribute ``allocates_batch_only = True`` (``BatchDirectory`` does): its
+    ``next()`` then runs in the slot itself and its arrays are the batch, with no copy. The
+    prefetch hides the source's time only where that work releases the GIL (NumPy kernels on
+    large arrays, file reads); pure-Python work runs in turn with the consumer.
 
     ``for batch in it:``: a batch is valid until the consumer asks for the next one (``next()``)
     or closes the iterator; then every array of it raises ``WorkspaceError``; keep one
     with ``wsarray.data.detach(batch)``. Batches live in a ring of ``queue_size + 2`` workspace
-    slots, each sized from the first batch times 1.3 (``workspace_config``, default
-    ``WorkspaceConfig()``); a larger batch spills (it stays valid) and its slot learns again. A
-    stale array the user still holds costs a counted spill, never corrupt data.
+    slots (the queue, the batch being built included, plus the batch the consumer holds and the
+    one its loop variable still refers to while it asks for the next), sized from the largest
+    batch so far times ``1 + overallocation_limit`` (``workspace_config``, default
+    ``WorkspaceConfig()``: x1.3, as Deeplearning4j); after a larger batch each slot is replaced
+    by a larger one when it is next free, never touching live batches. A stale array the user
+    still holds costs a counted spill, never corrupt data.
     ``use_workspace=False`` copies batches into plain memory instead (valid forever, no rule).
 
     Errors of the source reach the consumer where they happened, after the good batches before
@@ -132,7 +139,7 @@ class AsyncIterator:
         ring = None
         if use_workspace:
             ring = Ring(label, ring_size, workspace_config,
-                        lambda k: _stale_hint(who, k, ring_size, consumers, synchronous))
+                        lambda k, first: _stale_hint(who, k, first, ring_size, consumers))
         self.ring_size = ring_size if use_workspace else 0
         self._p = Pipeline(who, label, source, queue_size=queue_size, ring=ring, consumers=consumers,
                            synchronous=synchronous)
@@ -260,9 +267,9 @@ class _Loop:
             self._it._p.pause()
 
 
-def _stale_hint(who, k, n, consumers, synchronous):
-    which = (f"It belonged to {who}: slot {k} of its ring of {n} holds batches {k}, {k + n}, "
-             f"{k + 2 * n}, ... (cycle c of this slot is batch {n}*(c-1)+{k}; "
+def _stale_hint(who, k, first, n, consumers):
+    which = (f"It belonged to {who}: slot {k} of its ring of {n} holds batches {first}, "
+             f"{first + n}, {first + 2 * n}, ... (cycle c of this slot is batch {n}*(c-1)+{first}; "
              "it.batch_number is the batch handed out last)")
     when = ("when the thread that took it asked for its next batch (or called release())"
             if consumers > 1 else "when the next batch was requested")

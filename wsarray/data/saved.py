@@ -166,6 +166,10 @@ class BatchDirectory:
     batch i.
     """
 
+    # Its next() allocates the batch's arrays and nothing else: AsyncIterator runs it in the
+    # batch's slot, so the file's bytes are read straight into the slot.
+    allocates_batch_only = True
+
     def __init__(self, directory, *, mmap=False, verify=True, on_error="raise", shuffle=False,
                  seed=None):
         fn = "wsarray.data.BatchDirectory()"
