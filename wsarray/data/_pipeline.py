@@ -14,7 +14,7 @@ import threading
 import time
 from collections import deque
 
-from .. import Array, WorkspaceError, memory, scope_out, workspace
+from .. import Array, WorkspaceError, memory, scope_out
 from ._batches import array_leaves, copy_into_current_scope, map_arrays
 from ._ring import ARRAY_OVERHEAD
 
@@ -54,7 +54,6 @@ class Pipeline:
         self.synchronous = synchronous
         # A source whose next() allocates nothing but the batch (BatchDirectory) runs in the slot
         self.fills_slot = getattr(source, "allocates_batch_only", False) is True
-        self.etl_config = ring.config if ring is not None else None
         self.pid = os.getpid()
         self.cond = threading.Condition()  # an RLock: finalizers may run inside a locked section
         self.build_lock = threading.Lock()  # one build at a time (sources are not thread-safe)
@@ -97,16 +96,22 @@ class Pipeline:
                     batch = map_arrays(next(self.source_iter), self._adopter(slot))
                 self.ring.after_fill(slot, used_before)
             else:
-                # next() runs in the producer's ETL workspace (its temporaries reuse one arena
-                # batch after batch); only the batch is copied into the slot, so slots hold
-                # batches, not the source's working memory, and their size is known in advance.
-                with workspace(f"data:{self.label}:etl", self.etl_config):
-                    raw = next(self.source_iter)
-                    slot = self.ring.slot(number, needs=_bytes_needed(raw))
-                    slot.begin()
-                    with slot.fill():
-                        batch = map_arrays(raw, copy_into_current_scope)
-                    del raw
+                # next() runs in the ring's ETL workspace (its temporaries reuse one arena batch
+                # after batch, whichever producer thread runs it); only the batch is copied into
+                # the slot, so slots hold batches, not the source's working memory, and their
+                # size is known in advance.
+                etl = self.ring.etl_slot()
+                etl.begin()
+                try:
+                    with etl.fill():
+                        raw = next(self.source_iter)
+                        slot = self.ring.slot(number, needs=_bytes_needed(raw))
+                        slot.begin()
+                        with slot.fill():
+                            batch = map_arrays(raw, copy_into_current_scope)
+                        del raw
+                finally:
+                    etl.retire()
         except StopIteration:
             self._no_batch(slot, number)
             return Item(END, number)

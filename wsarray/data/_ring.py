@@ -37,7 +37,7 @@ def config_with(config, **changes):
 
 
 class Ring:
-    def __init__(self, label, size, config, hint):
+    def __init__(self, label, size, config, hint, etl_hint):
         self.label = label          # e.g. "train#3": unique in the process
         self.size = size
         self.config = config
@@ -45,6 +45,8 @@ class Ring:
         self.target = 0             # bytes each slot should have (0: not known yet)
         self.resizes = 0
         self._hint = hint           # hint(k, first_batch) -> stale-array advice of slot k
+        self._etl_hint = etl_hint
+        self._etl = None
         self._slots = [None] * size
         self._sizes = [0] * size
         self._retired_slots = []    # replaced slots, destroyed once none of their arrays lives
@@ -78,16 +80,29 @@ class Ring:
             self._slots[i], self._sizes[i] = new, size
         return new
 
+    def etl_slot(self):
+        """The workspace the source's next() runs in (the producer's working memory): one, for
+        every producer thread, learning its size as a workspace does."""
+        if self._etl is None:
+            etl = _Slot(f"data:{self.label}:etl", self.config, self._etl_hint)
+            with self._lock:
+                if self.destroyed:
+                    etl.destroy()
+                    raise RuntimeError("the ring was destroyed")
+                self._etl = etl
+        return self._etl
+
     def existing(self, number):
         """The slot of batch ``number`` if it was made (None otherwise)."""
         return self._slots[self.index_of(number)]
 
     def after_fill(self, slot, used_before):
-        """Measure the batch just built in ``slot``; grow the ring if it did not fit."""
+        """Measure the batch just built in ``slot`` (its source ran there); grow the ring if it did
+        not fit. A spill while retired arrays the user still holds pinned memory is theirs: it is
+        counted, and grows nothing."""
         s = slot.stats()
-        needs = s["used"] - used_before
-        if s["spilled_cycle_bytes"] and needs > s["capacity"] / (1 + self.config.overallocation_limit):
-            self.grow_to(needs)
+        if s["spilled_cycle_bytes"] and used_before == 0:
+            self.grow_to(max(s["used"], s["capacity"] + s["spilled_cycle_bytes"]))
 
     def grow_to(self, needs):
         if not self.learns:
@@ -139,8 +154,8 @@ class Ring:
         """Give every slot's memory back (their arrays become stale). Only with no fill running."""
         with self._lock:
             self.destroyed = True
-            slots = [s for s in self._slots + self._retired_slots if s is not None]
-            self._slots, self._retired_slots = [None] * self.size, []
+            slots = [s for s in self._slots + self._retired_slots + [self._etl] if s is not None]
+            self._slots, self._retired_slots, self._etl = [None] * self.size, [], None
         for slot in slots:
             if slot.alive:
                 slot.destroy()

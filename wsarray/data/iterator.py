@@ -60,7 +60,7 @@ class AsyncIterator:
     ``source``: any iterable of batches; a batch is an array (wsarray or NumPy) or a tuple, named
     tuple, list or dict of them (features, labels, masks; other values pass through untouched).
     A source's ``next()`` runs on the producer thread in a workspace cycle of its own (the
-    producer's ETL workspace, whose memory serves every batch), and the batch it returns is copied
+    iterator's ETL workspace, whose memory serves every batch), and the batch it returns is copied
     into the slot once, so slots hold batches, not the source's working memory. Whatever ``next()``
     makes with wsarray is retired after that copy: build big, long-lived things in the source's
     constructor, not in ``next()``. A source whose ``next()`` allocates nothing but its batch can
@@ -139,7 +139,8 @@ class AsyncIterator:
         ring = None
         if use_workspace:
             ring = Ring(label, ring_size, workspace_config,
-                        lambda k, first: _stale_hint(who, k, first, ring_size, consumers))
+                        lambda k, first: _stale_hint(who, k, first, ring_size, consumers),
+                        _ETL_HINT.format(who=who))
         self.ring_size = ring_size if use_workspace else 0
         self._p = Pipeline(who, label, source, queue_size=queue_size, ring=ring, consumers=consumers,
                            synchronous=synchronous)
@@ -276,6 +277,12 @@ def _stale_hint(who, k, first, n, consumers):
     return (f"{which}, and was retired {when} (or at close()): a batch is valid until then. "
             "Keep a batch with wsarray.data.detach(batch) (or x.detach() for one array) before "
             "asking for the next one.")
+
+
+_ETL_HINT = ("It was made by the source's next() in the ETL workspace of {who}, which is reset "
+             "after each batch is built (the batch itself is copied into the iterator's ring). "
+             "A source should build big, long-lived things (data sets, buffers, tables) in its "
+             "constructor, not in next(), or keep them with .detach().")
 
 
 @atexit.register
