@@ -18,53 +18,60 @@ def init_mlp(sizes, seed=0, dtype="float32"):
     return params
 
 
+# Each layer pass is a function run by mgr.run_in("working_memory", ...): its temporaries die
+# when it returns, before the working memory's cycle ends (see WorkspaceManager).
+
 def _forward_layer(mgr, x, w, b, last):
-    with mgr.scope("working_memory"):
-        z = x @ w
-        z += b
-        a = z if last else wnp.maximum(z, 0)
-        return mgr.leverage_to("activations", a)
+    z = x @ w
+    z += b
+    a = z if last else wnp.maximum(z, 0)
+    return mgr.leverage_to("activations", a)
 
 
 def _loss_grad(mgr, logits, labels):
-    with mgr.scope("working_memory"):
-        shifted = logits - logits.max(axis=1, keepdims=True)
-        p = wnp.exp(shifted)
-        p /= p.sum(axis=1, keepdims=True)
-        n = logits.shape[0]
-        loss = -float(wnp.log(p[wnp.arange(n), labels] + 1e-12).mean())
-        p[wnp.arange(n), labels] -= 1
-        p /= n
-        return loss, mgr.leverage_to("activation_grad", p)
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    p = wnp.exp(shifted)
+    p /= p.sum(axis=1, keepdims=True)
+    n = logits.shape[0]
+    rows = wnp.arange(n)
+    loss = -float(wnp.log(p[rows, labels] + 1e-12).mean())
+    p[rows, labels] -= 1
+    p /= n
+    return loss, mgr.leverage_to("activation_grad", p)
+
+
+def _update(w, b, grad_w, grad_b, lr):
+    w -= lr * grad_w
+    b -= lr * grad_b
 
 
 def _backward_layer(mgr, x, g, w, b, lr, first):
-    with mgr.scope("working_memory"):
-        grad_w = x.T @ g
-        grad_b = g.sum(axis=0)
-        g_in = None
-        if not first:
-            g_in = g @ w.T
-            g_in *= x > 0  # the ReLU of the layer below
-            g_in = mgr.leverage_to("activation_grad", g_in)
-        with mgr.scope("updater"):
-            w -= lr * grad_w
-            b -= lr * grad_b
-        return g_in
+    grad_w = x.T @ g
+    grad_b = g.sum(axis=0)
+    g_in = None
+    if not first:
+        g_in = g @ w.T
+        g_in *= x > 0  # the ReLU of the layer below
+        g_in = mgr.leverage_to("activation_grad", g_in)
+    mgr.run_in("updater", _update, w, b, grad_w, grad_b, lr)
+    return g_in
+
+
+def _train_step(mgr, params, features, labels, lr):
+    acts = [features.reshape(features.shape[0], -1)]
+    for i, (w, b) in enumerate(params):
+        acts.append(mgr.run_in("working_memory", _forward_layer, mgr, acts[-1], w, b,
+                               last=i == len(params) - 1))
+    loss, g = mgr.run_in("working_memory", _loss_grad, mgr, acts[-1], labels)
+    for i in range(len(params) - 1, -1, -1):
+        w, b = params[i]
+        g = mgr.run_in("working_memory", _backward_layer, mgr, acts[i], g, w, b, lr, first=i == 0)
+    return loss
 
 
 def train_step(mgr, params, features, labels, lr=0.05):
     """One SGD step on a batch; returns the loss (a float)."""
-    with mgr.step():
-        x = features.reshape(features.shape[0], -1)
-        acts = [x]
-        for i, (w, b) in enumerate(params):
-            acts.append(_forward_layer(mgr, acts[-1], w, b, last=i == len(params) - 1))
-        loss, g = _loss_grad(mgr, acts[-1], labels)
-        for i in range(len(params) - 1, -1, -1):
-            w, b = params[i]
-            g = _backward_layer(mgr, acts[i], g, w, b, lr, first=i == 0)
-        return loss
+    return mgr.run_step(_train_step, mgr, params, features, labels, lr)
 
 
 class AugmentedImages:

@@ -59,9 +59,12 @@ class WorkspaceManager:
     keep a result with ``leverage_to``). ``mgr.create(kind, shape, dtype)`` (zeros),
     ``mgr.create_uninitialized(...)``, ``mgr.leverage_to(kind, x)`` (x itself when already
     there, else a copy there), ``mgr.check(kind, x)`` (raises unless x is where ``kind`` goes).
-    Write each layer as a function whose ``with mgr.scope("working_memory")`` block ends before it
-    returns: a temporary still referenced when the next layer's cycle starts keeps its block, and
-    that cycle spills.
+    Write each layer as a function and run it with ``mgr.run_in("working_memory", layer, ...)``
+    (and the step with ``mgr.run_step(step, ...)``): the function's local arrays die when it
+    returns, before the cycle ends. A ``with`` block inside a function ends while its locals
+    still refer to their arrays: the workspace then counts them as outliving the cycle and learns
+    room for them on top of its peak (about twice the memory), and a temporary still referenced
+    when the next cycle starts keeps its block (that cycle spills).
     """
 
     def __init__(self, mode=WorkspaceMode.SEPARATE, configs=None, *, prefix=None):
@@ -130,6 +133,17 @@ class WorkspaceManager:
         if self.mode is WorkspaceMode.SEPARATE and kind in SCOPED_KINDS:
             return self._workspace(kind)  # a cycle of its own
         return self._borrow(kind, "scope")
+
+    def run_step(self, fn, *args, **kwargs):
+        """``fn(*args, **kwargs)`` inside ``step()``: its local arrays are gone before the step's
+        cycles end, so the workspaces learn the step's own size (see the class docstring)."""
+        with self.step():
+            return fn(*args, **kwargs)
+
+    def run_in(self, kind, fn, *args, **kwargs):
+        """``fn(*args, **kwargs)`` inside ``scope(kind)`` (a layer's forward or backward pass)."""
+        with self.scope(kind):
+            return fn(*args, **kwargs)
 
     def _borrow(self, kind, method):
         name = self.workspace_name(kind)
