@@ -33,12 +33,16 @@ def main(argv=None):
     parser.add_argument("--epochs", type=int, default=4, help="epochs per process (the first is warm-up)")
     parser.add_argument("--hidden", type=int, default=256, help="hidden width of the MLP (the step's cost)")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--quiet-wait", type=float, default=60, metavar="S",
+                        help="before each run, wait up to S seconds (default 60) for other processes "
+                             "to leave the cores free: the development machine is shared")
     parser.add_argument("--json", help="also write the runs and medians to this file")
     args = parser.parse_args(argv)
     if args.quick:
         args.repeats, args.batches, args.epochs = 1, 6, 2
     runs = _demo.run_pipeline(args.repeats, args.batches, args.epochs, args.hidden,
-                              log=lambda *a, **k: print(*a, **k, file=sys.stderr))
+                              log=lambda *a, **k: print(*a, **k, file=sys.stderr),
+                              quiet_wait_s=args.quiet_wait)
     rows = _demo.summarize_pipeline(runs)
     print(f"MLP 27648-{args.hidden}-10, {args.batches} batches per epoch, {args.epochs} epochs per process")
     _demo.print_pipeline(rows, args.repeats)

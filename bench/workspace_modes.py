@@ -26,12 +26,16 @@ def main(argv=None):
     parser.add_argument("--iterations", type=int, default=60)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--quiet-wait", type=float, default=60, metavar="S",
+                        help="before each run, wait up to S seconds (default 60) for other processes "
+                             "to leave the cores free: the development machine is shared")
     parser.add_argument("--json", help="also write the runs and medians to this file")
     args = parser.parse_args(argv)
     if args.quick:
         args.repeats, args.iterations = 1, 12
     runs = _demo.run_modes(args.repeats, args.iterations, args.batch,
-                           log=lambda *a, **k: print(*a, **k, file=sys.stderr))
+                           log=lambda *a, **k: print(*a, **k, file=sys.stderr),
+                           quiet_wait_s=args.quiet_wait)
     rows = _demo.summarize_modes(runs)
     _demo.print_modes(rows, args.repeats, args.batch)
     print(_demo.MODES_NOTES)

@@ -140,3 +140,19 @@ def test_worker_threads_each_get_their_own_workspaces():
     assert {k: r[0] for k, r in results.items()} == {0: 0.0, 1: 1000.0, 2: 2000.0}
     assert all(r[1] == "W/activations" for r in results.values())
     assert mgr.stats() == {}  # the main thread has none of them
+
+
+def test_the_demo_runs_and_reports_every_mode():
+    """The modes part of the demo (python -m wsarray's pipeline part), one short run per mode."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-P", "-m", "wsarray.data._demo", "--part", "modes",
+                           "--quick", "--json"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["mode"]: r for r in json.loads(proc.stdout)["modes"]}
+    assert set(rows) == {"none", "single", "separate"}
+    assert rows["none"]["capacity_mib"] == 0 and rows["none"]["workspaces"] == {}
+    assert rows["single"]["capacity_mib"] > 0 and list(rows["single"]["workspaces"]) == ["all"]
+    assert set(rows["separate"]["workspaces"]) == set(KINDS)

@@ -127,20 +127,56 @@ def _rss_mib():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def run_child(kind, name, **params):
-    """Run one variant (kind "pipeline") or mode (kind "modes") in a fresh process."""
+def _busy_cpu_s():
+    """CPU seconds the whole machine has been busy (Linux /proc/stat; None elsewhere)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(v) for v in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def _children_cpu_s():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def wait_for_quiet(max_wait_s, other_cores=0.25):
+    """Wait (at most ``max_wait_s``) until other processes use under ``other_cores`` cores: the
+    development machine is shared, and a parallel speed-up needs both cores free."""
+    deadline = time.monotonic() + max_wait_s
+    while time.monotonic() < deadline:
+        b0 = _busy_cpu_s()
+        if b0 is None:
+            return
+        time.sleep(1.0)
+        if _busy_cpu_s() - b0 < other_cores:
+            return
+
+
+def run_child(kind, name, quiet_wait_s=0, **params):
+    """Run one variant (kind "pipeline") or mode (kind "modes") in a fresh process; its figures
+    plus ``other_load``: cores other processes used meanwhile."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                WSARRAY_NUM_THREADS="1")
     cmd = [sys.executable, "-P", "-m", "wsarray.data._demo", "--child", kind, name, json.dumps(params)]
+    if quiet_wait_s:
+        wait_for_quiet(quiet_wait_s)
+    busy0, mine0, start = _busy_cpu_s(), _children_cpu_s(), time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
     if proc.returncode != 0:
         raise RuntimeError(f"{kind} {name} failed:\n{proc.stderr}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    if busy0 is not None:
+        other = (_busy_cpu_s() - busy0) - (_children_cpu_s() - mine0)
+        out["other_load"] = max(other, 0.0) / (time.monotonic() - start)
+    return out
 
 
 # -- the pipeline comparison ---------------------------------------------------------------------
 
-def run_pipeline(repeats=3, batches=20, epochs=4, hidden=256, log=lambda *a, **k: None):
+def run_pipeline(repeats=3, batches=20, epochs=4, hidden=256, log=lambda *a, **k: None, quiet_wait_s=0):
     """Every variant ``repeats`` times (interleaved); {variant: [figures per run]}."""
     from . import save_batches
     from ._example import AugmentedImages
@@ -152,8 +188,8 @@ def run_pipeline(repeats=3, batches=20, epochs=4, hidden=256, log=lambda *a, **k
         for k in range(repeats):
             for v in PIPELINE_VARIANTS:
                 log(f"  pipeline run {k + 1}/{repeats}: {v}          ", end="\r", flush=True)
-                runs[v].append(run_child("pipeline", v, batches=batches, epochs=epochs, hidden=hidden,
-                                         saved_dir=saved_dir))
+                runs[v].append(run_child("pipeline", v, quiet_wait_s, batches=batches, epochs=epochs,
+                                         hidden=hidden, saved_dir=saved_dir))
         log(" " * 60, end="\r")
         return runs
     finally:
@@ -164,8 +200,8 @@ def summarize_pipeline(runs):
     """Medians per variant, with each run's ratio to max(ETL alone, step alone) of its round."""
     rows = []
     for v, rs in runs.items():
-        med = {k: statistics.median(r[k] for r in rs) for k in
-               ("epoch_s", "etl_ms", "step_ms", "faults", "rss_mib")}
+        med = {k: statistics.median(r.get(k, 0.0) for r in rs) for k in
+               ("epoch_s", "etl_ms", "step_ms", "faults", "rss_mib", "other_load")}
         ring = [r["ring_mib"] for r in rs if r["ring_mib"] is not None]
         ratios = sorted(r["epoch_s"] / r["batches"] * 1e3 / max(e["etl_ms"], s["step_ms"])
                         for r, e, s in zip(rs, runs["etl"], runs["step"]))
@@ -181,24 +217,25 @@ def print_pipeline(rows, repeats):
     print(f"ETL alone {etl:.1f} ms per batch, step alone {step:.1f} ms (ETL/step {etl / step:.2f}); "
           f"medians of {repeats} runs")
     header = (f"{'variant':<13}{'s/epoch':>9}{'ms/batch':>10}{'ETL ms/it':>11}{'step ms/it':>12}"
-              f"{'/max(ETL,step)':>16}{'(spread)':>12}{'peak RSS MiB':>14}{'faults/it':>11}{'ring MiB':>10}")
+              f"{'/max(ETL,step)':>16}{'(spread)':>12}{'peak RSS MiB':>14}{'faults/it':>11}{'ring MiB':>10}"
+              f"{'other load':>12}")
     print(header)
     print("-" * len(header))
     for r in rows:
         ring = "" if r["ring_mib"] is None else f"{r['ring_mib']:.0f}"
         print(f"{r['variant']:<13}{r['epoch_s']:>9.2f}{r['ms_per_batch']:>10.1f}{r['etl_ms']:>11.1f}"
               f"{r['step_ms']:>12.1f}{r['ratio']:>15.2f}x{r['ratio_min']:>6.2f}-{r['ratio_max']:<5.2f}"
-              f"{r['rss_mib']:>14.0f}{r['faults']:>11.0f}{ring:>10}")
+              f"{r['rss_mib']:>14.0f}{r['faults']:>11.0f}{ring:>10}{r['other_load']:>12.2f}")
 
 
 # -- the workspace modes --------------------------------------------------------------------------
 
-def run_modes(repeats=3, iterations=60, batch=256, log=lambda *a, **k: None):
+def run_modes(repeats=3, iterations=60, batch=256, log=lambda *a, **k: None, quiet_wait_s=0):
     runs = {m: [] for m in MODES}
     for k in range(repeats):
         for m in MODES:
             log(f"  modes run {k + 1}/{repeats}: {m}          ", end="\r", flush=True)
-            runs[m].append(run_child("modes", m, iterations=iterations, batch=batch))
+            runs[m].append(run_child("modes", m, quiet_wait_s, iterations=iterations, batch=batch))
     log(" " * 60, end="\r")
     return runs
 
@@ -207,8 +244,9 @@ def summarize_modes(runs):
     rows = []
     base = [r["ms"] for r in runs["none"]]
     for m, rs in runs.items():
-        med = {k: statistics.median(r[k] for r in rs) for k in
-               ("ms", "rss_mib", "rss_growth_mib", "capacity_mib", "peak_cycle_mib", "spilled_mib", "faults")}
+        med = {k: statistics.median(r.get(k, 0.0) for r in rs) for k in
+               ("ms", "rss_mib", "rss_growth_mib", "capacity_mib", "peak_cycle_mib", "spilled_mib", "faults",
+                "other_load")}
         ratios = sorted(r["ms"] / b for r, b in zip(rs, base))
         rows.append(dict(med, mode=m, ratio=statistics.median(ratios), ratio_min=ratios[0],
                          ratio_max=ratios[-1], workspaces=rs[-1]["workspaces"]))
@@ -218,13 +256,13 @@ def summarize_modes(runs):
 def print_modes(rows, repeats, batch):
     print(f"MLP {'-'.join(map(str, MLP_SIZES))}, batch {batch}, float32; medians of {repeats} runs")
     header = (f"{'mode':<10}{'ms/iter':>9}{'vs NONE':>9}{'(spread)':>12}{'peak RSS MiB':>14}"
-              f"{'RSS growth':>12}{'ws capacity MiB':>17}{'faults/iter':>13}")
+              f"{'RSS growth':>12}{'ws capacity MiB':>17}{'faults/iter':>13}{'other load':>12}")
     print(header)
     print("-" * len(header))
     for r in rows:
         print(f"{r['mode']:<10}{r['ms']:>9.1f}{r['ratio']:>8.2f}x{r['ratio_min']:>6.2f}-{r['ratio_max']:<5.2f}"
               f"{r['rss_mib']:>14.0f}{r['rss_growth_mib']:>12.0f}{r['capacity_mib']:>17.1f}"
-              f"{r['faults']:>13.0f}")
+              f"{r['faults']:>13.0f}{r['other_load']:>12.2f}")
     for r in rows:
         if r["workspaces"]:
             print(f"  {r['mode']}: " + ", ".join(f"{k} {v} MiB" for k, v in r["workspaces"].items()))
@@ -242,6 +280,9 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3, help="fresh processes per variant (default 3)")
     parser.add_argument("--quick", action="store_true", help="1 short run per variant (a smoke test)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--quiet-wait", type=float, default=0, metavar="S",
+                        help="before each run, wait up to S seconds for other processes to leave "
+                             "the cores free (a shared machine)")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
@@ -251,9 +292,10 @@ def main(argv=None):
     log = (lambda *a, **k: None) if args.json else (lambda *a, **k: print(*a, **k, file=sys.stderr))
     out = {}
     if args.part in ("pipeline", "all"):
-        out["pipeline"] = summarize_pipeline(run_pipeline(repeats, log=log, **p_params))
+        out["pipeline"] = summarize_pipeline(run_pipeline(repeats, log=log, quiet_wait_s=args.quiet_wait,
+                                                          **p_params))
     if args.part in ("modes", "all"):
-        out["modes"] = summarize_modes(run_modes(repeats, log=log, **m_params))
+        out["modes"] = summarize_modes(run_modes(repeats, log=log, quiet_wait_s=args.quiet_wait, **m_params))
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
@@ -277,7 +319,9 @@ PIPELINE_NOTES = """
 * ETL ms/it: how long the loop waited in next(). /max(ETL,step): time per batch over the larger
   of ETL alone and step alone (1.00x: the ETL is fully hidden). The prefetch runs the ETL on a
   second core only while the ETL releases the GIL (NumPy kernels on large arrays, file reads).
-* faults/it: minor page faults per batch after the first epoch; ring MiB: the slots' memory."""
+* faults/it: minor page faults per batch after the first epoch; ring MiB: the slots' memory.
+* other load: cores other processes of the machine used during the run (a shared machine: with
+  one core taken, the two threads share the other and nothing can be hidden)."""
 
 MODES_NOTES = """
 * NONE: no workspaces. SINGLE: one workspace for the whole step. SEPARATE: one per kind, the

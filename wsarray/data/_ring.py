@@ -107,10 +107,11 @@ class Ring:
     def grow_to(self, needs):
         if not self.learns:
             return
-        target = needs if self.config.allocation == "strict" else int(needs * (1 + self.config.overallocation_limit))
-        target = max(target, self.config.min_size)
-        if self.config.max_size:
-            target = min(target, self.config.max_size)
+        config = self.config
+        target = needs if config.allocation == "strict" else int(needs * (1 + config.overallocation_limit))
+        target = max(target, config.min_size)
+        if config.max_size:
+            target = min(target, config.max_size)
         if target > self.target:
             if self.target:
                 self.resizes += 1

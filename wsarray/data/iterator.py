@@ -3,9 +3,10 @@
 Deeplearning4j's AsyncDataSetIterator / AsyncMultiDataSetIterator for any iterable of batches. A
 producer thread pulls from the source and builds up to ``queue_size`` batches ahead, each in a
 workspace slot of a ring of ``queue_size + 2`` (the queue, the batch being built included; the
-batch the consumer holds; the one it gave back, still referenced while it waits for the next). A batch is valid until the consumer asks for the next one: at that fixed point of
-the consumer's sequence its arrays are retired and any use raises WorkspaceError naming the
-iterator, the batch and the fix (``detach(batch)``). ``shield(source)`` iterates synchronously in
+batch the consumer holds; the one it gave back, still referenced while it waits for the next).
+A batch is valid until the consumer asks for the next one: at that fixed point of the consumer's
+sequence its arrays are retired and any use raises WorkspaceError naming the iterator, the batch
+and the fix (``detach(batch)``). ``shield(source)`` iterates synchronously in
 the caller's thread under the same rule. The engine is in ``_pipeline``, the ring in ``_ring``.
 """
 

@@ -5,7 +5,8 @@ listener.track(it): ... listener.record(score=loss)``. Every ``frequency`` itera
 averaged over those iterations (Deeplearning4j reports the last one only): ETL time (time blocked
 waiting for data: the AsyncIterator's own figure when it tracks one), time per iteration,
 samples/s, batches/s, the score, workspace memory (from the cycle listeners of wsarray.memory:
-capacity, used, peak per cycle, spilled), minor page faults and Python GC collections. Lines go to
+capacity, used, peak per cycle, spilled, summed over the workspaces whose cycles ended in the
+interval), minor page faults and Python GC collections. Lines go to
 ``logging`` (logger ``wsarray.data``); with tqdm installed (``pip install "wsarray[progress]"``) a
 progress bar shows them too. ``history`` keeps every report; ``plot(path)`` draws it
 (``pip install "wsarray[plot]"``).
@@ -143,8 +144,10 @@ class PerformanceListener:
     def _report(self, bar):
         with self._lock:
             i = self._interval
-            capacity = sum(c for c, _ in self._workspaces.values())
-            used = sum(u for _, u in self._workspaces.values())
+            # the workspaces whose cycles ended in the interval (destroyed ones drop out)
+            latest = [self._workspaces[key] for key in i["peak"]]
+            capacity = sum(c for c, _ in latest)
+            used = sum(u for _, u in latest)
             peak, spilled = sum(i["peak"].values()), i["spilled"]
         n, seconds = i["iterations"], i["time"]
         entry = {
