@@ -186,16 +186,17 @@ def test_context_manager_closes_on_an_exception():
 
 
 def test_close_does_not_hang_on_a_stuck_source():
-    release = threading.Event()
+    entered, release = threading.Event(), threading.Event()
 
     def stuck():
         yield numpy.ones(2)
+        entered.set()
         release.wait(30)  # a next() that does not return for a long time
         yield numpy.ones(2)
 
     it = AsyncIterator(stuck())
     next(it)
-    time.sleep(0.05)
+    assert entered.wait(10)
     start = time.monotonic()
     assert it.close(timeout=0.2) is False  # the thread is still inside the source
     assert time.monotonic() - start < 5
@@ -206,14 +207,22 @@ def test_close_does_not_hang_on_a_stuck_source():
 
 
 def test_ctrl_c_while_waiting_for_a_batch_does_not_hang():
-    it = AsyncIterator(Counting(100, delay=0.5), queue_size=2)
+    release = threading.Event()
+
+    def slow():
+        release.wait(20)  # the first batch takes until the test releases it
+        for i in range(3):
+            yield numpy.full(2, float(i))
+
+    it = AsyncIterator(slow(), queue_size=2)
     timer = threading.Timer(0.2, _thread.interrupt_main)
-    timer.start()
     start = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
+        timer.start()  # inside the block: the interrupt cannot arrive before it
         next(it)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 10
     timer.join()
+    release.set()
     assert float(next(it)[0]) == 0.0  # still consistent: the batch being built arrives
     assert it.close() is True
 

@@ -196,17 +196,28 @@ def run_pipeline(repeats=3, batches=20, epochs=4, hidden=256, log=lambda *a, **k
         shutil.rmtree(saved_dir, ignore_errors=True)
 
 
+QUIET = 0.1  # cores other processes may use during a run that counts
+
+
+def _quiet(*runs):
+    return all(r.get("other_load", 0.0) < QUIET for r in runs)
+
+
 def summarize_pipeline(runs):
-    """Medians per variant, with each run's ratio to max(ETL alone, step alone) of its round."""
+    """Medians per variant over the runs no other process disturbed (all runs if none was quiet),
+    with each run's ratio to max(ETL alone, step alone) of its round."""
     rows = []
     for v, rs in runs.items():
-        med = {k: statistics.median(r.get(k, 0.0) for r in rs) for k in
+        kept = [r for r in rs if _quiet(r)] or rs
+        med = {k: statistics.median(r.get(k, 0.0) for r in kept) for k in
                ("epoch_s", "etl_ms", "step_ms", "faults", "rss_mib", "other_load")}
-        ring = [r["ring_mib"] for r in rs if r["ring_mib"] is not None]
+        ring = [r["ring_mib"] for r in kept if r["ring_mib"] is not None]
+        rounds = list(zip(rs, runs["etl"], runs["step"]))
+        rounds = [t for t in rounds if _quiet(*t)] or rounds
         ratios = sorted(r["epoch_s"] / r["batches"] * 1e3 / max(e["etl_ms"], s["step_ms"])
-                        for r, e, s in zip(rs, runs["etl"], runs["step"]))
+                        for r, e, s in rounds)
         rows.append(dict(med, variant=v, ms_per_batch=med["epoch_s"] / rs[0]["batches"] * 1e3,
-                         ring_mib=statistics.median(ring) if ring else None,
+                         ring_mib=statistics.median(ring) if ring else None, runs=len(kept),
                          ratio=statistics.median(ratios), ratio_min=ratios[0], ratio_max=ratios[-1]))
     return rows
 
@@ -215,17 +226,17 @@ def print_pipeline(rows, repeats):
     by = {r["variant"]: r for r in rows}
     etl, step = by["etl"]["etl_ms"], by["step"]["step_ms"]
     print(f"ETL alone {etl:.1f} ms per batch, step alone {step:.1f} ms (ETL/step {etl / step:.2f}); "
-          f"medians of {repeats} runs")
+          f"medians of the undisturbed runs of {repeats} (runs column)")
     header = (f"{'variant':<13}{'s/epoch':>9}{'ms/batch':>10}{'ETL ms/it':>11}{'step ms/it':>12}"
               f"{'/max(ETL,step)':>16}{'(spread)':>12}{'peak RSS MiB':>14}{'faults/it':>11}{'ring MiB':>10}"
-              f"{'other load':>12}")
+              f"{'other load':>12}{'runs':>6}")
     print(header)
     print("-" * len(header))
     for r in rows:
         ring = "" if r["ring_mib"] is None else f"{r['ring_mib']:.0f}"
         print(f"{r['variant']:<13}{r['epoch_s']:>9.2f}{r['ms_per_batch']:>10.1f}{r['etl_ms']:>11.1f}"
               f"{r['step_ms']:>12.1f}{r['ratio']:>15.2f}x{r['ratio_min']:>6.2f}-{r['ratio_max']:<5.2f}"
-              f"{r['rss_mib']:>14.0f}{r['faults']:>11.0f}{ring:>10}{r['other_load']:>12.2f}")
+              f"{r['rss_mib']:>14.0f}{r['faults']:>11.0f}{ring:>10}{r['other_load']:>12.2f}{r['runs']:>6}")
 
 
 # -- the workspace modes --------------------------------------------------------------------------
@@ -242,27 +253,29 @@ def run_modes(repeats=3, iterations=60, batch=256, log=lambda *a, **k: None, qui
 
 def summarize_modes(runs):
     rows = []
-    base = [r["ms"] for r in runs["none"]]
     for m, rs in runs.items():
-        med = {k: statistics.median(r.get(k, 0.0) for r in rs) for k in
+        kept = [r for r in rs if _quiet(r)] or rs
+        med = {k: statistics.median(r.get(k, 0.0) for r in kept) for k in
                ("ms", "rss_mib", "rss_growth_mib", "capacity_mib", "peak_cycle_mib", "spilled_mib", "faults",
                 "other_load")}
-        ratios = sorted(r["ms"] / b for r, b in zip(rs, base))
-        rows.append(dict(med, mode=m, ratio=statistics.median(ratios), ratio_min=ratios[0],
+        rounds = [t for t in zip(rs, runs["none"]) if _quiet(*t)] or list(zip(rs, runs["none"]))
+        ratios = sorted(r["ms"] / b["ms"] for r, b in rounds)
+        rows.append(dict(med, mode=m, ratio=statistics.median(ratios), ratio_min=ratios[0], runs=len(kept),
                          ratio_max=ratios[-1], workspaces=rs[-1]["workspaces"]))
     return rows
 
 
 def print_modes(rows, repeats, batch):
-    print(f"MLP {'-'.join(map(str, MLP_SIZES))}, batch {batch}, float32; medians of {repeats} runs")
+    print(f"MLP {'-'.join(map(str, MLP_SIZES))}, batch {batch}, float32; medians of the undisturbed "
+          f"runs of {repeats} (runs column)")
     header = (f"{'mode':<10}{'ms/iter':>9}{'vs NONE':>9}{'(spread)':>12}{'peak RSS MiB':>14}"
-              f"{'RSS growth':>12}{'ws capacity MiB':>17}{'faults/iter':>13}{'other load':>12}")
+              f"{'RSS growth':>12}{'ws capacity MiB':>17}{'faults/iter':>13}{'other load':>12}{'runs':>6}")
     print(header)
     print("-" * len(header))
     for r in rows:
         print(f"{r['mode']:<10}{r['ms']:>9.1f}{r['ratio']:>8.2f}x{r['ratio_min']:>6.2f}-{r['ratio_max']:<5.2f}"
               f"{r['rss_mib']:>14.0f}{r['rss_growth_mib']:>12.0f}{r['capacity_mib']:>17.1f}"
-              f"{r['faults']:>13.0f}{r['other_load']:>12.2f}")
+              f"{r['faults']:>13.0f}{r['other_load']:>12.2f}{r['runs']:>6}")
     for r in rows:
         if r["workspaces"]:
             print(f"  {r['mode']}: " + ", ".join(f"{k} {v} MiB" for k, v in r["workspaces"].items()))
@@ -321,7 +334,8 @@ PIPELINE_NOTES = """
   second core only while the ETL releases the GIL (NumPy kernels on large arrays, file reads).
 * faults/it: minor page faults per batch after the first epoch; ring MiB: the slots' memory.
 * other load: cores other processes of the machine used during the run (a shared machine: with
-  one core taken, the two threads share the other and nothing can be hidden)."""
+  one core taken, the two threads share the other and nothing can be hidden). Runs with 0.1 or
+  more are left out of the medians when undisturbed runs exist (runs: how many were kept)."""
 
 MODES_NOTES = """
 * NONE: no workspaces. SINGLE: one workspace for the whole step. SEPARATE: one per kind, the

@@ -91,7 +91,7 @@ class AsyncIterator:
 
     One consumer at a time by default (a ``next()`` from any thread retires the previous batch).
     ``consumers=k`` lets k threads share the prefetch: each thread's batch stays valid until that
-    thread asks for its next one (or calls ``release()``); the ring gets ``queue_size + 1 + k``
+    thread asks for its next one (or calls ``release()``); the ring gets ``queue_size + 2k``
     slots. A thread that stops taking batches should call ``release()``; a thread that exits
     releases its batch automatically.
 
