@@ -16,7 +16,7 @@ import pytest
 import wsarray as wnp
 from wsarray.data import AsyncIterator, shield
 
-from .conftest import data_threads, wait_for_no_data_threads
+from data_helpers import data_threads, wait_for_no_data_threads
 
 
 def numbered(n, size=4):
