@@ -16,8 +16,8 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("WSARRAY_NUM_THREADS", "1")
 
-from wsarray.data import AsyncIterator, PerformanceListener, WorkspaceManager, shield  # noqa: E402
-from wsarray.data._example import AugmentedImages, init_mlp, train_step  # noqa: E402
+from wsarray.data import AsyncIterator, PerformanceListener, WorkspaceManager, shield
+from wsarray.data._example import AugmentedImages, init_mlp, train_step
 
 
 def main(argv=None):

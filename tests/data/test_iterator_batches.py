@@ -87,8 +87,8 @@ def test_the_message_names_the_batch(shielded):
     sizes = [3, 3, 3, 5000, 3, 3, 3]
     src = [numpy.full(n, float(i)) for i, n in enumerate(sizes)]
     with AsyncIterator(shield(src) if shielded else src, queue_size=1) as it:
-        previous = None
-        for epoch in range(3):
+        previous = previous_number = None
+        for _ in range(3):
             for current in it:
                 number = it.batch_number
                 if previous is not None:

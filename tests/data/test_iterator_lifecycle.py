@@ -141,7 +141,7 @@ def test_break_stops_the_thread_and_loses_nothing():
 def test_a_for_loop_left_by_an_exception_stops_the_thread():
     it = AsyncIterator(numbered(30), queue_size=2)
     with pytest.raises(ZeroDivisionError):
-        for batch in it:
+        for _batch in it:
             1 / 0
     assert wait_for_no_data_threads()
     it.close()

@@ -51,7 +51,7 @@ def test_figures_are_averaged_over_the_interval():
     source = TimedSource(clock, etl_ms=[2, 4, 10, 10])
     step_ms = [8, 16, 40, 40]
     scores = [1.0, 0.5, 0.25, 0.25]
-    for i, batch in enumerate(listener.track(source)):
+    for i, _batch in enumerate(listener.track(source)):
         clock.advance(step_ms[i])
         listener.record(score=scores[i])
     assert [h["iteration"] for h in listener.history] == [2, 4]
@@ -73,7 +73,7 @@ def test_figures_are_averaged_over_the_interval():
 def test_samples_from_record_and_a_partial_last_interval():
     clock = FakeClock()
     listener, records = listener_with_log(10, clock=clock)
-    for batch in listener.track(TimedSource(clock, [1] * 3, rows=8)):
+    for _batch in listener.track(TimedSource(clock, [1] * 3, rows=8)):
         clock.advance(9)
         listener.record(samples=5)
     (entry,) = listener.history  # 3 iterations < frequency: reported at the end
@@ -86,7 +86,7 @@ def test_iterations_count_across_loops_and_break_reports():
     clock = FakeClock()
     listener, _ = listener_with_log(2, clock=clock)
     for _ in range(2):
-        for i, batch in enumerate(listener.track(TimedSource(clock, [1] * 5))):
+        for i, _batch in enumerate(listener.track(TimedSource(clock, [1] * 5))):
             clock.advance(1)
             if i == 2:
                 break
@@ -128,7 +128,7 @@ def test_gc_collections_are_counted():
     listener, _ = listener_with_log(3, clock=clock)
     import gc
 
-    for batch in listener.track(TimedSource(clock, [1] * 3)):
+    for _batch in listener.track(TimedSource(clock, [1] * 3)):
         gc.collect()
     assert listener.history[0]["gc_collections"] >= 3
 
@@ -145,7 +145,7 @@ def test_without_tqdm_it_logs_and_asking_for_a_bar_names_the_extra(monkeypatch):
     handler.emit = records.append
     logger.addHandler(handler)
     listener = PerformanceListener(1, logger=logger, progress="auto", clock=clock)
-    for batch in listener.track(TimedSource(clock, [1, 1])):
+    for _batch in listener.track(TimedSource(clock, [1, 1])):
         pass
     assert len(records) == 2
 
@@ -154,7 +154,7 @@ def test_progress_bar_with_tqdm(capsys):
     pytest.importorskip("tqdm")
     clock = FakeClock()
     listener = PerformanceListener(2, progress=True, clock=clock)
-    for batch in listener.track(TimedSource(clock, [1] * 4)):
+    for _batch in listener.track(TimedSource(clock, [1] * 4)):
         clock.advance(1)
     err = capsys.readouterr().err
     assert "4/4" in err and "samples/sec" in err
@@ -166,7 +166,7 @@ def test_plot_writes_a_png(tmp_path):
     listener, _ = listener_with_log(2, clock=clock)
     with pytest.raises(ValueError, match="nothing to plot"):
         listener.plot(tmp_path / "x.png")
-    for batch in listener.track(TimedSource(clock, [1, 2, 3, 4, 5, 6])):
+    for _batch in listener.track(TimedSource(clock, [1, 2, 3, 4, 5, 6])):
         clock.advance(5)
     path = listener.plot(tmp_path / "perf.png")
     data = open(path, "rb").read()
@@ -176,7 +176,7 @@ def test_plot_writes_a_png(tmp_path):
 def test_plot_without_matplotlib_names_the_extra(monkeypatch, tmp_path):
     clock = FakeClock()
     listener, _ = listener_with_log(1, clock=clock)
-    for batch in listener.track(TimedSource(clock, [1])):
+    for _batch in listener.track(TimedSource(clock, [1])):
         pass
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)

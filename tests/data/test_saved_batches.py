@@ -2,7 +2,6 @@
 import collections
 import json
 import os
-import warnings
 
 import numpy
 import pytest
@@ -66,7 +65,8 @@ def test_structures_round_trip(tmp_path):
     assert type(back[0]).__name__ == "Sample" and back[0]._fields == ("x", "y")
     same(back[0].x, x)
     d = back[1]
-    assert d["mask"] is None and d["meta"] == {"id": 7, "name": "a"} and list(d) == ["features", "labels", "mask", "meta"]
+    assert d["mask"] is None and d["meta"] == {"id": 7, "name": "a"}
+    assert list(d) == ["features", "labels", "mask", "meta"]
     same(d["labels"], numpy.arange(2))
     lst = back[2]
     assert lst[0] is lst[1] and lst[2][1:] == [3.5, True]  # a shared array stays shared
@@ -167,7 +167,8 @@ def test_a_file_of_another_dtype_or_shape(tmp_path):
     numpy.save(bd.files[1], numpy.ones((2, 4), "f8"))  # same size, other shape
     with pytest.raises(BatchFileError, match=r"is int64 of shape \(4, 2\) in the file, but the index says float64"):
         bd[0]
-    with pytest.raises(BatchFileError, match=r"shape \(2, 4\) in the file, but the index says float64 of shape \(4, 2\)"):
+    with pytest.raises(BatchFileError,
+                       match=r"shape \(2, 4\) in the file, but the index says float64 of shape \(4, 2\)"):
         bd[1]
 
 
