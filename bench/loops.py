@@ -8,7 +8,7 @@ numexpr get the same computation in their own idiom.
 import numpy
 
 # The NumPy-style loop bodies are the demo's (python -m wsarray), so both measure the same code.
-from wsarray._demo import heat_step, mlp_step  # noqa: E402
+from wsarray._demo import heat_step, mlp_step
 
 __all__ = ["LOOPS", "setup"]
 
@@ -72,21 +72,21 @@ def kmeans_state(xp, n, d=32, k=16):
 
 
 def kmeans_step(xp, s):
-    X, C = s["X"], s["C"]
-    d2 = (X * X).sum(axis=1, keepdims=True) - 2.0 * (X @ C.T) + (C * C).sum(axis=1)
+    x, c = s["X"], s["C"]
+    d2 = (x * x).sum(axis=1, keepdims=True) - 2.0 * (x @ c.T) + (c * c).sum(axis=1)
     labels = d2.argmin(axis=1)
-    onehot = (labels[:, None] == s["ks"]).astype(X.dtype)
+    onehot = (labels[:, None] == s["ks"]).astype(x.dtype)
     counts = onehot.sum(axis=0)
-    C[...] = (onehot.T @ X) / xp.maximum(counts, 1.0)[:, None]
+    c[...] = (onehot.T @ x) / xp.maximum(counts, 1.0)[:, None]
 
 
 def kmeans_step_torch(torch, s):
-    X, C = s["X"], s["C"]
-    d2 = (X * X).sum(dim=1, keepdim=True) - 2.0 * (X @ C.T) + (C * C).sum(dim=1)
+    x, c = s["X"], s["C"]
+    d2 = (x * x).sum(dim=1, keepdim=True) - 2.0 * (x @ c.T) + (c * c).sum(dim=1)
     labels = d2.argmin(dim=1)
-    onehot = (labels[:, None] == s["ks"]).to(X.dtype)
+    onehot = (labels[:, None] == s["ks"]).to(x.dtype)
     counts = onehot.sum(dim=0)
-    C.copy_((onehot.T @ X) / torch.clamp_min(counts, 1.0)[:, None])
+    c.copy_((onehot.T @ x) / torch.clamp_min(counts, 1.0)[:, None])
 
 
 def check(s):

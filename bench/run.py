@@ -30,9 +30,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # `python -P` leaves bench/ off
 
-import engines as eng  # noqa: E402
-import loops  # noqa: E402
-import ops  # noqa: E402
+import engines as eng
+import loops
+import ops
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENGINE_ORDER = ("numpy", "wsarray", "wsarray+ws", "torch", "numexpr")

@@ -4,13 +4,13 @@ import os
 import pytest
 from hypothesis import settings
 
+import wsarray as wnp
+
 # CI draws the same examples every run (a red CI must mean a regression, not a new draw);
 # local runs keep exploring with fresh random examples.
 settings.register_profile("ci", derandomize=True, deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
-
-import wsarray as wnp
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ NumPy's names beyond it (wsarray/_numpy, grouped as NumPy's reference), the work
 """
 
 try:
-    from . import _core
+    from . import _core  # noqa: F401  (first: a missing compiled core is explained below)
 except ImportError:  # the source folder, not the installed (compiled) package?
     import importlib.util as _util
     import os as _os
@@ -30,17 +30,18 @@ from importlib.metadata import version as _dist_version
 from numpy import __config__, __version__, version  # noqa: F401
 
 from . import char, dtypes, emath, exceptions, fft, lib, linalg, memory, strings
-from ._array_api import *  # noqa: F403
+from ._array_api import *
 from ._array_api import __all__ as _array_api_all
 from ._config import show_config
 from ._core import Array
 from ._core import Function as _Function
 from ._device import Device
-from ._numpy import *  # noqa: F403
+from ._numpy import *
 from ._numpy import __all__ as _numpy_all
 from ._numpy import __getattr__  # noqa: F401  (NumPy names not provided; lazy submodules)
-from ._workspaces import *  # noqa: F403
+from ._workspaces import *
 from ._workspaces import __all__ as _workspaces_all
+from .fusion import FuseWarning, fuse
 
 # Shown as wsarray.Array / wsarray.Function (type(x), help(), error messages), where users meet them.
 Array.__module__ = _Function.__module__ = "wsarray"
@@ -50,8 +51,8 @@ __array_api_version__ = "2025.12"
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 __all__ = (
-    ["__version__", "Array", "Device", "show_config", "char", "dtypes", "emath", "exceptions", "fft", "lib",
-     "linalg", "memory", "polynomial", "random", "strings", "testing", "typing"]
+    ["__version__", "Array", "Device", "FuseWarning", "fuse", "show_config", "char", "dtypes", "emath",
+     "exceptions", "fft", "lib", "linalg", "memory", "polynomial", "random", "strings", "testing", "typing"]
     + _array_api_all + _numpy_all + _workspaces_all
 )
 
@@ -60,12 +61,12 @@ __all__ = (
 
 def _rebuild_array(data):
     """Unpickle an Array (pickles hold a NumPy copy; the result is allocated like asarray())."""
-    return asarray(data)  # noqa: F405
+    return asarray(data)
 
 
 def _rebuild_scalar(value):
     """Unpickle a scalar result (a 0-d array standing for a NumPy scalar) as a scalar result."""
-    return _Function(asarray, "asarray")(value)[()]  # noqa: F405
+    return _Function(asarray, "asarray")(value)[()]
 
 
 def _function_by_name(name):

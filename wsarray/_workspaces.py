@@ -43,7 +43,7 @@ def workspace(name="WSA_DEFAULT", config=None):
     return _workspace(name, config)
 
 
-class isolated:
+class isolated:  # noqa: N801  (used as a function and a decorator)
     """Run a generator (or any iterator) in a ``contextvars`` context of its own.
 
     ``for batch in wsarray.isolated(loader()):`` -- the workspace scopes the generator opens

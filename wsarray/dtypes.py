@@ -2,5 +2,5 @@
 
 The same objects as ``numpy.dtypes``, importable as ``wsarray.dtypes`` (``import wsarray.dtypes``)."""
 
-from numpy.dtypes import *  # noqa: F401,F403
+from numpy.dtypes import *  # noqa: F403
 from numpy.dtypes import __all__  # noqa: F401

@@ -11,7 +11,7 @@ would compare arrays as scalars. Failure messages are NumPy's. Everything else i
 import functools as _functools
 
 import numpy as _np
-from numpy.testing import *  # noqa: F401,F403
+from numpy.testing import *  # noqa: F403
 from numpy.testing import __all__  # noqa: F401
 
 from ._core import Array as _Array

@@ -2,5 +2,5 @@
 
 The same objects as ``numpy.typing``, importable as ``wsarray.typing`` (``import wsarray.typing``)."""
 
-from numpy.typing import *  # noqa: F401,F403
+from numpy.typing import *  # noqa: F403
 from numpy.typing import __all__  # noqa: F401

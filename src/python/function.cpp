@@ -1,7 +1,11 @@
 /// src/python/function.cpp -- wsarray.<name> callables that run a NumPy function through the
 /// engine (unwrap, route into the current workspace, wrap).
-#include "common.h"
-#include "fast_ops.h"
+#include "function.h"
+
+#include "engine.h"
+#include "fast_numpy.h"
+
+#include <nanobind/stl/string.h>
 
 #include <cstdint>
 #include <memory>
@@ -19,7 +23,7 @@ struct Routed {
     vectorcallfunc vectorcall = routed_vectorcall;
     nb::object func;
     std::string name;
-    /// Lean paths (fast_ops.h): a 1-input ufunc called on one Array, a creation function.
+    /// Lean paths (fast_numpy.h): a 1-input ufunc called on one Array, a creation function.
     nb::object ufunc;        ///< the ufunc run directly (null: none)
     bool real_only = false;  ///< ... for real dtypes only (func patches complex results)
     Creation creation = Creation::None;
@@ -64,10 +68,12 @@ void classify(Routed &r, nb::handle real_ufunc) {
         r.cache = std::make_unique<UfuncCache>();
         return;
     }
+    // clang-format off: a table laid out by hand
     for (auto [name, kind] : {std::pair<const char *, Creation>{"zeros", Creation::Zeros},
                               {"empty", Creation::Empty}, {"ones", Creation::Ones}, {"full", Creation::Full},
                               {"arange", Creation::Arange}})
         if (r.func.is(np.attr(name))) r.creation = kind;
+    // clang-format on
 }
 
 // Garbage-collector support: a Function wrapping a Python function references that function's
@@ -98,8 +104,8 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
                 return r.numpy_scalars ? as_numpy_result(nb::steal(res)).release().ptr() : res;
         if (r.creation != Creation::None)
             if (PyObject *res = fast_create(r.creation, args, nargs, kwargs)) return res;
-        nb::object res = apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs, nullptr,
-                                      r.ufunc_nin ? r.ufunc_nin : -1);
+        nb::object res =
+            apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs, nullptr, r.ufunc_nin ? r.ufunc_nin : -1);
         // The standard's 0-d arrays are for calls on wsarray arrays; given none (np.sqrt(2.0),
         // np.sum([1, 2]), NumPy scalars), a scalar result is NumPy's scalar, as NumPy returns it.
         bool array_result = is_array(res.ptr()) && !stands_for_scalar(array_of(res.ptr()));
@@ -129,9 +135,8 @@ PyObject *routed_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf
 /// stays off if nanobind ever lays instances out differently.
 constexpr Py_ssize_t kVectorcallOffset = (Py_ssize_t) (sizeof(PyObject) + 2 * sizeof(std::uint32_t));
 
-PyMemberDef routed_members[] = {
-    {"__vectorcalloffset__", T_PYSSIZET, kVectorcallOffset, READONLY, nullptr},
-    {nullptr, 0, 0, 0, nullptr}};
+PyMemberDef routed_members[] = {{"__vectorcalloffset__", T_PYSSIZET, kVectorcallOffset, READONLY, nullptr},
+                                {nullptr, 0, 0, 0, nullptr}};
 
 PyType_Slot routed_slots[] = {{Py_tp_traverse, (void *) routed_traverse},
                               {Py_tp_clear, (void *) routed_clear},
@@ -142,80 +147,80 @@ PyType_Slot routed_slots[] = {{Py_tp_traverse, (void *) routed_traverse},
 } // namespace
 
 void export_function(nb::module_ &m) {
-    auto cls = nb::class_<Routed>(m, "Function", nb::type_slots(routed_slots), "A NumPy function run with its allocations in the current workspace.");
-    cls
-        .def("__init__", [](Routed *r, nb::object func, std::string name, nb::handle real_ufunc) {
-            new (r) Routed{std::move(func), std::move(name)};
-            classify(*r, real_ufunc);
-        }, nb::arg("func"), nb::arg("name"), nb::arg("real_ufunc").none() = nb::none())
-        .def("__getattr__", [](Routed &r, const std::string &attr) -> nb::object {
-            // ufunc methods (add.reduce, multiply.outer, ...) are routed too; data attributes pass.
-            if (attr == "__name__") {
-                auto dot = r.name.rfind('.');
-                return nb::str((dot == std::string::npos ? r.name : r.name.substr(dot + 1)).c_str());
-            }
-            if (attr == "__qualname__") return nb::str(r.name.c_str());
-            if (attr == "__wrapped__") return r.func;
-            if (attr.size() > 1 && attr[0] == '_')
-                raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
-            nb::object v = nb::steal(PyObject_GetAttrString(r.func.ptr(), attr.c_str()));
-            if (!v && r.numpy_ufunc.is_valid()) {
-                PyErr_Clear();
-                v = nb::steal(PyObject_GetAttrString(r.numpy_ufunc.ptr(), attr.c_str()));
-            }
-            if (!v) {
-                PyErr_Clear();
-                raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
-            }
-            if (PyCallable_Check(v.ptr()) && !PyType_Check(v.ptr())) {
-                // ufunc methods (np.add.reduce, ...) are NumPy's API: NumPy scalars as NumPy gives.
-                Routed method{v, r.name + "." + attr};
-                method.numpy_scalars = true;
-                return nb::cast(std::move(method), nb::rv_policy::move);
-            }
-            return v;
-        })
-        // NumPy's repr of what runs (<ufunc 'add'>, <function sum at 0x...>): printed dicts and
-        // lists of functions (activations, reducers) read as they do with NumPy.
-        .def("__repr__", [](Routed &r) -> nb::object {
-            nb::handle shown = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : r.func;
-            if (!shown.is_valid()) return nb::str(("<wsarray function " + r.name + ">").c_str());
-            return nb::repr(shown);
-        })
-        // pickle / copy.deepcopy (multiprocessing, sklearn's clone): by name when wsarray.<name> is
-        // this object, else by value (a bound method of a Generator, a ufunc method).
-        .def("__reduce__", [](nb::handle self) {
-            Routed &r = *nb::inst_ptr<Routed>(self.ptr());
-            nb::module_ ws = nb::module_::import_("wsarray");
-            nb::object found = ws;
-            std::string::size_type start = 0;
-            while (found.is_valid() && start <= r.name.size()) {
-                auto dot = r.name.find('.', start);
-                std::string part = r.name.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-                found = nb::steal(PyObject_GetAttrString(found.ptr(), part.c_str()));
-                if (!found.is_valid()) PyErr_Clear();
-                start = dot == std::string::npos ? r.name.size() + 1 : dot + 1;
-            }
-            if (found.is(self)) return nb::make_tuple(ws.attr("_function_by_name"), nb::make_tuple(r.name));
-            if (!r.func.is_valid()) raise(PyExc_TypeError, "wsarray." + r.name + " was cleared and cannot be pickled");
-            return nb::make_tuple(ws.attr("_rebuild_function"), nb::make_tuple(r.func, r.name, r.numpy_scalars));
-        })
-        // np.add.reduce == np.add.reduce (each access makes a new Function): equal when they run
-        // equal callables, as NumPy's bound methods compare.
-        .def("__eq__", [](Routed &r, nb::handle other) -> nb::object {
-            if (!nb::isinstance<Routed>(other)) return nb::borrow(Py_NotImplemented);
-            Routed &o = nb::cast<Routed &>(other);
-            if (!r.func.is_valid() || !o.func.is_valid()) return nb::bool_(&r == &o);
-            return nb::bool_(r.name == o.name && r.func.equal(o.func));
-        }, nb::arg("other").none())
-        .def("__hash__", [](Routed &r) -> Py_ssize_t {
-            if (!r.func.is_valid()) return (Py_ssize_t) (std::uintptr_t) &r;
-            return nb::hash(r.func);
-        })
-        .def_prop_rw("_numpy_scalars", [](Routed &r) { return r.numpy_scalars; },
-                     [](Routed &r, bool on) { r.numpy_scalars = on; })
-        // help(np.sum), np.info(np.dot), f.__doc__: NumPy's documentation of the wrapped function.
-        .def_prop_ro("__doc__", [](Routed &r) { return nb::getattr(r.func, "__doc__", nb::none()); });
+    auto cls = nb::class_<Routed>(m, "Function", nb::type_slots(routed_slots),
+                                  "A NumPy function run with its allocations in the current workspace.");
+    cls.def("__init__", [](Routed *r, nb::object func, std::string name, nb::handle real_ufunc) {
+        new (r) Routed{std::move(func), std::move(name)};
+        classify(*r, real_ufunc);
+    }, nb::arg("func"), nb::arg("name"), nb::arg("real_ufunc").none() = nb::none());
+    cls.def("__getattr__", [](Routed &r, const std::string &attr) -> nb::object {
+        // ufunc methods (add.reduce, multiply.outer, ...) are routed too; data attributes pass.
+        if (attr == "__name__") {
+            auto dot = r.name.rfind('.');
+            return nb::str((dot == std::string::npos ? r.name : r.name.substr(dot + 1)).c_str());
+        }
+        if (attr == "__qualname__") return nb::str(r.name.c_str());
+        if (attr == "__wrapped__") return r.func;
+        if (attr.size() > 1 && attr[0] == '_')
+            raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+        nb::object v = nb::steal(PyObject_GetAttrString(r.func.ptr(), attr.c_str()));
+        if (!v && r.numpy_ufunc.is_valid()) {
+            PyErr_Clear();
+            v = nb::steal(PyObject_GetAttrString(r.numpy_ufunc.ptr(), attr.c_str()));
+        }
+        if (!v) {
+            PyErr_Clear();
+            raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+        }
+        if (PyCallable_Check(v.ptr()) && !PyType_Check(v.ptr())) {
+            // ufunc methods (np.add.reduce, ...) are NumPy's API: NumPy scalars as NumPy gives.
+            Routed method{v, r.name + "." + attr};
+            method.numpy_scalars = true;
+            return nb::cast(std::move(method), nb::rv_policy::move);
+        }
+        return v;
+    });
+    // NumPy's repr of what runs (<ufunc 'add'>, <function sum at 0x...>): printed dicts and
+    // lists of functions (activations, reducers) read as they do with NumPy.
+    cls.def("__repr__", [](Routed &r) -> nb::object {
+        nb::handle shown = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : r.func;
+        if (!shown.is_valid()) return nb::str(("<wsarray function " + r.name + ">").c_str());
+        return nb::repr(shown);
+    });
+    // pickle / copy.deepcopy (multiprocessing, sklearn's clone): by name when wsarray.<name> is
+    // this object, else by value (a bound method of a Generator, a ufunc method).
+    cls.def("__reduce__", [](nb::handle self) {
+        Routed &r = *nb::inst_ptr<Routed>(self.ptr());
+        nb::module_ ws = nb::module_::import_("wsarray");
+        nb::object found = ws;
+        std::string::size_type start = 0;
+        while (found.is_valid() && start <= r.name.size()) {
+            auto dot = r.name.find('.', start);
+            std::string part = r.name.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+            found = nb::steal(PyObject_GetAttrString(found.ptr(), part.c_str()));
+            if (!found.is_valid()) PyErr_Clear();
+            start = dot == std::string::npos ? r.name.size() + 1 : dot + 1;
+        }
+        if (found.is(self)) return nb::make_tuple(ws.attr("_function_by_name"), nb::make_tuple(r.name));
+        if (!r.func.is_valid()) raise(PyExc_TypeError, "wsarray." + r.name + " was cleared and cannot be pickled");
+        return nb::make_tuple(ws.attr("_rebuild_function"), nb::make_tuple(r.func, r.name, r.numpy_scalars));
+    });
+    // np.add.reduce == np.add.reduce (each access makes a new Function): equal when they run
+    // equal callables, as NumPy's bound methods compare.
+    cls.def("__eq__", [](Routed &r, nb::handle other) -> nb::object {
+        if (!nb::isinstance<Routed>(other)) return nb::borrow(Py_NotImplemented);
+        Routed &o = nb::cast<Routed &>(other);
+        if (!r.func.is_valid() || !o.func.is_valid()) return nb::bool_(&r == &o);
+        return nb::bool_(r.name == o.name && r.func.equal(o.func));
+    }, nb::arg("other").none());
+    cls.def("__hash__", [](Routed &r) -> Py_ssize_t {
+        if (!r.func.is_valid()) return (Py_ssize_t) (std::uintptr_t) &r;
+        return nb::hash(r.func);
+    });
+    cls.def_prop_rw("_numpy_scalars", [](Routed &r) { return r.numpy_scalars; },
+                    [](Routed &r, bool on) { r.numpy_scalars = on; });
+    // help(np.sum), np.info(np.dot), f.__doc__: NumPy's documentation of the wrapped function.
+    cls.def_prop_ro("__doc__", [](Routed &r) { return nb::getattr(r.func, "__doc__", nb::none()); });
     {
         // A Function running a NumPy ufunc reports numpy.ufunc as its __class__, which isinstance()
         // consults: isinstance(np.add, np.ufunc) holds as in NumPy (NumPy's own

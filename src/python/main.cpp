@@ -1,30 +1,25 @@
-/// src/python/main.cpp -- the wsarray._core extension module.
-#include "common.h"
+/// src/python/main.cpp -- the wsarray._core extension module: what it exports, in order.
+#include "array_type.h"
+#include "build_info.h"
+#include "errors.h"
+#include "function.h"
+#include "fusion.h"
+#include "memory_manager.h"
 #include "numpy_alloc.h"
 #include "scopes.h"
+#include "workspace_config.h"
+#include "workspaces.h"
 
 NB_MODULE(_core, m) {
     using namespace wsa_py;
-#ifndef WSARRAY_LEAK_WARNINGS
-    // Arrays still referenced at interpreter exit (by test frameworks' caches, reference cycles
-    // the final collection skips) are not leaks of ours; the report would only alarm users.
-    nb::set_leak_warnings(false);
-#endif
-    init_numpy_alloc();
-    WorkspaceError = PyErr_NewExceptionWithDoc(
-        "wsarray.WorkspaceError",
-        "Misuse of a workspace, or use of an array whose workspace cycle has ended.",
-        PyExc_RuntimeError, nullptr);
-    nb::object bases = nb::make_tuple(nb::handle(WorkspaceError), nb::handle(PyExc_MemoryError));
-    WorkspaceMemoryError = PyErr_NewExceptionWithDoc(
-        "wsarray.WorkspaceMemoryError",
-        "A workspace could not satisfy an allocation under its policy (spill='fail' or max_size).",
-        bases.ptr(), nullptr);
-    m.attr("WorkspaceError") = nb::handle(WorkspaceError);
-    m.attr("WorkspaceMemoryError") = nb::handle(WorkspaceMemoryError);
-    export_scopes(m);
-    export_workspace(m);
-    export_array(m);
-    init_scalar_results();
-    export_function(m);
+    init_numpy_alloc();          // NumPy's C API and the allocation handler, before anything else
+    export_errors(m);            // WorkspaceError, WorkspaceMemoryError
+    export_scopes(m);            // the context-local stack of scopes
+    export_workspace_config(m);  // WorkspaceConfig, parse_size
+    export_workspaces(m);        // Workspace, workspace(), Scope, scope_out(), _Slot
+    export_memory_manager(m);    // what wsarray.memory calls
+    export_build_info(m);        // _build_info (wsarray.show_config())
+    export_array(m);             // Array
+    export_function(m);          // Function (wsarray.<name>), after Array
+    export_fusion(m);            // _fusion_run, _fusion_reduce (wsarray.fuse's block runner)
 }

@@ -1,14 +1,14 @@
-/// src/python/numpy_alloc.cpp -- the NEP 49 handler (see numpy_alloc.h).
-#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+/// src/python/numpy_alloc.cpp -- the NEP 49 handler and RouteGuard (see numpy_alloc.h); this file
+/// also defines and imports the module's table of NumPy's C API (numpy_api.h).
+#define WSARRAY_DEFINE_NUMPY_API
+#include "numpy_api.h"
+
 #include "numpy_alloc.h"
 
 #include "memory/workspace.h"
 
-
 #include <cstdint>
 #include <cstring>
-#include <numpy/arrayobject.h>
-#include <numpy/arrayscalars.h>
 #include <stdexcept>
 
 namespace wsa_py {
@@ -97,7 +97,8 @@ void init_numpy_alloc() {
     if (!g_capsule) throw std::runtime_error("wsarray: cannot create the memory handler capsule");
 }
 
-void ensure_handler_installed() {
+/// Make sure this context's NumPy allocations pass through our handler.
+static void ensure_handler_installed() {
     // The handler lives in a context variable. CPython bumps the thread's context_ver whenever a
     // context is entered or left or any context variable is set, so while (context, version) is
     // what it was after the last check, the handler is still installed: skip the lookup.
@@ -137,10 +138,12 @@ std::string RouteGuard::lost() const {
     if (!hold_) return "";
     const wsa::Workspace &ws = *hold_;
     if (!ws.alive())
-        return "workspace '" + ws.name() + "' was destroyed while this call ran (by Python code it "
+        return "workspace '" + ws.name() +
+               "' was destroyed while this call ran (by Python code it "
                "called back: a callback, an object's method, __del__); its results went with it";
     if (ws.cycle_serial() != serial_ || !ws.cycle_open())
-        return "the cycle of workspace '" + ws.name() + "' ended while this call ran (by Python code "
+        return "the cycle of workspace '" + ws.name() +
+               "' ended while this call ran (by Python code "
                "it called back); its results went with it";
     return "";
 }
@@ -159,41 +162,5 @@ std::string take_allocation_error(bool *misuse) {
     if (misuse) *misuse = tl_error_misuse;
     return e;
 }
-
-void *ndarray_data(PyObject *o) { return PyArray_Check(o) ? PyArray_DATA((PyArrayObject *) o) : nullptr; }
-PyObject *ndarray_base(PyObject *o) { return PyArray_Check(o) ? PyArray_BASE((PyArrayObject *) o) : nullptr; }
-int ndarray_ndim(PyObject *o) { return PyArray_Check(o) ? PyArray_NDIM((PyArrayObject *) o) : -1; }
-bool is_ndarray(PyObject *o) { return PyArray_Check(o); }
-bool is_ndarray_exact(PyObject *o) { return PyArray_CheckExact(o); }
-// Flexible scalars (np.str_, np.bytes_ and np.void records) stay as they are: str_/bytes_ are
-// Python str/bytes, and record["field"] must give the field's scalar as in NumPy.
-bool is_numpy_scalar(PyObject *o) { return PyArray_IsScalar(o, Generic) && !PyArray_IsScalar(o, Flexible); }
-PyObject *scalar_to_ndarray(PyObject *scalar) { return PyArray_FromScalar(scalar, nullptr); }
-PyObject *scalar_dtype(PyObject *scalar) { return (PyObject *) PyArray_DescrFromScalar(scalar); }
-PyObject *ndarray_to_scalar(PyObject *nd) { return PyArray_ToScalar(PyArray_DATA((PyArrayObject *) nd), (PyArrayObject *) nd); }
-PyObject *ndarray_shape(PyObject *o) {
-    auto *a = (PyArrayObject *) o;
-    int nd = PyArray_NDIM(a);
-    PyObject *t = PyTuple_New(nd);
-    if (!t) return nullptr;
-    for (int i = 0; i < nd; ++i) {
-        PyObject *d = PyLong_FromSsize_t(PyArray_DIM(a, i));
-        if (!d) {
-            Py_DECREF(t);
-            return nullptr;
-        }
-        PyTuple_SET_ITEM(t, i, d);
-    }
-    return t;
-}
-PyObject *ndarray_dtype(PyObject *o) {
-    PyObject *d = (PyObject *) PyArray_DESCR((PyArrayObject *) o);
-    Py_INCREF(d);
-    return d;
-}
-Py_ssize_t ndarray_size(PyObject *o) { return PyArray_SIZE((PyArrayObject *) o); }
-bool ndarray_structured(PyObject *o) { return PyDataType_HASFIELDS(PyArray_DESCR((PyArrayObject *) o)); }
-bool ndarray_void(PyObject *o) { return PyArray_DESCR((PyArrayObject *) o)->type_num == NPY_VOID; }
-bool ndarray_writeable(PyObject *o) { return PyArray_ISWRITEABLE((PyArrayObject *) o); }
 
 } // namespace wsa_py

@@ -1,10 +1,11 @@
-/// src/python/scopes.cpp -- the context-local scope stack, the cached allocation target, thread
-/// exit, and stale Arrays letting go of their memory (see scopes.h).
+/// src/python/scopes.cpp -- the context-local scope stack and the cached allocation target (see
+/// scopes.h).
 #include "scopes.h"
 
 #include <nanobind/stl/shared_ptr.h>
 
-#include <vector>
+#include <cstdint>
+#include <thread>
 
 namespace wsa_py {
 
@@ -16,7 +17,6 @@ struct ScopeStackBox {
 };
 
 PyObject *g_stack_var = nullptr;  // contextvars.ContextVar("wsarray.scopes"), kept forever
-PyObject *g_released = nullptr;   // the empty ndarray stale Arrays hold once they let go (kept forever)
 
 /// A weak reference to the context running now (created if the thread has none yet), as the
 /// identity a frame records: contexts come from a free list, so a new one may take the address of
@@ -75,8 +75,7 @@ wsa::Workspace *current_target() {
     PyThreadState *ts = PyThreadState_Get();
     std::uint64_t epoch = wsa::scope_epoch();
     TargetCache &c = tl_cache;
-    if (c.epoch == epoch && c.context == ts->context && c.version == ts->context_ver)
-        return c.target.get();
+    if (c.epoch == epoch && c.context == ts->context && c.version == ts->context_ver) return c.target.get();
     wsa::Workspace *t = wsa::target_of(current_stack());
     c.target = t ? t->shared_from_this() : nullptr;
     c.context = ts->context;
@@ -103,10 +102,10 @@ void close_scope(wsa::Frame &f, const char *fn) {
     if (!opened_here(f))
         raise(WorkspaceError,
               scope() + " was opened in another context (another asyncio "
-              "task, or a generator suspended inside its 'with' block and resumed elsewhere); only "
-              "the context that opened a scope may close it. Nothing was closed. Keep a generator's "
-              "'with' blocks from spanning a yield, or run the generator in a context of its own "
-              "(wsarray.isolated(generator)).");
+                        "task, or a generator suspended inside its 'with' block and resumed elsewhere); only "
+                        "the context that opened a scope may close it. Nothing was closed. Keep a generator's "
+                        "'with' blocks from spanning a yield, or run the generator in a context of its own "
+                        "(wsarray.isolated(generator)).");
     wsa::Stack s = current_stack();
     // Frames opened after `f` in this context stay open (a generator that yielded inside its own
     // 'with' block, say): `f` alone leaves the stack, with the borrows of its cycle.
@@ -117,101 +116,11 @@ void close_scope(wsa::Frame &f, const char *fn) {
         throw nb::python_error();
 }
 
-// ---- Arrays as holders of workspace memory ----------------------------------------------------
-
-Array::~Array() {
-    if (ws_linked) unlink_holder(*this);
-}
-
-void link_holder(PyObject *o) {
-    Array &a = array_of(o);
-    if (!a.token.ws) return;
-    wsa::Workspace &ws = *a.token.ws;
-    auto *head = (PyObject *) ws.holders;
-    a.ws_prev = nullptr;
-    a.ws_next = head;
-    if (head) array_of(head).ws_prev = o;
-    ws.holders = o;
-    a.ws_linked = true;
-}
-
-void unlink_holder(Array &a) {
-    if (!a.ws_linked) return;
-    if (a.ws_prev) array_of(a.ws_prev).ws_next = a.ws_next;
-    else a.token.ws->holders = a.ws_next;
-    if (a.ws_next) array_of(a.ws_next).ws_prev = a.ws_prev;
-    a.ws_prev = a.ws_next = nullptr;
-    a.ws_linked = false;
-}
-
-void release_holders(wsa::Workspace &ws) {
-    // Hold every Array first: dropping an ndarray may run Python code (elements of an object
-    // array) that makes or frees Arrays of this workspace.
-    std::vector<nb::object> held;
-    for (auto *o = (PyObject *) ws.holders; o; o = array_of(o).ws_next) held.push_back(nb::borrow(o));
-    for (auto &o : held) {
-        Array &a = array_of(o.ptr());
-        a.ws_prev = a.ws_next = nullptr;
-        a.ws_linked = false;
-    }
-    ws.holders = nullptr;
-    for (auto &o : held) {
-        Array &a = array_of(o.ptr());
-        if (a.interface_exported) continue;
-        // A stale Array can never be used again: its ndarray (and the block) goes now, unless raw
-        // views (numpy.asarray, memoryview, DLPack) still reference the ndarray.
-        a.base = nb::object();
-        a.nd_ = nb::borrow(g_released);
-    }
-}
-
-// ---- thread exit --------------------------------------------------------------------------------
-
-namespace {
-/// Lives in the thread state's dict: CPython clears it (GIL held) when the thread finishes, before
-/// join() returns, so the thread's workspaces end then, and their stale Arrays let go of memory.
-struct ThreadCleanup {
-    std::thread::id thread = std::this_thread::get_id();
-    bool armed = false;  // only the instance in the thread's dict (not temporaries) cleans up
-    ~ThreadCleanup() {
-        // The main thread at interpreter exit (the process ends), or another thread's state cleared
-        // in a forked child (its workspaces were destroyed by the fork handler).
-        if (!armed || _Py_IsFinalizing() || thread != std::this_thread::get_id()) return;
-        try {
-            auto &tw = wsa::ThreadWorkspaces::current();
-            std::vector<std::shared_ptr<wsa::Workspace>> all = tw.all();
-            tw.destroy_all(wsa::DestroyReason::ThreadExit, true);
-            for (auto &ws : all) release_holders(*ws);
-        } catch (...) {
-            PyErr_Clear();  // a destructor lets nothing out
-        }
-    }
-};
-thread_local bool tl_watched = false;
-} // namespace
-
-void watch_thread_exit(wsa::Workspace &ws) {
-    nb::object thread = nb::module_::import_("threading").attr("current_thread")();
-    ws.set_owner_label(nb::cast<std::string>(nb::str(thread.attr("name"))));
-    if (tl_watched) return;
-    PyObject *dict = PyThreadState_GetDict();
-    if (!dict) return;
-    nb::object cleanup = nb::cast(ThreadCleanup{});
-    nb::cast<ThreadCleanup &>(cleanup).armed = true;
-    if (PyDict_SetItemString(dict, "wsarray.thread_cleanup", cleanup.ptr()) < 0) throw nb::python_error();
-    tl_watched = true;
-}
-
 void export_scopes(nb::module_ &m) {
     g_stack_var = PyContextVar_New("wsarray.scopes", nullptr);
     if (!g_stack_var) throw nb::python_error();
-    nb::module_ np = nb::module_::import_("numpy");
-    nb::object released = np.attr("empty")(0);
-    released.attr("flags").attr("writeable") = false;
-    g_released = released.release().ptr();
     // pooled: one box per scope change, reused rather than allocated.
     nb::class_<ScopeStackBox>(m, "_ScopeStack", nb::pooled(), "The scopes open in a context (wsarray internal).");
-    nb::class_<ThreadCleanup>(m, "_ThreadCleanup", "Ends a thread's workspaces when it exits (internal).");
 }
 
 } // namespace wsa_py

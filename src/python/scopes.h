@@ -3,12 +3,20 @@
 /// thread, asyncio task and `contextvars` context has its own; a new task inherits its creator's.
 /// Only the context (on the thread) that opened a scope may close it.
 #pragma once
-#include "common.h"
+#include "errors.h"
+
+#include "memory/manager.h"
+
+#include <memory>
 
 namespace wsa_py {
 
 /// This context's stack of scopes.
 wsa::Stack current_stack();
+
+/// The allocation target of this thread and context (null: outside every workspace or scoped
+/// out). Valid until the next wsarray call: a RouteGuard holds it for the duration of a call.
+wsa::Workspace *current_target();
 
 /// Open a scope of `kind` over `ws` (null for scope_out) in this context: its frame goes on top of
 /// this context's stack. For a cycle the caller has begun the cycle.
@@ -23,18 +31,7 @@ void close_scope(wsa::Frame &f, const char *fn);
 /// Did the context running now open `f`?
 bool opened_here(const wsa::Frame &f);
 
-/// Make sure this thread's workspaces are destroyed, with the GIL held, when the thread exits
-/// (before threading.Thread.join() returns), and label them with the thread's name.
-void watch_thread_exit(wsa::Workspace &ws);
-
-/// Destroy `ws` (ThreadWorkspaces::destroy or a forced end) and make its stale Arrays let go of
-/// their memory: only raw views handed out while they were valid keep blocks alive.
-void release_holders(wsa::Workspace &ws);
-
-/// Link a new Array (instance `o`) into its workspace's list of holders; unlink in ~Array.
-void link_holder(PyObject *o);
-void unlink_holder(Array &a);
-
+/// Create the context variable that holds the scopes (and its value's type, _ScopeStack).
 void export_scopes(nb::module_ &m);
 
 } // namespace wsa_py

@@ -109,7 +109,7 @@ def test_the_model_getting_a_request_inside_a_callers_workspace_is_independent_o
 def test_statistics_count_requests_batches_queue_wait_and_latency():
     with ParallelInference(lambda x: x, workers=2) as pi:
         assert pi.stats()["latency_ms"]["p50"] is None
-        for k in range(30):
+        for _ in range(30):
             pi.output(numpy.ones((2, 1)))
         s = pi.stats()
         assert s["requests"] == s["completed"] == 30 and s["mode"] == "batched"

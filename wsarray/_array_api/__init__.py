@@ -6,31 +6,31 @@ NumPy does. The ``linalg`` and ``fft`` extensions are the public modules wsarray
 wsarray.fft; their implementation helpers, and those of the chapters below, are in ``_impl``.
 """
 
-from .constants import *  # noqa: F403
+from .constants import *
 from .constants import __all__ as _constants
-from .creation import *  # noqa: F403
+from .creation import *
 from .creation import __all__ as _creation
-from .data_types import *  # noqa: F403
+from .data_types import *
 from .data_types import __all__ as _data_types
-from .elementwise import *  # noqa: F403
+from .elementwise import *
 from .elementwise import __all__ as _elementwise
-from .indexing import *  # noqa: F403
+from .indexing import *
 from .indexing import __all__ as _indexing
-from .info import *  # noqa: F403
+from .info import *
 from .info import __all__ as _info
-from .linear_algebra import *  # noqa: F403
+from .linear_algebra import *
 from .linear_algebra import __all__ as _linear_algebra
-from .manipulation import *  # noqa: F403
+from .manipulation import *
 from .manipulation import __all__ as _manipulation
-from .searching import *  # noqa: F403
+from .searching import *
 from .searching import __all__ as _searching
-from .set_functions import *  # noqa: F403
+from .set_functions import *
 from .set_functions import __all__ as _set_functions
-from .sorting import *  # noqa: F403
+from .sorting import *
 from .sorting import __all__ as _sorting
-from .statistical import *  # noqa: F403
+from .statistical import *
 from .statistical import __all__ as _statistical
-from .utility import *  # noqa: F403
+from .utility import *
 from .utility import __all__ as _utility
 
 __all__ = (_constants + _creation + _data_types + _elementwise + _indexing + _info + _linear_algebra

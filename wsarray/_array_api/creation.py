@@ -4,7 +4,10 @@ import numpy as _np
 
 from .._core import Function as _F
 
-__all__ = ["arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"]
+__all__ = [
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
+    "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like"
+]
 
 arange = _F(_np.arange, "arange")
 asarray = _F(_np.asarray, "asarray")

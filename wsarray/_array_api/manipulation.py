@@ -4,7 +4,11 @@ import numpy as _np
 
 from .._core import Function as _F
 
-__all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack"]
+__all__ = [
+    "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip",
+    "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile",
+    "unstack"
+]
 
 broadcast_arrays = _F(_np.broadcast_arrays, "broadcast_arrays")
 broadcast_shapes = _F(_np.broadcast_shapes, "broadcast_shapes")

@@ -11,49 +11,49 @@ chapter, scalars, constants, NumPy's subclasses), so that NumPy programs run unc
 A NumPy name in none of these modules raises an ``AttributeError`` that says so (missing.py).
 """
 
-from .bitwise import *  # noqa: F403
+from .bitwise import *
 from .bitwise import __all__ as _bitwise
-from .constants import *  # noqa: F403
+from .constants import *
 from .constants import __all__ as _constants
-from .creation import *  # noqa: F403
+from .creation import *
 from .creation import __all__ as _creation
-from .data_types import *  # noqa: F403
+from .data_types import *
 from .data_types import __all__ as _data_types
-from .datetime import *  # noqa: F403
+from .datetime import *
 from .datetime import __all__ as _datetime
-from .errors import *  # noqa: F403
+from .errors import *
 from .errors import __all__ as _errors
-from .functional import *  # noqa: F403
+from .functional import *
 from .functional import __all__ as _functional
-from .indexing import *  # noqa: F403
+from .indexing import *
 from .indexing import __all__ as _indexing
-from .io import *  # noqa: F403
+from .io import *
 from .io import __all__ as _io
-from .linear_algebra import *  # noqa: F403
+from .linear_algebra import *
 from .linear_algebra import __all__ as _linear_algebra
-from .logic import *  # noqa: F403
+from .logic import *
 from .logic import __all__ as _logic
-from .manipulation import *  # noqa: F403
+from .manipulation import *
 from .manipulation import __all__ as _manipulation
-from .math import *  # noqa: F403
+from .math import *
 from .math import __all__ as _math
-from .misc import *  # noqa: F403
+from .misc import *
 from .misc import __all__ as _misc
-from .ndarray import *  # noqa: F403
+from .ndarray import *
 from .ndarray import __all__ as _ndarray
-from .polynomials import *  # noqa: F403
+from .polynomials import *
 from .polynomials import __all__ as _polynomials
-from .scalars import *  # noqa: F403
+from .scalars import *
 from .scalars import __all__ as _scalars
-from .sets import *  # noqa: F403
+from .sets import *
 from .sets import __all__ as _sets
-from .sorting import *  # noqa: F403
+from .sorting import *
 from .sorting import __all__ as _sorting
-from .statistics import *  # noqa: F403
+from .statistics import *
 from .statistics import __all__ as _statistics
-from .subclasses import *  # noqa: F403
+from .subclasses import *
 from .subclasses import __all__ as _subclasses
-from .window import *  # noqa: F403
+from .window import *
 from .window import __all__ as _window
 from .missing import NOT_PROVIDED_BY_DESIGN, __getattr__  # noqa: F401
 

@@ -18,6 +18,6 @@ mintypecode = _F(_np.mintypecode, "mintypecode")
 promote_types = _np.promote_types
 issubdtype = _np.issubdtype
 typename = _np.typename
-sctypeDict = _np.sctypeDict
+sctypeDict = _np.sctypeDict  # noqa: N816  (NumPy's name)
 ScalarType = _np.ScalarType
 typecodes = _np.typecodes

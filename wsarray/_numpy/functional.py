@@ -42,7 +42,7 @@ def frompyfunc(func, /, nin, nout, **kwargs):
     return _RoutedPyUfunc(_np.frompyfunc(func, nin, nout, **kwargs))
 
 
-class vectorize(_np.vectorize):
+class vectorize(_np.vectorize):  # noqa: N801  (NumPy's name)
     """``numpy.vectorize`` whose calls run through the engine: the Python function sees NumPy
     scalars as in NumPy, the result is a wsarray array allocated in the current workspace."""
 

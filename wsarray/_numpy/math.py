@@ -3,7 +3,7 @@ NumPy's own names of the standard's functions (``arccos`` is ``acos``, the same 
 
 import numpy as _np
 
-from .._array_api.elementwise import abs, acos, acosh, asin, asinh, atan, atan2, atanh, conj, divide, pow, remainder
+from .._array_api.elementwise import abs, acos, acosh, asin, asinh, atan, atan2, atanh, conj, divide, pow, remainder  # noqa: A004
 from ._routing import numpy_function as _F
 
 __all__ = [
@@ -26,7 +26,7 @@ cumprod = _F(_np.cumprod, "cumprod")
 cumsum = _F(_np.cumsum, "cumsum")
 deg2rad = _F(_np.deg2rad, "deg2rad")
 degrees = _F(_np.degrees, "degrees")
-divmod = _F(_np.divmod, "divmod")
+divmod = _F(_np.divmod, "divmod")  # noqa: A001  (NumPy's name)
 ediff1d = _F(_np.ediff1d, "ediff1d")
 exp2 = _F(_np.exp2, "exp2")
 fabs = _F(_np.fabs, "fabs")

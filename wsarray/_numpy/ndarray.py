@@ -41,7 +41,7 @@ class _NdarrayType(type):
         return type.__subclasscheck__(cls, sub)
 
 
-class ndarray(_np.ndarray, metaclass=_NdarrayType):
+class ndarray(_np.ndarray, metaclass=_NdarrayType):  # noqa: N801  (NumPy's name)
     """NumPy's ndarray as wsarray programs see it (see the module docstring)."""
 
     def __new__(cls, *args, **kwargs):

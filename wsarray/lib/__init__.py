@@ -11,7 +11,7 @@ from numpy.lib import (Arrayterator, NumpyVersion, add_docstring, add_newdoc, in
                        tracemalloc_domain)
 
 from .. import emath as scimath
-from . import array_utils, format, stride_tricks
+from . import array_utils, format, stride_tricks  # noqa: A004  (NumPy's module name)
 
 __all__ = ["Arrayterator", "NumpyVersion", "add_docstring", "add_newdoc", "array_utils", "format",
            "introspect", "mixins", "npyio", "scimath", "stride_tricks", "tracemalloc_domain"]

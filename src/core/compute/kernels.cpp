@@ -52,8 +52,7 @@ const Loops &loops() {
 
 /// Split rows x cols elements into `parts` ranges of the flattened grid and call
 /// seg(row, first column, count) for every contiguous run of part `p`.
-template <typename Seg>
-void for_part(std::size_t p, std::size_t parts, std::size_t rows, std::size_t cols, Seg seg) {
+template <typename Seg> void for_part(std::size_t p, std::size_t parts, std::size_t rows, std::size_t cols, Seg seg) {
     std::size_t total = rows * cols;
     std::size_t begin = total * p / parts, end = total * (p + 1) / parts;
     while (begin < end) {
@@ -82,8 +81,8 @@ template <typename Body> int watch_fp(Body body) {
     body();
     unsigned raised = _mm_getcsr();
     _mm_setcsr(saved);
-    return (raised & 0x04 ? kDivideByZero : 0) | (raised & 0x08 ? kOverflow : 0) |
-           (raised & 0x10 ? kUnderflow : 0) | (raised & 0x01 ? kInvalid : 0);
+    return (raised & 0x04 ? kDivideByZero : 0) | (raised & 0x08 ? kOverflow : 0) | (raised & 0x10 ? kUnderflow : 0) |
+           (raised & 0x01 ? kInvalid : 0);
 #else
     std::fexcept_t saved;
     std::fegetexceptflag(&saved, FE_ALL_EXCEPT);
@@ -151,8 +150,7 @@ double sum_f64(const double *a, std::size_t n, int &flags) {
     return total;
 }
 
-int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const Grid &b,
-               const OutGrid &out) {
+int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const Grid &b, const OutGrid &out) {
     auto run_binary = loops().run_binary;
     std::size_t parts = parts_for(rows * cols);
     if (parts == 1) {
@@ -164,9 +162,8 @@ int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, c
     std::vector<int> raised(parts, 0);
     parallel_for(parts, [&](std::size_t p) {
         raised[p] = watch_fp([&] {
-            for_part(p, parts, rows, cols, [&](std::size_t r, std::size_t c, std::size_t n) {
-                run_binary(op, r, c, n, a, b, out);
-            });
+            for_part(p, parts, rows, cols,
+                     [&](std::size_t r, std::size_t c, std::size_t n) { run_binary(op, r, c, n, a, b, out); });
         });
     });
     int all = 0;
@@ -178,7 +175,8 @@ void unary_f64(UnaryOp op, std::size_t rows, std::size_t cols, const Grid &a, co
     auto run_unary = loops().run_unary;
     std::size_t parts = parts_for(rows * cols);
     parallel_for(parts, [&](std::size_t p) {
-        for_part(p, parts, rows, cols, [&](std::size_t r, std::size_t c, std::size_t n) { run_unary(op, r, c, n, a, out); });
+        for_part(p, parts, rows, cols,
+                 [&](std::size_t r, std::size_t c, std::size_t n) { run_unary(op, r, c, n, a, out); });
     });
 }
 

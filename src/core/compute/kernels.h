@@ -34,8 +34,7 @@ enum FpFlags { kDivideByZero = 1, kOverflow = 2, kUnderflow = 4, kInvalid = 8 };
 
 /// out = a op b over rows x cols. The output is always complete (IEEE results, as NumPy's);
 /// returns the FpFlags raised, which the caller reports the way NumPy's np.errstate asks.
-int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const Grid &b,
-               const OutGrid &out);
+int binary_f64(BinaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const Grid &b, const OutGrid &out);
 
 /// out = op(a) over rows x cols. Never raises floating-point exceptions.
 void unary_f64(UnaryOp op, std::size_t rows, std::size_t cols, const Grid &a, const OutGrid &out);

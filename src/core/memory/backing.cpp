@@ -44,16 +44,17 @@ std::size_t available_memory() {
         std::size_t mem = 0, swap = 0;
         bool found = false;
         while (std::fscanf(f, "%63s %llu kB", key, &kb) == 2) {
-            if (!std::strcmp(key, "MemAvailable:")) { mem = kb * 1024; found = true; }
-            else if (!std::strcmp(key, "SwapFree:")) swap = kb * 1024;
+            if (!std::strcmp(key, "MemAvailable:")) {
+                mem = kb * 1024;
+                found = true;
+            } else if (!std::strcmp(key, "SwapFree:")) swap = kb * 1024;
         }
         std::fclose(f);
         if (found) avail = mem + swap;
     }
     // A container's memory limit (cgroup v2, then v1); absurd "unlimited" values are ignored.
     unsigned long long limit, usage;
-    if ((read_number("/sys/fs/cgroup/memory.max", limit) &&
-         read_number("/sys/fs/cgroup/memory.current", usage)) ||
+    if ((read_number("/sys/fs/cgroup/memory.max", limit) && read_number("/sys/fs/cgroup/memory.current", usage)) ||
         (read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes", limit) &&
          read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes", usage))) {
         if (limit < (1ull << 60)) avail = std::min<std::size_t>(avail, limit > usage ? limit - usage : 0);
@@ -67,8 +68,7 @@ static void check_available(std::size_t size) {
     if (size < kCheckAbove) return;
     std::size_t avail = available_memory();
     if (size > avail)
-        throw MappingRefused("the machine has only " + mib(avail) + " of memory available for " +
-                             mib(size));
+        throw MappingRefused("the machine has only " + mib(avail) + " of memory available for " + mib(size));
 }
 
 /// Touch every page now. MADV_POPULATE_WRITE reports a failure instead of faulting page by page;
@@ -116,35 +116,32 @@ std::string file_directory(const std::string &directory) {
 Mapping map_file(std::size_t size, const std::string &directory, bool prefault) {
     std::string dir = file_directory(directory);
     struct statvfs fs;
-    if (size >= kCheckAbove && statvfs(dir.c_str(), &fs) == 0 &&
-        size > (std::size_t) fs.f_bavail * fs.f_frsize)
+    if (size >= kCheckAbove && statvfs(dir.c_str(), &fs) == 0 && size > (std::size_t) fs.f_bavail * fs.f_frsize)
         throw MappingRefused("the file system of '" + dir + "' has only " +
                              mib((std::size_t) fs.f_bavail * fs.f_frsize) + " free for " + mib(size));
     std::string path = dir + "/wsarray-XXXXXX";
     int fd = mkstemp(path.data());
-    if (fd < 0)
-        throw std::runtime_error("cannot create a workspace file in '" + dir +
-                                 "': " + std::strerror(errno));
+    if (fd < 0) throw std::runtime_error("cannot create a workspace file in '" + dir + "': " + std::strerror(errno));
     unlink(path.c_str());
     if (ftruncate(fd, (off_t) size) != 0) {
         int err = errno;
         close(fd);
-        throw std::runtime_error("cannot size a workspace file in '" + dir +
-                                 "' to " + std::to_string(size) + " bytes: " + std::strerror(err));
+        throw std::runtime_error("cannot size a workspace file in '" + dir + "' to " + std::to_string(size) +
+                                 " bytes: " + std::strerror(err));
     }
     void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         int err = errno;
         close(fd);
-        throw MappingRefused("the operating system refused to map " + std::to_string(size) +
-                             " bytes of a file in '" + dir + "': " + std::strerror(err));
+        throw MappingRefused("the operating system refused to map " + std::to_string(size) + " bytes of a file in '" +
+                             dir + "': " + std::strerror(err));
     }
     if (prefault && !touch_pages(p, size)) {
         int err = errno;
         munmap(p, size);
         close(fd);
-        throw MappingRefused("could not fill a workspace file in '" + dir + "' with " +
-                             std::to_string(size) + " bytes: " + std::strerror(err));
+        throw MappingRefused("could not fill a workspace file in '" + dir + "' with " + std::to_string(size) +
+                             " bytes: " + std::strerror(err));
     }
     Mapping m;
     m.ptr = p;
@@ -173,8 +170,7 @@ void unmap(Mapping &m) {
 
 bool freeze_file(Mapping &m) {
     if (m.fd < 0 || !m.ptr) return true;
-    if (mmap(m.ptr, m.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, m.fd, 0) == MAP_FAILED)
-        return false;
+    if (mmap(m.ptr, m.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, m.fd, 0) == MAP_FAILED) return false;
     close(m.fd);  // the private mapping keeps the (unlinked) file referenced
     m.fd = -1;
     m.file_private = true;

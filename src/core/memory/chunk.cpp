@@ -40,7 +40,10 @@ BlockHeader *Chunk::take_from_lists(std::size_t total) {
     // Same class: sizes in [2^c, 2^(c+1)) may be too small, so check a few; higher classes always fit.
     int scanned = 0;
     for (BlockHeader *b = free_lists[c]; b && scanned < 16; b = b->next_free, ++scanned)
-        if (b->size >= total) { found = b; break; }
+        if (b->size >= total) {
+            found = b;
+            break;
+        }
     if (!found) {
         std::uint64_t higher = (c + 1 < 64) ? (nonempty & ~((2ull << c) - 1)) : 0;
         if (!higher) return nullptr;

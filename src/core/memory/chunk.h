@@ -50,9 +50,7 @@ struct Chunk {
 
     char *base() const { return (char *) mapping.ptr; }
     std::size_t capacity() const { return mapping.size; }
-    bool contains(const void *p) const {
-        return (const char *) p >= base() && (const char *) p < base() + capacity();
-    }
+    bool contains(const void *p) const { return (const char *) p >= base() && (const char *) p < base() + capacity(); }
 
     /// A block of `total` bytes (header included); nullptr when the chunk has no room.
     /// `prefer_top` takes fresh space before freed space (ring order for circular workspaces).

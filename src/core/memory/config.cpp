@@ -10,10 +10,9 @@ namespace wsa {
 
 bool Config::operator==(const Config &o) const {
     return initial_size == o.initial_size && min_size == o.min_size && max_size == o.max_size &&
-           overallocation_limit == o.overallocation_limit && allocation == o.allocation &&
-           learning == o.learning && cycles_before_initialization == o.cycles_before_initialization &&
-           spill == o.spill && reset == o.reset && location == o.location &&
-           temp_file_path == o.temp_file_path && trim_after_cycles == o.trim_after_cycles;
+           overallocation_limit == o.overallocation_limit && allocation == o.allocation && learning == o.learning &&
+           cycles_before_initialization == o.cycles_before_initialization && spill == o.spill && reset == o.reset &&
+           location == o.location && temp_file_path == o.temp_file_path && trim_after_cycles == o.trim_after_cycles;
 }
 
 std::size_t parse_size(const std::string &text) {
@@ -25,10 +24,10 @@ std::size_t parse_size(const std::string &text) {
     while (i < n && std::isspace((unsigned char) text[i])) ++i;
     std::string unit;
     for (; i < n; ++i)
-        if (!std::isspace((unsigned char) text[i]))
-            unit += (char) std::tolower((unsigned char) text[i]);
+        if (!std::isspace((unsigned char) text[i])) unit += (char) std::tolower((unsigned char) text[i]);
     if (number.empty() || number == "." || number.find('.') != number.rfind('.'))
-        throw std::invalid_argument("'" + text + "' is not a size: expected a number followed by "
+        throw std::invalid_argument("'" + text +
+                                    "' is not a size: expected a number followed by "
                                     "an optional unit such as B, KB, MB, GB, KiB, MiB or GiB");
     double scale;
     if (unit.empty() || unit == "b") scale = 1;
@@ -51,19 +50,19 @@ std::size_t parse_size(const std::string &text) {
     return (std::size_t) std::llround(value);
 }
 
-#define WSA_ENUM(Type, fn, ...)                                                                   \
-    const char *to_string(Type p) {                                                             \
-        static const char *names[] = {__VA_ARGS__};                                             \
-        return names[(int) p];                                                                  \
-    }                                                                                           \
-    Type fn(const std::string &s) {                                                             \
-        static const char *names[] = {__VA_ARGS__};                                             \
-        std::string valid;                                                                      \
-        for (std::size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k) {                    \
-            if (s == names[k]) return (Type) k;                                                 \
-            valid += std::string(k ? ", " : "") + "'" + names[k] + "'";                          \
-        }                                                                                       \
-        throw std::invalid_argument("'" + s + "' is not one of " + valid);                       \
+#define WSA_ENUM(Type, fn, ...)                                              \
+    const char *to_string(Type p) {                                          \
+        static const char *names[] = {__VA_ARGS__};                          \
+        return names[(int) p];                                               \
+    }                                                                        \
+    Type fn(const std::string &s) {                                          \
+        static const char *names[] = {__VA_ARGS__};                          \
+        std::string valid;                                                   \
+        for (std::size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k) { \
+            if (s == names[k]) return (Type) k;                              \
+            valid += std::string(k ? ", " : "") + "'" + names[k] + "'";      \
+        }                                                                    \
+        throw std::invalid_argument("'" + s + "' is not one of " + valid);   \
     }
 
 WSA_ENUM(AllocationPolicy, allocation_from_string, "overallocate", "strict")

@@ -84,8 +84,7 @@ std::shared_ptr<Workspace> parent_of(const Stack &s, const Workspace *ws) {
 bool is_open_in(const Stack &s, const Workspace *ws) {
     const std::thread::id me = std::this_thread::get_id();
     for (const StackNode *n = s.get(); n; n = n->below.get())
-        if (n->frame->kind == FrameKind::Cycle && n->frame->ws.get() == ws && n->frame->live(me))
-            return true;
+        if (n->frame->kind == FrameKind::Cycle && n->frame->ws.get() == ws && n->frame->live(me)) return true;
     return false;
 }
 
@@ -112,15 +111,16 @@ ThreadWorkspaces &ThreadWorkspaces::current() {
 
 ThreadWorkspaces::~ThreadWorkspaces() { destroy_all(DestroyReason::ThreadExit, true); }
 
-std::shared_ptr<Workspace> ThreadWorkspaces::get_or_create(const std::string &name,
-                                                           const Config *config) {
+std::shared_ptr<Workspace> ThreadWorkspaces::get_or_create(const std::string &name, const Config *config) {
     if (name.empty()) throw WorkspaceMisuse("a workspace needs a non-empty name");
     auto it = by_name_.find(name);
     if (it != by_name_.end()) {
         if (config && !(*config == it->second->config()))
-            throw WorkspaceMisuse("workspace '" + name + "' already exists on this thread with a "
+            throw WorkspaceMisuse("workspace '" + name +
+                                  "' already exists on this thread with a "
                                   "different configuration; destroy it first "
-                                  "(wsarray.memory.destroy_workspace('" + name + "')) or pass no config");
+                                  "(wsarray.memory.destroy_workspace('" +
+                                  name + "')) or pass no config");
         return it->second;
     }
     auto ws = std::make_shared<Workspace>(name, config ? *config : Config());
@@ -140,10 +140,10 @@ bool ThreadWorkspaces::owns(const Workspace *ws) const {
 
 void ThreadWorkspaces::destroy(const std::string &name, DestroyReason why) {
     auto it = by_name_.find(name);
-    if (it == by_name_.end())
-        throw WorkspaceMisuse("no workspace named '" + name + "' on this thread");
+    if (it == by_name_.end()) throw WorkspaceMisuse("no workspace named '" + name + "' on this thread");
     if (it->second->cycle_open())
-        throw WorkspaceMisuse("workspace '" + name + "' is in use (its cycle is open); leave its "
+        throw WorkspaceMisuse("workspace '" + name +
+                              "' is in use (its cycle is open); leave its "
                               "'with' block before destroying it");
     it->second->destroy(why);
     by_name_.erase(it);
@@ -156,7 +156,8 @@ void ThreadWorkspaces::destroy_all(DestroyReason why, bool force) {
         for (auto &kv : by_name_)
             if (kv.second->cycle_open()) busy += (busy.empty() ? "'" : ", '") + kv.first + "'";
         if (!busy.empty())
-            throw WorkspaceMisuse("workspaces " + busy + " are in use (their cycles are open); leave "
+            throw WorkspaceMisuse("workspaces " + busy +
+                                  " are in use (their cycles are open); leave "
                                   "their 'with' blocks before destroying all workspaces");
     }
     for (auto &kv : by_name_) {

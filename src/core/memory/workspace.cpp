@@ -30,8 +30,7 @@ struct Registry {
 
     Chunk *find(const void *p) {
         auto a = (std::uintptr_t) p;
-        if (a < lo.load(std::memory_order_relaxed) || a >= hi.load(std::memory_order_relaxed))
-            return nullptr;
+        if (a < lo.load(std::memory_order_relaxed) || a >= hi.load(std::memory_order_relaxed)) return nullptr;
         auto it = chunks.upper_bound(a);
         if (it == chunks.begin()) return nullptr;
         --it;
@@ -45,7 +44,10 @@ struct Registry {
     }
     void remove(Chunk *c) {
         chunks.erase((std::uintptr_t) c->base());
-        if (chunks.empty()) { lo = UINTPTR_MAX; hi = 0; }
+        if (chunks.empty()) {
+            lo = UINTPTR_MAX;
+            hi = 0;
+        }
     }
 };
 
@@ -124,15 +126,15 @@ std::size_t Workspace::room_locked() const {
 
 Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill, std::size_t at_least) {
     const bool heap = spill && size < kSmallSpill;
-    std::size_t rounded = heap ? round_up(std::max<std::size_t>(size, kAlign), kAlign)
-                               : round_up(std::max<std::size_t>(size, kAlign),
-                                          !spill && size >= kHugePage ? kHugePage : page_size());
+    std::size_t rounded =
+        heap ? round_up(std::max<std::size_t>(size, kAlign), kAlign)
+             : round_up(std::max<std::size_t>(size, kAlign), !spill && size >= kHugePage ? kHugePage : page_size());
     // max_size is a promise: never more mapped than it allows. Rounding up may not cross it.
     std::size_t room = room_locked();
     if (rounded > room) rounded = heap ? room / kAlign * kAlign : room / page_size() * page_size();
     if (rounded < std::max<std::size_t>(at_least, kAlign))
-        throw WorkspaceOutOfMemory("workspace '" + name_ + "' would exceed its max_size: " +
-                                   describe_sizes_locked(at_least));
+        throw WorkspaceOutOfMemory("workspace '" + name_ +
+                                   "' would exceed its max_size: " + describe_sizes_locked(at_least));
     auto c = new Chunk();
     // Pages are not touched up front: the allocator hands out low addresses first, so a cycle
     // touches about its peak, RSS stays near what the loop really uses (not the overallocated
@@ -140,12 +142,10 @@ Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill, std::size_t at_
     try {
         if (heap)  // spills are ordinary external memory, whatever the location
             c->mapping = map_heap(rounded);
-        else if (spill)
-            c->mapping = map_host(rounded, false);
+        else if (spill) c->mapping = map_host(rounded, false);
         else if (config_.location == LocationPolicy::Mmap)
             c->mapping = map_file(rounded, config_.temp_file_path, false);
-        else
-            c->mapping = map_host(rounded, false);
+        else c->mapping = map_host(rounded, false);
     } catch (...) {
         delete c;
         throw;
@@ -172,10 +172,9 @@ void Workspace::release_chunk_locked(Chunk *c) {
 }
 
 std::string Workspace::describe_sizes_locked(std::size_t request) const {
-    return "request of " + std::to_string(request) + " bytes; capacity " +
-           std::to_string(stats_.capacity) + " bytes, in use " + std::to_string(stats_.used) +
-           " bytes" + (config_.max_size ? ", max_size " + std::to_string(config_.max_size) + " bytes"
-                                        : std::string());
+    return "request of " + std::to_string(request) + " bytes; capacity " + std::to_string(stats_.capacity) +
+           " bytes, in use " + std::to_string(stats_.used) + " bytes" +
+           (config_.max_size ? ", max_size " + std::to_string(config_.max_size) + " bytes" : std::string());
 }
 
 void Workspace::note_allocation_locked(std::size_t total, bool reused) {
@@ -201,8 +200,7 @@ static std::size_t clear(void *data, std::size_t n, std::size_t dirty) {
 }
 
 void *Workspace::allocate_locked(std::size_t n, bool zero) {
-    if (!alive())
-        throw WorkspaceMisuse("workspace '" + name_ + "' was destroyed; it cannot allocate");
+    if (!alive()) throw WorkspaceMisuse("workspace '" + name_ + "' was destroyed; it cannot allocate");
     if (n > (std::size_t(1) << 62))
         throw WorkspaceOutOfMemory("workspace '" + name_ + "': " + describe_sizes_locked(n));
     std::size_t total = block_size_for(n);
@@ -227,8 +225,10 @@ void *Workspace::allocate_locked(std::size_t n, bool zero) {
 void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero) {
     bool learning = !stats_.initialized;
     if (!learning && config_.spill == SpillPolicy::Fail)
-        throw WorkspaceOutOfMemory("workspace '" + name_ + "' is full and its spill policy is "
-                                   "'fail': " + describe_sizes_locked(n) +
+        throw WorkspaceOutOfMemory("workspace '" + name_ +
+                                   "' is full and its spill policy is "
+                                   "'fail': " +
+                                   describe_sizes_locked(n) +
                                    ". Raise initial_size or choose spill='external'/'reallocate'");
     std::size_t dirty = 0;
     if (!learning && config_.spill == SpillPolicy::Reallocate) {
@@ -240,9 +240,8 @@ void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero) {
         } catch (const WorkspaceOutOfMemory &) {
             throw;
         } catch (const std::bad_alloc &e) {
-            throw WorkspaceOutOfMemory("workspace '" + name_ + "': cannot grow by " +
-                                       std::to_string(grow) + " bytes (" + describe_sizes_locked(n) +
-                                       "): " + e.what());
+            throw WorkspaceOutOfMemory("workspace '" + name_ + "': cannot grow by " + std::to_string(grow) +
+                                       " bytes (" + describe_sizes_locked(n) + "): " + e.what());
         }
         BlockHeader *b = c->allocate(total, false, dirty);
         b->requested = n;
@@ -255,8 +254,8 @@ void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero) {
     } catch (const WorkspaceOutOfMemory &) {
         throw;
     } catch (const std::bad_alloc &e) {
-        throw WorkspaceOutOfMemory("workspace '" + name_ + "': cannot spill " + std::to_string(total) +
-                                   " bytes (" + describe_sizes_locked(n) + "): " + e.what());
+        throw WorkspaceOutOfMemory("workspace '" + name_ + "': cannot spill " + std::to_string(total) + " bytes (" +
+                                   describe_sizes_locked(n) + "): " + e.what());
     }
     BlockHeader *b = c->allocate(total, false, dirty);
     b->requested = n;
@@ -346,10 +345,12 @@ std::size_t Workspace::zombie_bytes() {
 
 void Workspace::begin_cycle() {
     std::lock_guard<std::mutex> lock(registry().mu);
-    if (!alive()) throw WorkspaceMisuse("workspace '" + name_ + "' was destroyed; create it again "
-                                        "with wsarray.workspace('" + name_ + "')");
-    if (cycle_open())
-        throw WorkspaceMisuse("workspace '" + name_ + "' already has an open cycle");
+    if (!alive())
+        throw WorkspaceMisuse("workspace '" + name_ +
+                              "' was destroyed; create it again "
+                              "with wsarray.workspace('" +
+                              name_ + "')");
+    if (cycle_open()) throw WorkspaceMisuse("workspace '" + name_ + "' already has an open cycle");
     cycle_serial_.fetch_add(1, std::memory_order_acq_rel);
     cycle_open_.store(true, std::memory_order_release);
     bump_scope_epoch();
@@ -364,8 +365,7 @@ void Workspace::learn_locked(std::size_t needed) {
     if (config_.max_size) target = std::min(target, config_.max_size);
     stats_.learned_size = target;
     if (target <= stats_.capacity || target == 0) return;
-    bool all_empty = std::all_of(chunks_.begin(), chunks_.end(),
-                                 [](Chunk *c) { return c->live_blocks == 0; });
+    bool all_empty = std::all_of(chunks_.begin(), chunks_.end(), [](Chunk *c) { return c->live_blocks == 0; });
     if (all_empty) {  // replace every chunk with one of the learned size
         for (Chunk *c : chunks_) release_chunk_locked(c);
         chunks_.clear();
@@ -406,8 +406,7 @@ std::string Workspace::end_cycle() noexcept {
     // so the next cycle needs room for them on top of its own peak.
     std::size_t needed = stats_.peak_cycle_bytes + stats_.used;
     try {
-        if (stats_.initialized && config_.learning != LearningPolicy::None &&
-            stats_.spilled_cycle_bytes > 0) {
+        if (stats_.initialized && config_.learning != LearningPolicy::None && stats_.spilled_cycle_bytes > 0) {
             // The workload outgrew what was learned: learn again rather than spill every cycle.
             // When the peak fits but fragmentation made it spill (strict sizes), grow by what
             // spilled.
@@ -437,8 +436,8 @@ std::string Workspace::end_cycle() noexcept {
         }
     } catch (const std::exception &e) {
         // Keep working with spills; learning tries again at the end of the next cycle.
-        error = "workspace '" + name_ + "' could not map the memory it learned it needs (" +
-                e.what() + "); it keeps serving allocations outside its chunks";
+        error = "workspace '" + name_ + "' could not map the memory it learned it needs (" + e.what() +
+                "); it keeps serving allocations outside its chunks";
     }
     trim_locked();
     return error;

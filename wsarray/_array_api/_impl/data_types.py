@@ -43,7 +43,7 @@ class _Limit(float):
 
 
 @dataclass(frozen=True, repr=False)
-class finfo_object(_NumpyFallback):
+class finfo_object(_NumpyFallback):  # noqa: N801  (the standard's name)
     """Machine limits of a floating-point dtype (array API ``finfo``)."""
 
     bits: int
@@ -56,7 +56,7 @@ class finfo_object(_NumpyFallback):
 
 
 @dataclass(frozen=True, repr=False)
-class iinfo_object(_NumpyFallback):
+class iinfo_object(_NumpyFallback):  # noqa: N801  (the standard's name)
     """Machine limits of an integer dtype (array API ``iinfo``)."""
 
     bits: int
@@ -66,19 +66,19 @@ class iinfo_object(_NumpyFallback):
     _numpy_info: object = field(repr=False, compare=False)
 
 
-def _dtype_of(fn, type):
+def _dtype_of(fn, x):
     """The dtype of an array, a dtype, or (as NumPy allows) a scalar such as ``1.0``."""
-    if isinstance(type, (_np.ndarray, _np.generic)):
-        return type.dtype
-    if isinstance(type, (bool, int, float, complex)):
-        return _np.asarray(type).dtype
+    if isinstance(x, (_np.ndarray, _np.generic)):
+        return x.dtype
+    if isinstance(x, (bool, int, float, complex)):
+        return _np.asarray(x).dtype
     try:
-        return _np.dtype(type)
+        return _np.dtype(x)
     except TypeError:
-        raise TypeError(f"wsarray.{fn}(): expected a dtype or an array, not {type!r}") from None
+        raise TypeError(f"wsarray.{fn}(): expected a dtype or an array, not {x!r}") from None
 
 
-def finfo(type, /):
+def finfo(type, /):  # noqa: A002  (the standard's parameter name)
     dt = _dtype_of("finfo", type)
     if dt.kind not in "fc":
         raise ValueError(f"wsarray.finfo(): {dt} is not a floating-point dtype")
@@ -87,7 +87,7 @@ def finfo(type, /):
                         _Limit(fi.smallest_normal), fi.dtype, fi)
 
 
-def iinfo(type, /):
+def iinfo(type, /):  # noqa: A002  (the standard's parameter name)
     dt = _dtype_of("iinfo", type)
     if dt.kind not in "iu":
         raise ValueError(f"wsarray.iinfo(): {dt} is not an integer dtype")

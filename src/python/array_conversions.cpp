@@ -1,0 +1,105 @@
+/// src/python/array_conversions.cpp -- wsarray.Array to Python values as NumPy converts: bool(),
+/// int(), float(), operator.index(), complex(), str(), repr() (a stale array says so instead of
+/// raising), format(), round() and hash().
+#include "array_internal.h"
+
+#include "engine.h"
+#include "numpy_access.h"
+
+#include <string>
+
+namespace wsa_py {
+
+namespace {
+
+/// `<wsarray.Array stale: cycle 12 of 'LOOP' ended>` and the like.
+std::string stale_repr(const Array &a) {
+    const wsa::Workspace &ws = *a.token.ws;
+    std::string why;
+    switch (ws.destroy_reason()) {
+    case wsa::DestroyReason::Alive:
+        why = "cycle " + std::to_string(a.token.generation) + " of '" + ws.name() + "' ended";
+        break;
+    case wsa::DestroyReason::ThreadExit: why = "workspace '" + ws.name() + "' ended with its thread"; break;
+    case wsa::DestroyReason::Fork:
+        why = "workspace '" + ws.name() + "' belonged to another thread of the parent process";
+        break;
+    default: why = "workspace '" + ws.name() + "' was destroyed";
+    }
+    return "<wsarray.Array stale: " + why + ">";
+}
+
+} // namespace
+
+void export_array_conversions(nb::class_<Array> &cls) {
+    // Conversions to Python scalars follow NumPy (errors for arrays of more than one element).
+    cls.def("__bool__", [](nb::handle s) {
+        Array &a = self_of(s, "Array.__bool__");
+        int r = PyObject_IsTrue(stands_for_scalar(a) ? scalar_of(a) : a.data().ptr());
+        if (r < 0) raise_pending("Array.__bool__");
+        return r == 1;
+    });
+#define WSA_CONVERT(py, expr)                                               \
+    cls.def(py, [](nb::handle s) {                                          \
+        Array &a = self_of(s, "Array." py);                                 \
+        PyObject *d = stands_for_scalar(a) ? scalar_of(a) : a.data().ptr(); \
+        nb::object r = nb::steal(expr);                                     \
+        if (!r) raise_pending("Array." py);                                 \
+        return r;                                                           \
+    });
+    WSA_CONVERT("__int__", PyNumber_Long(d))
+    WSA_CONVERT("__float__", PyNumber_Float(d))
+    WSA_CONVERT("__index__", PyNumber_Index(d))
+    WSA_CONVERT("__complex__", PyObject_CallOneArg((PyObject *) &PyComplex_Type, d))
+    WSA_CONVERT("__str__", PyObject_Str(d))
+#undef WSA_CONVERT
+    cls.def("__repr__", [](nb::handle s) -> nb::object {
+        // A stale array says so instead of raising: debuggers, logging and the repr of containers
+        // that hold one keep working. Every use of its data still raises.
+        if (!token_valid(array_of(s.ptr()).token)) return nb::str(stale_repr(array_of(s.ptr())).c_str());
+        // A scalar NumPy returned (a.sum(), a[0], ...) prints as NumPy prints it: np.float64(3.0).
+        Array &a = self_of(s, "Array.__repr__");
+        PyObject *shown = stands_for_scalar(a) ? scalar_of(a) : a.data().ptr();
+        nb::object r = nb::steal(PyObject_Repr(shown));
+        if (!r) throw nb::python_error();
+        return r;
+    });
+    cls.def("__round__", [](nb::handle s, nb::handle ndigits) {
+        // round(x, n) as for NumPy scalars; ndarray itself has no __round__ (TypeError as NumPy).
+        Array &a = self_of(s, "Array.__round__");
+        if (!stands_for_scalar(a) && ndarray_ndim(a.data().ptr()) != 0)
+            raise(PyExc_TypeError, "type wsarray.Array doesn't define __round__ method "
+                                   "(as numpy.ndarray); use wsarray.round(x, decimals)");
+        nb::object scalar = stands_for_scalar(a) ? nb::borrow(scalar_of(a))
+                                                 : nb::steal(PyObject_GetItem(a.data().ptr(), nb::tuple().ptr()));
+        if (!scalar) throw nb::python_error();
+        nb::object f = scalar.attr("__round__");
+        nb::object args = ndigits.is_none() ? nb::tuple() : nb::make_tuple(ndigits);
+        return apply("Array.__round__", f.ptr(), args.ptr(), nullptr);
+    }, nb::arg("ndigits") = nb::none());
+    cls.def("__format__", [](nb::handle s, nb::handle spec) {
+        if (!PyUnicode_Check(spec.ptr()))
+            raise(PyExc_TypeError, "wsarray.Array.__format__(): the format spec must be a str, not " +
+                                       std::string(Py_TYPE(spec.ptr())->tp_name));
+        Array &a = self_of(s, "Array.__format__");
+        nb::object r = nb::steal(PyObject_Format(stands_for_scalar(a) ? scalar_of(a) : a.data().ptr(), spec.ptr()));
+        if (!r) raise_pending("Array.__format__");
+        return r;
+    }, nb::arg("spec").none());
+    cls.def("__hash__", [](nb::handle s) -> Py_hash_t {
+        // 0-d arrays hash like their value so that results of reductions work as dict keys.
+        Array &a = self_of(s, "Array.__hash__");
+        if (stands_for_scalar(a)) {
+            Py_hash_t h = PyObject_Hash(scalar_of(a));
+            if (h == -1 && PyErr_Occurred()) throw nb::python_error();
+            return h;
+        }
+        if (ndarray_ndim(a.data().ptr()) != 0)
+            raise(PyExc_TypeError, "unhashable type: 'wsarray.Array' (only 0-d arrays are hashable)");
+        Py_hash_t h = PyObject_Hash(a.data().attr("item")().ptr());
+        if (h == -1 && PyErr_Occurred()) throw nb::python_error();
+        return h;
+    });
+}
+
+} // namespace wsa_py

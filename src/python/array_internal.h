@@ -1,0 +1,67 @@
+/// src/python/array_internal.h -- what the files that define wsarray.Array share: each array_*.cpp
+/// file defines one concern of the type (operators, indexing, conversions, attributes, protocols,
+/// workspace membership, NumPy's methods); array_type.cpp creates the type from their slots and
+/// calls their export functions.
+#pragma once
+#include "array_record.h"
+
+namespace wsa_py {
+
+/// NumPy callables the operators use, looked up once (never released: they live as long as NumPy).
+struct NumpyOps {
+    PyObject *add, *subtract, *multiply, *true_divide, *floor_divide, *remainder, *power, *matmul, *bitwise_and,
+        *bitwise_or, *bitwise_xor, *left_shift, *right_shift, *negative, *positive, *absolute, *invert, *less,
+        *less_equal, *equal, *not_equal, *greater, *greater_equal, *divmod, *getitem, *setitem, *array, *copy, *numpy,
+        *eq, *ne,
+        *setattr,  ///< builtins.setattr (a.real = ..., through the engine)
+        *pow,  ///< operator.pow: ndarray's ** has fast paths (x ** 2 is np.square, keeping bool -> int8)
+        *imatmul;  ///< operator.imatmul: ndarray's @= checks the result keeps the target's shape
+};
+/// Loaded by export_array_operators().
+extern NumpyOps ops;
+
+/// The Array behind `self`, checked against its cycle (WorkspaceError naming `fn` when stale).
+inline Array &self_of(nb::handle self, const char *fn) {
+    Array &a = array_of(self.ptr());
+    check_valid(a, fn);
+    return a;
+}
+
+/// What forwarded attributes are looked up on: the NumPy scalar for an array that stands for one
+/// (so s.astype(), s.is_integer(), s.round() behave as on np.float64), else the ndarray.
+inline nb::object attribute_owner(Array &a) {
+    if (!stands_for_scalar(a)) return a.data();
+    return nb::borrow(scalar_of(a));
+}
+
+/// NumPy's `f(x)` through the engine (a scalar result's unary operators never come here: see
+/// unary_slot).
+nb::object call1(const char *name, PyObject *f, nb::handle x);
+/// NumPy's `f(x, y)` through the engine, or Python's operator when both are scalars (a scalar
+/// result's arithmetic is NumPy's scalar arithmetic).
+nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y);
+
+/// The type slots each concern adds to wsarray.Array (each list ends with {0, nullptr}).
+extern PyType_Slot array_operator_slots[];
+extern PyType_Slot array_indexing_slots[];
+extern PyType_Slot array_attribute_slots[];
+extern PyType_Slot array_protocol_slots[];
+
+/// Load NumPy's operators (ops), define _core._set_operator, and the operators' methods
+/// (in-place forms, @, &, |, ^, <<, >>, divmod) (array_operators.cpp).
+void export_array_operators(nb::module_ &m, nb::class_<Array> &cls);
+/// The iterator type (_ArrayIterator) and `in` (array_indexing.cpp).
+void export_array_indexing(nb::module_ &m, nb::class_<Array> &cls);
+/// bool(), int(), float(), complex(), str(), repr(), format(), round(), hash() (array_conversions.cpp).
+void export_array_conversions(nb::class_<Array> &cls);
+/// Attributes forwarded to the ndarray: real, imag, flat, base, T, mT, device, resize() and,
+/// through __getattr__, everything else an ndarray has (array_attributes.cpp).
+void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls);
+/// NumPy's, the array API's, DLPack's, copy's and pickle's protocols (array_protocols.cpp).
+void export_array_protocols(nb::class_<Array> &cls);
+/// detach(), leverage(), leverage_to(), is_attached(), is_in_scope(), .workspace (array_membership.cpp).
+void export_array_membership(nb::class_<Array> &cls);
+/// NumPy's most used methods (sum, mean, reshape, copy, ...) as vectorcall methods (array_methods.cpp).
+void export_array_methods(PyTypeObject *type);
+
+} // namespace wsa_py

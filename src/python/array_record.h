@@ -1,0 +1,129 @@
+/// src/python/array_record.h -- the state behind a wsarray.Array: its NumPy ndarray, the workspace
+/// cycle its memory belongs to (Token), scalar results, and the list of Arrays a workspace holds
+/// so that destroying it makes its stale Arrays let go of their memory.
+#pragma once
+#include "errors.h"
+#include "numpy_access.h"
+
+#include "memory/workspace.h"
+
+#include <cstdint>
+#include <memory>
+#include <new>
+
+namespace wsa_py {
+
+/// Which workspace cycle an array's memory belongs to. No workspace: always valid.
+struct Token {
+    std::shared_ptr<wsa::Workspace> ws;
+    std::uint64_t generation = 0;
+};
+
+/// The state behind a wsarray.Array: a NumPy ndarray over workspace (or ordinary) memory.
+struct Array {
+    /// The ndarray. A scalar result may have none until something needs it: read it with data().
+    nb::object nd_;
+    Token token;
+    /// NumPy returned a scalar here (np.float64, ...), wrapped as 0-d: repr() shows the scalar's
+    /// repr so printed output matches NumPy.
+    bool from_scalar = false;
+    /// The Array whose ndarray is `data`'s base (a view's `a.base is x`, as in NumPy); set when the
+    /// view is made from `x` (or from a view of `x`), or on the first read of `a.base`.
+    nb::object base;
+    /// A scalar result's value, the NumPy scalar itself (null until first read when the result was
+    /// made as a 0-d ndarray). Scalar arithmetic, repr and unwrapping use it without an ndarray.
+    nb::object scalar;
+    /// Neighbours in the list of Arrays made in `token.ws` (release_holders()), guarded by the GIL.
+    PyObject *ws_prev = nullptr, *ws_next = nullptr;
+    bool ws_linked = false;
+    /// Its __array_interface__ was read: NumPy arrays may point into its memory through this
+    /// Array (their base), so it never lets go of its ndarray (release_holders()).
+    bool interface_exported = false;
+    ~Array();
+    /// The ndarray (a scalar result's 0-d array is made on first call, in ordinary memory).
+    const nb::object &data() {
+        if (!nd_.is_valid()) materialize();
+        return nd_;
+    }
+    void materialize();
+};
+
+/// The Python type object of wsarray.Array (set by export_array).
+extern PyTypeObject *ArrayType;
+
+inline bool is_array(PyObject *o) { return Py_TYPE(o) == ArrayType; }
+inline Array &array_of(PyObject *o) { return *nb::inst_ptr<Array>(o); }
+
+/// Is memory of this token usable now (no workspace, or its cycle still open)?
+inline bool token_valid(const Token &t) {
+    if (!t.ws) return true;
+    if (!t.ws->alive()) return false;
+    return t.ws->circular() || t.ws->generation() == t.generation;
+}
+/// Raise WorkspaceError naming `fn`, saying why the array's memory is no longer usable (its
+/// cycle ended, its workspace was destroyed, its thread exited, ...).
+[[noreturn]] void raise_stale(const Array &a, const char *fn);
+/// Raise WorkspaceError naming `fn` if the array's cycle has ended or its workspace is gone.
+inline void check_valid(const Array &a, const char *fn) {
+    if (!token_valid(a.token)) raise_stale(a, fn);
+}
+
+/// Token for memory at the data pointer of ndarray `o`.
+Token token_for(PyObject *o);
+/// Token for an array made now in `target` (the current route; null: no workspace).
+inline Token token_of_target(wsa::Workspace *target) {
+    Token t;
+    if (target) {
+        t.ws = target->shared_from_this();
+        t.generation = t.ws->generation();
+    }
+    return t;
+}
+
+/// Link a new Array (instance `o`) into its workspace's list of holders (release_holders());
+/// unlinked when the Array dies.
+void link_holder(PyObject *o);
+
+/// A new wsarray.Array (new reference) holding ndarray `nd` (a reference is taken). Builds the
+/// instance directly (no type lookup as nb::cast does); instances come from nanobind's pool.
+/// `base`: the Array whose ndarray is `nd`'s base, when known. Inline: every result is made here.
+inline PyObject *make_array(PyObject *nd, Token token, bool from_scalar = false, PyObject *base = nullptr) {
+    nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
+    bool attached = (bool) token.ws;
+    if (attached && !from_scalar && ndarray_size(nd) == 0) {
+        // Nothing to read, so nothing to guard: an empty array is never attached (Dask builds
+        // graphs around empty `meta` arrays that must outlive the cycle they were made in).
+        token = Token{};
+        attached = false;
+    }
+    new (nb::inst_ptr<Array>(inst))
+        Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
+    nb::inst_mark_ready(inst);
+    if (attached) link_holder(inst.ptr());
+    return inst.release().ptr();
+}
+/// make_array() for an ndarray just allocated in `target` (the current route; null: no
+/// workspace), taking over the caller's reference to `nd`: the fast paths' results.
+inline PyObject *wrap_new(PyObject *nd, wsa::Workspace *target, bool from_scalar = false) {
+    nb::object owned = nb::steal(nd);
+    return make_array(nd, token_of_target(target), from_scalar);
+}
+
+/// An Array that stands for the NumPy scalar a function returned (printed, copied, unwrapped and
+/// updated by `+=` & co as that scalar).
+inline bool stands_for_scalar(const Array &a) {
+    return a.from_scalar && (!a.nd_.is_valid() || ndarray_ndim(a.nd_.ptr()) == 0);
+}
+/// The NumPy scalar a scalar result stands for (borrowed; read from its ndarray on first use).
+PyObject *scalar_of(Array &a);
+/// A new scalar result holding the NumPy scalar `scalar` (no ndarray until one is needed).
+PyObject *make_scalar_result(PyObject *scalar);
+/// Make the scalar results of np.True_ and np.False_, and the empty ndarray stale Arrays hold
+/// once they let go of their memory (after the Array type exists).
+void init_array_records();
+
+/// After `ws` was destroyed (ThreadWorkspaces::destroy or a forced end), make its stale Arrays let
+/// go of their memory: only raw views handed out while they were valid keep blocks alive.
+void release_holders(wsa::Workspace &ws);
+
+} // namespace wsa_py

@@ -1,0 +1,436 @@
+/// src/python/engine.cpp -- the engine (see engine.h): unwrap arguments, route NumPy's allocations,
+/// wrap results; retry with array-like shims when NumPy refuses an object's __array__.
+#include "engine.h"
+
+#include "numpy_access.h"
+#include "numpy_alloc.h"
+#include "scopes.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace wsa_py {
+
+namespace {
+/// `items` (a plain tuple) as a tuple of `like`'s type: a named tuple (eigh, svd, slogdet,
+/// unique_all, ...) is rebuilt as one.
+nb::object same_tuple_type(PyObject *like, nb::object items) {
+    if (PyTuple_CheckExact(like)) return items;
+    nb::handle type((PyObject *) Py_TYPE(like));
+    return nb::hasattr(type, "_make") ? type.attr("_make")(items) : items;
+}
+
+/// A new Array for an ndarray NumPy returned; its workspace found by address.
+PyObject *new_array(PyObject *nd, bool from_scalar = false, PyObject *base = nullptr) {
+    return make_array(nd, token_for(nd), from_scalar, base);
+}
+
+/// Arrays replaced during unwrapping, so that a result that *is* an argument's ndarray comes back
+/// as the original wsarray.Array (np.asarray(x) is x; out= returns the out array).
+struct Seen {
+    // (ndarray, Array), borrowed. Most calls see a few arrays: keep those without a heap allocation.
+    static constexpr std::size_t kInline = 6;
+    std::pair<PyObject *, PyObject *> inline_pairs[kInline];
+    std::size_t n_inline = 0;
+    std::vector<std::pair<PyObject *, PyObject *>> more;
+    /// An argument is a NumPy ndarray subclass (np.ma.MaskedArray, np.matrix, np.memmap, ...):
+    /// NumPy returns that subclass, which wsarray cannot check, so the call is not routed into a
+    /// workspace and its results hold plain NumPy memory.
+    bool subclass_input = false;
+    /// NumPy ndarrays given as out= (NumPy returns out itself: so does wsarray), borrowed.
+    PyObject *numpy_outs[4] = {};
+    bool is_numpy_out(PyObject *nd) const {
+        for (PyObject *o : numpy_outs)
+            if (o == nd) return true;
+        return false;
+    }
+    void add(PyObject *nd, PyObject *arr) {
+        if (n_inline < kInline) inline_pairs[n_inline++] = {nd, arr};
+        else more.emplace_back(nd, arr);
+    }
+    PyObject *original_of(PyObject *nd) const {
+        for (std::size_t i = 0; i < n_inline; ++i)
+            if (inline_pairs[i].first == nd) return inline_pairs[i].second;
+        for (auto &p : more)
+            if (p.first == nd) return p.second;
+        return nullptr;
+    }
+    /// The Array holding `base` (NumPy's base of a new view): an argument, or an argument's base.
+    PyObject *array_holding(PyObject *base) const {
+        if (!base) return nullptr;
+        if (PyObject *arr = original_of(base)) return arr;
+        auto through = [base](PyObject *arr) -> PyObject * {
+            const nb::object &b = array_of(arr).base;
+            return b.is_valid() && array_of(b.ptr()).data().ptr() == base ? b.ptr() : nullptr;
+        };
+        for (std::size_t i = 0; i < n_inline; ++i)
+            if (PyObject *b = through(inline_pairs[i].second)) return b;
+        for (auto &p : more)
+            if (PyObject *b = through(p.second)) return b;
+        return nullptr;
+    }
+};
+
+bool needs_unwrap(PyObject *o) {
+    if (is_array(o)) return true;
+    if (PyTuple_CheckExact(o)) {
+        for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(o); i < n; ++i)
+            if (needs_unwrap(PyTuple_GET_ITEM(o, i))) return true;
+    } else if (PyList_CheckExact(o)) {
+        for (Py_ssize_t i = 0, n = PyList_GET_SIZE(o); i < n; ++i)
+            if (needs_unwrap(PyList_GET_ITEM(o, i))) return true;
+    }
+    return false;
+}
+
+/// New reference to `o` with Arrays replaced by their ndarrays.
+PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
+    if (is_array(o)) {
+        Array &a = array_of(o);
+        check_valid(a, name);
+        // A scalar result goes to NumPy as the scalar it stands for: NumPy then computes with
+        // scalar semantics (scalar math, np.asarray(s) is a new array, s is never written into).
+        if (stands_for_scalar(a)) {
+            PyObject *scalar = scalar_of(a);
+            Py_INCREF(scalar);
+            return scalar;
+        }
+        seen.add(a.data().ptr(), o);
+        return nb::handle(a.data()).inc_ref().ptr();
+    }
+    bool tuple = PyTuple_CheckExact(o);
+    if ((tuple || PyList_CheckExact(o)) && needs_unwrap(o)) {
+        Py_ssize_t n = tuple ? PyTuple_GET_SIZE(o) : PyList_GET_SIZE(o);
+        nb::object out = nb::steal(tuple ? PyTuple_New(n) : PyList_New(n));
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            PyObject *item = unwrap(tuple ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i), name, seen);
+            if (tuple) PyTuple_SET_ITEM(out.ptr(), i, item);
+            else PyList_SET_ITEM(out.ptr(), i, item);
+        }
+        return out.release().ptr();
+    }
+    if (is_ndarray(o) && !is_ndarray_exact(o)) seen.subclass_input = true;
+    Py_INCREF(o);
+    return o;
+}
+
+/// Does `r` hold an ndarray or a NumPy scalar (itself, or in its tuples and lists)?
+bool needs_wrap(PyObject *r) {
+    if (is_ndarray_exact(r) || is_numpy_scalar(r)) return true;
+    if (PyTuple_Check(r)) {
+        for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(r); i < n; ++i)
+            if (needs_wrap(PyTuple_GET_ITEM(r, i))) return true;
+    } else if (PyList_CheckExact(r)) {
+        for (Py_ssize_t i = 0, n = PyList_GET_SIZE(r); i < n; ++i)
+            if (needs_wrap(PyList_GET_ITEM(r, i))) return true;
+    }
+    return false;
+}
+
+/// New reference to `r` with ndarrays (and NumPy scalars) wrapped as wsarray.Array. Lists and
+/// tuples are rebuilt only if they hold something to wrap: a list NumPy returns (an element of an
+/// object array, a.tolist()) stays the very object NumPy gave, as mutable as in NumPy.
+PyObject *wrap(PyObject *r, const Seen &seen) {
+    if (is_ndarray_exact(r)) {
+        if (seen.is_numpy_out(r)) {
+            Py_INCREF(r);
+            return r;
+        }
+        if (PyObject *orig = seen.original_of(r)) {
+            Py_INCREF(orig);
+            return orig;
+        }
+        PyObject *base = seen.array_holding(ndarray_base(r));
+        // A block allocated during this call (and held by the result): its workspace is known.
+        if (wsa::Workspace *ws = routed_owner_of(ndarray_data(r)))
+            return make_array(r, token_of_target(ws), false, base);
+        return new_array(r, false, base);
+    }
+    if (is_numpy_scalar(r)) {
+        // A scalar result holds the NumPy scalar itself, never workspace memory: it is an
+        // immutable value (as NumPy's scalars and ND4J's sumNumber() are), so nothing can alias
+        // it, and `losses.append(np.mean(loss))` inside a cycle stays readable after the cycle.
+        return make_scalar_result(r);
+    }
+    if ((PyTuple_Check(r) || PyList_CheckExact(r)) && !needs_wrap(r)) {
+        Py_INCREF(r);
+        return r;
+    }
+    if (PyTuple_Check(r)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(r);
+        nb::object out = nb::steal(PyTuple_New(n));
+        for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(out.ptr(), i, wrap(PyTuple_GET_ITEM(r, i), seen));
+        return same_tuple_type(r, std::move(out)).release().ptr();
+    }
+    if (PyList_CheckExact(r)) {
+        Py_ssize_t n = PyList_GET_SIZE(r);
+        nb::object out = nb::steal(PyList_New(n));
+        for (Py_ssize_t i = 0; i < n; ++i) PyList_SET_ITEM(out.ptr(), i, wrap(PyList_GET_ITEM(r, i), seen));
+        return out.release().ptr();
+    }
+    Py_INCREF(r);
+    return r;
+}
+
+/// Keyword arguments with Arrays replaced by their ndarrays (the same dict when none is an Array).
+nb::object unwrap_kwargs(PyObject *kwargs, const char *name, Seen &seen) {
+    if (!kwargs || !PyDict_GET_SIZE(kwargs)) return nb::object();
+    if (PyObject *out = PyDict_GetItemString(kwargs, "out")) {  // borrowed
+        if (is_ndarray_exact(out)) seen.numpy_outs[0] = out;
+        else if (PyTuple_Check(out))
+            for (Py_ssize_t i = 0, n = std::min<Py_ssize_t>(PyTuple_GET_SIZE(out), 4); i < n; ++i)
+                if (is_ndarray_exact(PyTuple_GET_ITEM(out, i))) seen.numpy_outs[i] = PyTuple_GET_ITEM(out, i);
+    }
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    bool any = false;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) any |= needs_unwrap(value);
+    if (!any) return nb::borrow(kwargs);
+    nb::object out = nb::steal(PyDict_New());
+    pos = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+        nb::object v = nb::steal(unwrap(value, name, seen));
+        PyDict_SetItem(out.ptr(), key, v.ptr());
+    }
+    return out;
+}
+
+/// A callback into Python destroyed the call's workspace or ended its cycle: the results are
+/// already invalid, so the call fails with WorkspaceError instead of returning them.
+void raise_if_lost(const RouteGuard &route, const char *name) {
+    std::string lost = route.lost();
+    if (!lost.empty()) raise(WorkspaceError, "wsarray." + std::string(name) + "(): " + lost);
+}
+
+/// The arguments' bookkeeping, starting with the Array a method is called on (if any).
+Seen seen_with_self(PyObject *self_array) {
+    Seen seen;
+    if (self_array && !stands_for_scalar(array_of(self_array))) seen.add(array_of(self_array).data().ptr(), self_array);
+    return seen;
+}
+
+/// Is the pending error NumPy refusing what an object's __array__ returned (a wsarray Array, as
+/// when a NumPy program's class implements __array__ with `np` functions)?
+bool array_like_refused() {
+    if (!PyErr_ExceptionMatches(PyExc_ValueError)) return false;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    bool refused = false;
+    if (PyObject *text = value ? PyObject_Str(value) : nullptr) {
+        refused = PyUnicode_CompareWithASCIIString(text, "object __array__ method not producing an array") == 0;
+        Py_DECREF(text);
+    }
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+    return refused;
+}
+
+nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen,
+                       bool may_retry = true);
+
+/// The call once more with such objects standing in as NumPy-facing shims (wsarray/_array_like.py);
+/// an empty object (the original error pending) when no argument is one.
+nb::object retry_with_array_like_shims(const char *name, PyObject *func, PyObject *args, PyObject *kwargs,
+                                       PyObject *self_array) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    nb::object held[3] = {nb::steal(type), nb::steal(value), nb::steal(tb)};  // released on any exit
+    nb::object shimmed = nb::module_::import_("wsarray._array_like")
+                             .attr("shim_arguments")(nb::handle(args), kwargs ? nb::handle(kwargs) : nb::none());
+    if (shimmed.is_none()) {
+        PyErr_Restore(held[0].release().ptr(), held[1].release().ptr(), held[2].release().ptr());
+        return nb::object();
+    }
+    Seen seen = seen_with_self(self_array);
+    nb::tuple pair = nb::borrow<nb::tuple>(shimmed);
+    return apply_tuple(name, func, pair[0].ptr(), pair[1].ptr(), seen, false);
+}
+
+/// apply() for calls with many positional arguments: through a new argument tuple.
+nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen, bool may_retry) {
+    nb::object uargs = nb::steal(unwrap(args, name, seen));
+    nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);
+    clear_allocation_error();
+    forget_routed_allocation();
+    nb::object result;
+    {
+        RouteGuard route(seen.subclass_input ? nullptr : current_target());
+        PyObject *r = PyObject_Call(func, uargs.ptr(), ukwargs ? ukwargs.ptr() : nullptr);
+        if (r) {
+            nb::object raw = nb::steal(r);
+            raise_if_lost(route, name);
+            result = nb::steal(wrap(r, seen));
+        }
+    }
+    if (!result && may_retry && array_like_refused())
+        result = retry_with_array_like_shims(name, func, args, kwargs, nullptr);
+    if (!result) raise_routed_error(name);
+    return result;
+}
+
+/// Positional arguments up to this many go to NumPy through vectorcall from a stack array.
+constexpr Py_ssize_t kStack = 8;
+
+} // namespace
+
+nb::object as_numpy_result(nb::object r) {
+    PyObject *o = r.ptr();
+    if (is_array(o)) {
+        Array &a = array_of(o);
+        return stands_for_scalar(a) ? nb::borrow(scalar_of(a)) : r;
+    }
+    if (!PyTuple_Check(o)) return r;
+    Py_ssize_t n = PyTuple_GET_SIZE(o);
+    bool any = false;
+    for (Py_ssize_t i = 0; i < n && !any; ++i) {
+        PyObject *item = PyTuple_GET_ITEM(o, i);
+        any = is_array(item) && stands_for_scalar(array_of(item));
+    }
+    if (!any) return r;
+    nb::object out = nb::steal(PyTuple_New(n));
+    if (!out) throw nb::python_error();
+    for (Py_ssize_t i = 0; i < n; ++i)
+        PyTuple_SET_ITEM(out.ptr(), i, as_numpy_result(nb::borrow(PyTuple_GET_ITEM(o, i))).release().ptr());
+    return same_tuple_type(o, std::move(out));
+}
+
+nb::object wrap_derived(nb::handle r, Array &a, nb::handle source) {
+    if (is_ndarray_exact(r.ptr()) && r.ptr() != a.data().ptr() && ndarray_base(r.ptr()) == a.data().ptr())
+        return nb::steal(make_array(r.ptr(), a.token, false, stands_for_scalar(a) ? nullptr : source.ptr()));
+    return wrap_ndarray(r, source);
+}
+
+nb::object wrap_ndarray(nb::handle nd, nb::handle source) {
+    Seen seen;
+    if (source.is_valid() && is_array(source.ptr()) && !stands_for_scalar(array_of(source.ptr())))
+        seen.add(array_of(source.ptr()).data().ptr(), source.ptr());
+    return nb::steal(wrap(nd.ptr(), seen));
+}
+
+namespace {
+/// Values that never override NumPy's protocols: checked without a type lookup.
+bool plain_operand(PyObject *o) {
+    return is_array(o) || o == Py_None || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o) ||
+           PyComplex_CheckExact(o) || PyUnicode_CheckExact(o) || PyBytes_CheckExact(o) || PySlice_Check(o) ||
+           is_ndarray(o) || is_numpy_scalar(o) || PyType_Check(o) || PyCallable_Check(o) && PyFunction_Check(o);
+}
+
+bool foreign_type(PyTypeObject *type, Protocol which) {
+    static PyObject *names[2] = {PyUnicode_InternFromString("__array_ufunc__"),
+                                 PyUnicode_InternFromString("__array_function__")};
+    static PyObject *numpys[2] = {nullptr, nullptr}, *ours[2] = {nullptr, nullptr};
+    int k = which == Protocol::Ufunc ? 0 : 1;
+    if (!numpys[k]) {
+        numpys[k] = _PyType_Lookup(ndarray_type(), names[k]);
+        ours[k] = _PyType_Lookup(ArrayType, names[k]);
+    }
+    if (PyType_IsSubtype(type, ndarray_type()) || type == ArrayType) return false;  // NumPy's own subclasses
+    PyObject *impl = _PyType_Lookup(type, names[k]);
+    return impl && impl != Py_None && impl != numpys[k] && impl != ours[k];
+}
+} // namespace
+
+bool foreign_override(PyObject *o, Protocol which) {
+    if (plain_operand(o)) return false;
+    if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+        PyObject **items = PySequence_Fast_ITEMS(o);
+        for (Py_ssize_t i = 0; i < n; ++i)
+            if (!plain_operand(items[i]) && !PyList_CheckExact(items[i]) && !PyTuple_CheckExact(items[i]) &&
+                foreign_type(Py_TYPE(items[i]), which))
+                return true;
+        return false;
+    }
+    return foreign_type(Py_TYPE(o), which);
+}
+
+namespace {
+/// A call with an operand of another array library (NEP 13/18): NumPy's own function gets the
+/// arguments as they are, so NumPy's dispatch lets that library handle it (wsarray's own
+/// __array_ufunc__/__array_function__ step aside for it). Null when there is no such operand.
+nb::object defer_to_foreign(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwargs) {
+    bool foreign = false;
+    for (Py_ssize_t i = 0; i < nargs && !foreign; ++i)
+        foreign = foreign_override(args[i], Protocol::Ufunc) || foreign_override(args[i], Protocol::Function);
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (!foreign && kwargs && PyDict_Next(kwargs, &pos, &key, &value))
+        foreign = foreign_override(value, Protocol::Ufunc) || foreign_override(value, Protocol::Function);
+    if (!foreign) return nb::object();
+    PyObject *r = PyObject_VectorcallDict(func, args, (std::size_t) nargs, kwargs);
+    if (!r) raise_pending(name);
+    return nb::steal(r);
+}
+} // namespace
+
+nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, PyObject *self_array) {
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    if (nargs > kStack) {  // the tuple NumPy gets is built from this one
+        if (nb::object r = defer_to_foreign(name, func, &PyTuple_GET_ITEM(args, 0), nargs, kwargs)) return r;
+        Seen seen = seen_with_self(self_array);
+        return apply_tuple(name, func, args, kwargs, seen);
+    }
+    return apply_vector(name, func, &PyTuple_GET_ITEM(args, 0), nargs, kwargs, self_array);
+}
+
+nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs,
+                        PyObject *self_array, Py_ssize_t first_out) {
+    if (nb::object r = defer_to_foreign(name, func, args, nargs, kwargs)) return r;
+    Seen seen = seen_with_self(self_array);
+    for (Py_ssize_t k = first_out; first_out >= 0 && k < std::min<Py_ssize_t>(nargs, first_out + 4); ++k)
+        if (is_ndarray_exact(args[k])) seen.numpy_outs[k - first_out] = args[k];
+    if (nargs > kStack) {
+        nb::object tuple = nb::steal(PyTuple_New(nargs));
+        if (!tuple) throw nb::python_error();
+        for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(tuple.ptr(), i, nb::handle(args[i]).inc_ref().ptr());
+        return apply_tuple(name, func, tuple.ptr(), kwargs, seen);
+    }
+    PyObject *stack[kStack];
+    Py_ssize_t filled = 0;
+    struct Release {
+        PyObject **items;
+        Py_ssize_t &n;
+        ~Release() {
+            for (Py_ssize_t i = 0; i < n; ++i) Py_DECREF(items[i]);
+        }
+    } release{stack, filled};
+    for (; filled < nargs;) {
+        stack[filled] = unwrap(args[filled], name, seen);
+        ++filled;
+    }
+    nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);
+    clear_allocation_error();
+    forget_routed_allocation();
+    nb::object result;
+    {
+        RouteGuard route(seen.subclass_input ? nullptr : current_target());
+        PyObject *r = PyObject_VectorcallDict(func, stack, (std::size_t) nargs, ukwargs ? ukwargs.ptr() : nullptr);
+        if (r) {
+            nb::object raw = nb::steal(r);
+            raise_if_lost(route, name);
+            result = nb::steal(wrap(r, seen));
+        }
+    }
+    if (!result && array_like_refused()) {
+        nb::object tuple = nb::steal(PyTuple_New(nargs));
+        if (!tuple) throw nb::python_error();
+        for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(tuple.ptr(), i, nb::handle(args[i]).inc_ref().ptr());
+        result = retry_with_array_like_shims(name, func, tuple.ptr(), kwargs, self_array);
+    }
+    if (!result) raise_routed_error(name);
+    return result;
+}
+
+bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
+    for (Py_ssize_t i = 0; i < nargs; ++i)
+        if (needs_unwrap(args[i])) return true;
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (kwargs && PyDict_Next(kwargs, &pos, &key, &value))
+        if (needs_unwrap(value)) return true;
+    return false;
+}
+
+} // namespace wsa_py

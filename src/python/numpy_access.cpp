@@ -1,0 +1,49 @@
+/// src/python/numpy_access.cpp -- ndarray and NumPy scalar accessors over NumPy's C API (see
+/// numpy_access.h).
+#include "numpy_api.h"
+
+#include "numpy_access.h"
+
+#include <numpy/arrayscalars.h>
+
+namespace wsa_py {
+
+void *ndarray_data(PyObject *o) { return PyArray_Check(o) ? PyArray_DATA((PyArrayObject *) o) : nullptr; }
+PyObject *ndarray_base(PyObject *o) { return PyArray_Check(o) ? PyArray_BASE((PyArrayObject *) o) : nullptr; }
+int ndarray_ndim(PyObject *o) { return PyArray_Check(o) ? PyArray_NDIM((PyArrayObject *) o) : -1; }
+PyTypeObject *ndarray_type() { return &PyArray_Type; }
+bool is_ndarray(PyObject *o) { return PyArray_Check(o); }
+bool is_ndarray_exact(PyObject *o) { return PyArray_CheckExact(o); }
+// Flexible scalars (np.str_, np.bytes_ and np.void records) stay as they are: str_/bytes_ are
+// Python str/bytes, and record["field"] must give the field's scalar as in NumPy.
+bool is_numpy_scalar(PyObject *o) { return PyArray_IsScalar(o, Generic) && !PyArray_IsScalar(o, Flexible); }
+PyObject *scalar_to_ndarray(PyObject *scalar) { return PyArray_FromScalar(scalar, nullptr); }
+PyObject *scalar_dtype(PyObject *scalar) { return (PyObject *) PyArray_DescrFromScalar(scalar); }
+PyObject *ndarray_to_scalar(PyObject *nd) {
+    return PyArray_ToScalar(PyArray_DATA((PyArrayObject *) nd), (PyArrayObject *) nd);
+}
+PyObject *ndarray_shape(PyObject *o) {
+    auto *a = (PyArrayObject *) o;
+    int nd = PyArray_NDIM(a);
+    PyObject *t = PyTuple_New(nd);
+    if (!t) return nullptr;
+    for (int i = 0; i < nd; ++i) {
+        PyObject *d = PyLong_FromSsize_t(PyArray_DIM(a, i));
+        if (!d) {
+            Py_DECREF(t);
+            return nullptr;
+        }
+        PyTuple_SET_ITEM(t, i, d);
+    }
+    return t;
+}
+PyObject *ndarray_dtype(PyObject *o) {
+    PyObject *d = (PyObject *) PyArray_DESCR((PyArrayObject *) o);
+    Py_INCREF(d);
+    return d;
+}
+Py_ssize_t ndarray_size(PyObject *o) { return PyArray_SIZE((PyArrayObject *) o); }
+bool ndarray_void(PyObject *o) { return PyArray_DESCR((PyArrayObject *) o)->type_num == NPY_VOID; }
+bool ndarray_writeable(PyObject *o) { return PyArray_ISWRITEABLE((PyArrayObject *) o); }
+
+} // namespace wsa_py

@@ -1,0 +1,14 @@
+/// src/python/numpy_api.h -- NumPy's C API for the binding files that call it directly.
+///
+/// One table of NumPy's C functions serves the whole module: numpy_alloc.cpp defines it and fills
+/// it (init_numpy_alloc(), the first thing module init does); every other file that includes this
+/// header uses that table. Files that only need an ndarray's data, shape or dtype use the
+/// accessors of numpy_access.h instead, without NumPy's headers.
+#pragma once
+#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL wsarray_ARRAY_API
+#ifndef WSARRAY_DEFINE_NUMPY_API
+#define NO_IMPORT_ARRAY
+#endif
+#include <Python.h>
+#include <numpy/arrayobject.h>

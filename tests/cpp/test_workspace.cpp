@@ -1,0 +1,329 @@
+/// tests/cpp/test_workspace.cpp -- a workspace's policies (src/core/memory/workspace.h): learning
+/// (first_loop, over_time, none, strict), spills (external, reallocate, fail), max_size to the
+/// byte, circular reset, cycles and generations, zeroing, trimming, destroy with live blocks, and the
+/// address registry that finds a block's workspace.
+#include "check.h"
+
+#include "memory/workspace.h"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+using wsa::block_size_for;
+using wsa::Config;
+using wsa::Workspace;
+
+namespace {
+
+std::shared_ptr<Workspace> make(const Config &cfg, const char *name = "test") {
+    return std::make_shared<Workspace>(name, cfg);
+}
+
+/// A config that keeps `initial_size` (no learning), spilling as `spill` says.
+Config fixed(std::size_t initial_size, wsa::SpillPolicy spill = wsa::SpillPolicy::External) {
+    Config cfg;
+    cfg.initial_size = initial_size;
+    cfg.learning = wsa::LearningPolicy::None;
+    cfg.spill = spill;
+    return cfg;
+}
+
+/// A config that learns its size as `policy` says (over_time: after `cycles` cycles).
+Config learning(wsa::LearningPolicy policy, wsa::AllocationPolicy allocation, int cycles = 0) {
+    Config cfg;
+    cfg.learning = policy;
+    cfg.allocation = allocation;
+    cfg.cycles_before_initialization = cycles;
+    return cfg;
+}
+
+/// One cycle that allocates blocks of `sizes` (all live at its peak) and frees them.
+void cycle_with(Workspace &ws, std::initializer_list<std::size_t> sizes) {
+    ws.begin_cycle();
+    std::vector<void *> blocks;
+    for (std::size_t n : sizes) blocks.push_back(ws.allocate(n));
+    for (void *p : blocks) Workspace::free_if_owned(p);
+    CHECK_EQ(ws.end_cycle(), std::string());
+}
+
+} // namespace
+
+TEST(workspace_blocks_are_aligned_and_found_by_address) {
+    auto ws = make(fixed(1 << 20));
+    void *p = ws->allocate(1000);
+    CHECK_EQ((std::uintptr_t) p % wsa::kAlign, std::uintptr_t(0));
+    CHECK(Workspace::owner_of(p) == ws);
+    CHECK_EQ(Workspace::owned_size(p), std::size_t(1000));
+    int local = 0;
+    CHECK(Workspace::owner_of(&local) == nullptr);
+    CHECK_EQ(Workspace::owned_size(&local), Workspace::kNotOwned);
+    CHECK(!Workspace::free_if_owned(&local));
+    CHECK_EQ(ws->stats().live_arrays, std::size_t(1));
+    CHECK(Workspace::free_if_owned(p));
+    wsa::Stats s = ws->stats();
+    CHECK_EQ(s.allocations, std::size_t(1));
+    CHECK_EQ(s.frees, std::size_t(1));
+    CHECK_EQ(s.used, std::size_t(0));
+    CHECK_EQ(s.live_arrays, std::size_t(0));
+}
+
+TEST(workspace_first_loop_learning_sizes_it_after_one_cycle) {
+    Config cfg = learning(wsa::LearningPolicy::FirstLoop, wsa::AllocationPolicy::Overallocate);
+    cfg.overallocation_limit = 0.5;
+    auto ws = make(cfg);
+    CHECK(!ws->stats().initialized);
+    cycle_with(*ws, {100000, 100000});  // learning: served outside, measured
+    const std::size_t peak = 2 * block_size_for(100000);
+    wsa::Stats s = ws->stats();
+    CHECK(s.initialized);
+    CHECK_EQ(s.peak_cycle_bytes, peak);
+    CHECK_EQ(s.spills, std::size_t(2));
+    CHECK_EQ(s.learned_size, (std::size_t) ((double) peak * 1.5));
+    CHECK_EQ(s.capacity, wsa::round_up(s.learned_size, wsa::page_size()));
+    CHECK_EQ(s.chunks, std::size_t(1));
+    cycle_with(*ws, {100000, 100000});  // now served from the chunk
+    s = ws->stats();
+    CHECK_EQ(s.spills, std::size_t(2));
+    CHECK_EQ(s.spilled_cycle_bytes, std::size_t(0));
+}
+
+TEST(workspace_over_time_learning_waits_for_its_cycles) {
+    auto ws = make(learning(wsa::LearningPolicy::OverTime, wsa::AllocationPolicy::Strict, 3));
+    cycle_with(*ws, {50000});
+    cycle_with(*ws, {120000});
+    CHECK(!ws->stats().initialized);
+    CHECK_EQ(ws->stats().capacity, std::size_t(0));
+    cycle_with(*ws, {10000});
+    wsa::Stats s = ws->stats();
+    CHECK(s.initialized);
+    CHECK_EQ(s.learned_size, block_size_for(120000));  // the largest cycle, exactly (strict)
+}
+
+TEST(workspace_min_size_is_a_floor_for_learning) {
+    Config cfg = learning(wsa::LearningPolicy::FirstLoop, wsa::AllocationPolicy::Strict);
+    cfg.min_size = 1 << 20;
+    auto ws = make(cfg);
+    cycle_with(*ws, {1000});
+    CHECK_EQ(ws->stats().learned_size, std::size_t(1) << 20);
+}
+
+TEST(workspace_without_learning_keeps_its_initial_size) {
+    auto ws = make(fixed(64 << 10));
+    CHECK(ws->stats().initialized);
+    CHECK_EQ(ws->stats().capacity, std::size_t(64) << 10);
+    cycle_with(*ws, {200000, 200000});
+    CHECK_EQ(ws->stats().capacity, std::size_t(64) << 10);
+    CHECK_EQ(ws->stats().learned_size, std::size_t(0));
+}
+
+TEST(workspace_that_outgrows_what_it_learned_learns_again) {
+    auto ws = make(learning(wsa::LearningPolicy::FirstLoop, wsa::AllocationPolicy::Strict));
+    cycle_with(*ws, {100000});
+    std::size_t first = ws->stats().capacity;
+    cycle_with(*ws, {400000});  // spills, then learns a larger size at the end of the cycle
+    CHECK(ws->stats().spilled_cycle_bytes > 0);
+    CHECK(ws->stats().capacity > first);
+    cycle_with(*ws, {400000});
+    CHECK_EQ(ws->stats().spilled_cycle_bytes, std::size_t(0));
+}
+
+TEST(workspace_spill_external_serves_outside_the_chunks) {
+    auto ws = make(fixed(64 << 10));
+    ws->begin_cycle();
+    void *small = ws->allocate(100000);  // from the C heap
+    void *large = ws->allocate(300000);  // mapped on its own
+    wsa::Stats s = ws->stats();
+    CHECK_EQ(s.spills, std::size_t(2));
+    CHECK_EQ(s.spilled_bytes, block_size_for(100000) + block_size_for(300000));
+    CHECK_EQ(s.capacity, std::size_t(64) << 10);
+    CHECK(Workspace::owner_of(small) == ws);
+    CHECK(Workspace::owner_of(large) == ws);
+    CHECK(Workspace::free_if_owned(small));
+    CHECK(Workspace::free_if_owned(large));
+    CHECK_EQ(ws->stats().used, std::size_t(0));
+    CHECK(Workspace::owner_of(large) == nullptr);  // its mapping went back with it
+    ws->end_cycle();
+}
+
+TEST(workspace_spill_reallocate_grows_by_a_chunk_and_merges_them_once_empty) {
+    auto ws = make(fixed(64 << 10, wsa::SpillPolicy::Reallocate));
+    ws->begin_cycle();
+    void *p = ws->allocate(100000);
+    wsa::Stats s = ws->stats();
+    CHECK_EQ(s.chunks, std::size_t(2));
+    CHECK_EQ(s.spills, std::size_t(0));
+    const std::size_t grown = (64 << 10) + wsa::round_up(block_size_for(100000), wsa::page_size());
+    CHECK_EQ(s.capacity, grown);
+    Workspace::free_if_owned(p);
+    ws->end_cycle();
+    s = ws->stats();
+    CHECK_EQ(s.chunks, std::size_t(1));
+    CHECK_EQ(s.capacity, grown);
+    CHECK_EQ(ws->check_heap(), std::string());
+}
+
+TEST(workspace_spill_fail_refuses_what_does_not_fit) {
+    auto ws = make(fixed(64 << 10, wsa::SpillPolicy::Fail));
+    ws->begin_cycle();
+    CHECK_THROWS(ws->allocate(100000), wsa::WorkspaceOutOfMemory, "spill policy is 'fail'");
+    CHECK_EQ(ws->stats().used, std::size_t(0));
+    void *fits = ws->allocate(1000);
+    CHECK(fits != nullptr);
+    Workspace::free_if_owned(fits);
+    ws->end_cycle();
+}
+
+TEST(workspace_max_size_caps_spills_to_the_byte) {
+    Config cfg = fixed(0);
+    cfg.max_size = 1 << 20;
+    auto ws = make(cfg);
+    std::vector<void *> blocks;
+    for (int i = 0; i < 10; ++i) blocks.push_back(ws->allocate(102400 - 64));  // 10 x 102400 bytes
+    CHECK_THROWS(ws->allocate(102400 - 64), wsa::WorkspaceOutOfMemory, "max_size");
+    blocks.push_back(ws->allocate((1 << 20) - 1024000 - 64));  // exactly what is left
+    CHECK_EQ(ws->stats().used, std::size_t(1) << 20);
+    CHECK_THROWS(ws->allocate(1), wsa::WorkspaceOutOfMemory, "max_size");
+    Workspace::free_if_owned(blocks.back());
+    blocks.pop_back();
+    blocks.push_back(ws->allocate(1));  // room again
+    for (void *p : blocks) Workspace::free_if_owned(p);
+    CHECK_EQ(ws->stats().used, std::size_t(0));
+}
+
+TEST(workspace_max_size_counts_chunks_and_spills_together) {
+    Config cfg = fixed(512 << 10);
+    cfg.max_size = 1 << 20;
+    auto ws = make(cfg);
+    void *in_chunk = ws->allocate((512 << 10) - 64);  // fills the chunk
+    void *spilled = ws->allocate((512 << 10) - 64);   // fills what max_size leaves
+    CHECK_EQ(ws->stats().spills, std::size_t(1));
+    CHECK_THROWS(ws->allocate(1), wsa::WorkspaceOutOfMemory, "max_size");
+    Workspace::free_if_owned(spilled);
+    void *small = ws->allocate(1);
+    CHECK(small != nullptr);
+    Workspace::free_if_owned(small);
+    Workspace::free_if_owned(in_chunk);
+}
+
+TEST(workspace_circular_hands_out_memory_in_ring_order) {
+    Config cfg = fixed(64 << 10);
+    cfg.reset = wsa::ResetPolicy::EndOfBuffer;
+    auto ws = make(cfg);
+    CHECK(ws->circular());
+    ws->begin_cycle();
+    auto *a = (char *) ws->allocate(16000);
+    auto *b = (char *) ws->allocate(16000);
+    Workspace::free_if_owned(a);
+    std::uint64_t generation = ws->generation();
+    ws->end_cycle();
+    CHECK_EQ(ws->generation(), generation);  // arrays stay valid until the workspace is destroyed
+    ws->begin_cycle();
+    auto *c = (char *) ws->allocate(16000);
+    auto *d = (char *) ws->allocate(16000);
+    CHECK(c > b);  // fresh space first, though a's block is free
+    CHECK(d > c);
+    CHECK_EQ(ws->stats().wraps, std::size_t(0));
+    auto *e = (char *) ws->allocate(16000);  // no fresh space left: the ring wraps to a's block
+    CHECK(e == a);
+    CHECK_EQ(ws->stats().wraps, std::size_t(1));
+    for (char *p : {b, c, d, e}) Workspace::free_if_owned(p);
+    ws->end_cycle();
+    CHECK_EQ(ws->check_heap(), std::string());
+}
+
+TEST(workspace_cycles_advance_the_generation) {
+    auto ws = make(fixed(1 << 20));
+    std::uint64_t g = ws->generation(), epoch = wsa::scope_epoch();
+    ws->begin_cycle();
+    CHECK(ws->cycle_open());
+    CHECK_EQ(ws->cycle_serial(), std::uint64_t(1));
+    CHECK(wsa::scope_epoch() > epoch);
+    CHECK_THROWS(ws->begin_cycle(), wsa::WorkspaceMisuse, "already has an open cycle");
+    CHECK_EQ(ws->end_cycle(), std::string());
+    CHECK(!ws->cycle_open());
+    CHECK_EQ(ws->generation(), g + 1);
+    CHECK_EQ(ws->end_cycle(), std::string());  // no cycle open: nothing happens
+    CHECK_EQ(ws->generation(), g + 1);
+    CHECK_EQ(ws->stats().cycles, std::size_t(1));
+}
+
+TEST(workspace_destroyed_with_live_blocks_keeps_them_until_freed) {
+    auto ws = make(fixed(1 << 20));
+    void *live = ws->allocate(1000);
+    Workspace::free_if_owned(ws->allocate(1000));
+    std::size_t zombies = Workspace::zombie_bytes();
+    std::uint64_t g = ws->generation();
+    ws->destroy();
+    CHECK(!ws->alive());
+    CHECK(ws->destroy_reason() == wsa::DestroyReason::Explicit);
+    CHECK_EQ(ws->generation(), g + 1);
+    CHECK_EQ(ws->stats().capacity, std::size_t(0));
+    CHECK_EQ(Workspace::zombie_bytes(), zombies + (1 << 20));
+    CHECK(Workspace::owner_of(live) == nullptr);            // its workspace is gone ...
+    CHECK_EQ(Workspace::owned_size(live), std::size_t(1000));  // ... its block is not
+    CHECK_THROWS(ws->allocate(10), wsa::WorkspaceMisuse, "destroyed");
+    CHECK_THROWS(ws->begin_cycle(), wsa::WorkspaceMisuse, "destroyed");
+    CHECK(Workspace::free_if_owned(live));  // the last block: the chunk goes back to the OS
+    CHECK_EQ(Workspace::zombie_bytes(), zombies);
+    CHECK_EQ(Workspace::owned_size(live), Workspace::kNotOwned);
+}
+
+TEST(workspace_zeroed_blocks_are_cleared_only_where_used_before) {
+    auto ws = make(fixed(1 << 20));
+    const std::size_t n = 64 << 10;
+    auto *p = (unsigned char *) ws->allocate(n, true);
+    CHECK_EQ(ws->stats().zeroed_bytes, std::size_t(0));  // fresh pages are zeros already
+    CHECK(p[0] == 0 && p[n - 1] == 0);
+    std::memset(p, 0xFF, n);
+    Workspace::free_if_owned(p);
+    auto *q = (unsigned char *) ws->allocate(n, true);
+    CHECK(q == p);
+    CHECK_EQ(ws->stats().zeroed_bytes, n);
+    CHECK_EQ(ws->stats().reused_bytes, block_size_for(n));
+    CHECK(q[0] == 0 && q[n / 2] == 0 && q[n - 1] == 0);
+    Workspace::free_if_owned(q);
+}
+
+TEST(workspace_trims_pages_its_cycles_stopped_using) {
+    Config cfg = fixed(8 << 20);
+    cfg.trim_after_cycles = 2;
+    auto ws = make(cfg);
+    ws->begin_cycle();
+    const std::size_t n = 4 << 20;
+    void *p = ws->allocate(n);
+    std::memset(p, 1, n);
+    Workspace::free_if_owned(p);
+    ws->end_cycle();
+    cycle_with(*ws, {});
+    CHECK_EQ(ws->stats().trimmed_bytes, std::size_t(0));  // the window saw them used
+    cycle_with(*ws, {});
+    cycle_with(*ws, {});
+    CHECK(ws->stats().trimmed_bytes >= n);
+}
+
+TEST(workspace_heap_stays_consistent_under_mixed_work) {
+    auto ws = make(fixed(1 << 20, wsa::SpillPolicy::Reallocate));
+    std::vector<void *> live;
+    std::uint32_t seed = 12345;
+    auto next = [&seed] { return seed = seed * 1664525u + 1013904223u; };
+    for (int cycle = 0; cycle < 5; ++cycle) {
+        ws->begin_cycle();
+        for (int i = 0; i < 400; ++i) {
+            if (live.empty() || next() % 3) {
+                live.push_back(ws->allocate(1 + next() % 20000));
+            } else {
+                std::size_t k = next() % live.size();
+                Workspace::free_if_owned(live[k]);
+                live.erase(live.begin() + (std::ptrdiff_t) k);
+            }
+        }
+        CHECK_EQ(ws->check_heap(), std::string());
+        for (void *p : live) Workspace::free_if_owned(p);
+        live.clear();
+        ws->end_cycle();
+    }
+    CHECK_EQ(ws->stats().used, std::size_t(0));
+    CHECK_EQ(ws->check_heap(), std::string());
+}

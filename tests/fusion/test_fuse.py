@@ -1,0 +1,243 @@
+"""wsarray.fuse: results equal NumPy's evaluation of the same function (dtype and bits), over
+generated shapes, dtypes, broadcasting, non-contiguous views and scalar kinds; reductions exact;
+unsupported bodies fall back with a warning; outputs come from the current workspace."""
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import wsarray as wnp
+from wsarray.fusion import blocks
+
+DTYPES = [np.float64, np.float32, np.int64, np.int32, np.uint8, np.bool_, np.complex128]
+BIG = 3 * blocks.BLOCK + 17  # several blocks and a partial one
+
+
+def same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert np.array_equal(got, want, equal_nan=want.dtype.kind in "fc"), (got, want)
+    if want.dtype.kind == "f":  # bit for bit: signs of zeros, NaN payloads of ordinary results
+        assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def both(f, *args):
+    """f on wsarray through fuse, and on NumPy as the reference (numpy's own functions)."""
+    fused = wnp.fuse(f)
+    with np.errstate(all="ignore"):
+        want = f(*[np.asarray(a) if isinstance(a, wnp.Array) else a for a in args])
+        got = fused(*args)
+    return got, want
+
+
+FUNCTIONS = [
+    lambda a, b: a * b + 1.0,
+    lambda a, b: (a - b) * (a + b) / (b * b + 1),
+    lambda a, b: np.exp(a * 0.5) * b + np.sqrt(np.abs(b)) - a / (b + 1.0),
+    lambda a, b: np.where(a > b, a, b * 2),
+    lambda a, b: np.maximum(a, b) - np.minimum(a, 3),
+    lambda a, b: (a < b) | (a == 0),
+    lambda a, b: np.sin(a) ** 2 + np.cos(b) ** 2,
+    lambda a, b: (a * 2).astype(np.float32) + b,
+    lambda a, b: np.clip(a, -1, 2) * b,
+    lambda a, b: np.log1p(np.abs(a)) + np.tanh(b),
+]
+
+
+@pytest.mark.parametrize("k", range(len(FUNCTIONS)))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
+def test_elementwise_chains_equal_numpy(k, dtype):
+    rng = np.random.default_rng(k)
+    a = (rng.standard_normal(BIG) * 3).astype(dtype)
+    b = (rng.standard_normal(BIG) * 3).astype(dtype)
+    got, want = both(FUNCTIONS[k], wnp.asarray(a), wnp.asarray(b))
+    same(got, want)
+    assert isinstance(got, wnp.Array)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(DTYPES), st.sampled_from(DTYPES),
+       hnp.array_shapes(min_dims=0, max_dims=3, max_side=40), st.booleans(), st.booleans(),
+       st.sampled_from([2, 0.5, True, -3, 1.5 + 0j]), st.integers(0, len(FUNCTIONS) - 1))
+def test_generated_shapes_dtypes_views_and_scalars(da, db, shape, transpose, broadcast, scalar, k):
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal(shape) * 4).astype(da)
+    b = (rng.standard_normal(shape[1:] if broadcast and shape else shape) * 4).astype(db)
+    if transpose and a.ndim >= 2:
+        a = a.T  # a non-contiguous view (shapes may then broadcast or not: both are checked)
+    f = FUNCTIONS[k]
+
+    def g(x, y, s):
+        return f(x, y) * s
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = g(a, b, scalar)
+        except Exception as e:  # noqa: BLE001 - NumPy refuses: so must the fused call
+            with pytest.raises(type(e)):
+                wnp.fuse(g)(wnp.asarray(a), wnp.asarray(b), scalar)
+            return
+        got = wnp.fuse(g)(wnp.asarray(a), wnp.asarray(b), scalar)
+    same(got, want)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean", "any", "all"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.complex128])
+def test_whole_array_reductions_are_numpys_bit_for_bit(name, dtype):
+    if dtype == np.complex128 and name in ("max", "min"):
+        pytest.skip("complex max/min order is NumPy's lexicographic one, tested elsewhere")
+    rng = np.random.default_rng(1)
+    n = 10 * blocks.BLOCK + 123
+    a = (rng.random(n) + 0.5).astype(dtype)
+    b = (rng.random(n) * 0.01 + 0.995).astype(dtype)
+
+    def f(x, y):
+        return getattr(np, name)(x * y + 1e-3 if dtype != np.int64 else x * y)
+
+    got, want = both(f, wnp.asarray(a), wnp.asarray(b))
+    same(got, want)
+    for threads in ("1", "2"):  # the same bits whatever the thread count
+        import os
+        old = os.environ.get("WSARRAY_NUM_THREADS")
+        os.environ["WSARRAY_NUM_THREADS"] = threads
+        try:
+            same(wnp.fuse(f)(wnp.asarray(a), wnp.asarray(b)), want)
+        finally:
+            if old is None:
+                del os.environ["WSARRAY_NUM_THREADS"]
+            else:
+                os.environ["WSARRAY_NUM_THREADS"] = old
+
+
+@pytest.mark.parametrize("axis", [0, 1, (0, 1), -1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reductions_with_axis(axis, keepdims):
+    rng = np.random.default_rng(2)
+    a, b = rng.random((300, 70)), rng.random((300, 70))
+    got, want = both(lambda x, y: np.sum(np.exp(x) * y, axis=axis, keepdims=keepdims), wnp.asarray(a), wnp.asarray(b))
+    same(got, want)
+
+
+def test_outputs_come_from_the_current_workspace():
+    f = wnp.fuse(lambda a, b: a * b + 1.0)
+    a = wnp.ones(BIG)
+    with wnp.workspace("FUSE") as ws:
+        before = ws.stats()["allocated_bytes"]
+        r = f(a, a)
+        assert r.workspace == "FUSE"
+        # one output, no full-size temporaries
+        assert ws.stats()["allocated_bytes"] - before < 2 * BIG * 8
+        total = float(r.sum())
+    assert total == 2.0 * BIG
+    with pytest.raises(wnp.WorkspaceError):
+        r.sum()
+
+
+def test_unsupported_bodies_fall_back_with_a_warning_once():
+    def data_dependent(a):
+        if a.sum() > 0:  # Python control flow on values: cannot be traced
+            return a * 2
+        return a
+
+    f = wnp.fuse(data_dependent)
+    a = wnp.arange(5.0)
+    with pytest.warns(wnp.FuseWarning, match="runs unfused"):
+        r = f(a)
+    assert np.asarray(r).tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f(a)  # no second warning
+
+    g = wnp.fuse(lambda a: np.sort(a) + 1)
+    with pytest.warns(wnp.FuseWarning, match="sort"):
+        assert np.asarray(g(wnp.asarray([3.0, 1.0]))).tolist() == [2.0, 4.0]
+
+
+def test_traced_once_per_signature():
+    calls = []
+
+    def f(a, s):
+        calls.append(1)
+        return a * s
+
+    fused = wnp.fuse(f)
+    x = wnp.ones(10)
+    for _ in range(3):
+        fused(x, 2.0)
+    assert len(calls) == 1
+    fused(x, 2)  # an int scalar: another signature
+    fused(wnp.ones(10, dtype=np.float32), 2.0)
+    assert len(calls) == 3
+
+
+def test_floor_division_follows_the_standard_as_wsarray_does():
+    a = wnp.asarray([np.inf, -np.inf, 5.0, -5.0])
+    b = wnp.asarray([2.0, 2.0, -np.inf, np.inf])
+    want = a // b
+    got = wnp.fuse(lambda x, y: x // y)(a, b)
+    same(got, want)
+
+
+def test_bad_input_gets_numpys_error_or_a_clear_one():
+    f = wnp.fuse(lambda a, b: a + b)
+    with pytest.raises(ValueError, match="broadcast"):
+        f(wnp.ones(3), wnp.ones(4))
+    with pytest.raises(TypeError, match="wsarray.fuse"):
+        wnp.fuse(3)
+    with wnp.workspace("OLD"):
+        stale = wnp.ones(3)
+    with pytest.raises(wnp.WorkspaceError):
+        f(stale, stale)
+
+
+def test_floating_point_errors_are_reported_as_numpy_reports_them():
+    a = wnp.asarray(np.linspace(0, 1000, BIG))
+    f = wnp.fuse(lambda x: np.exp(x) * 2.0)
+    with pytest.warns(RuntimeWarning, match="overflow encountered in exp"):
+        r = f(a)
+    same(r, np.exp(np.asarray(a)) * 2.0)
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow encountered in exp"):
+        f(a)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f(a)  # ignored, as NumPy ignores it
+    g = wnp.fuse(lambda x: np.max(np.exp(x)))
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        g(a)
+
+
+def test_the_native_runner_takes_plain_float_chains():
+    from wsarray.fusion.native import native_for
+
+    f = wnp.fuse(lambda a, b: np.sqrt(np.abs(a)) * b + 1.0)
+    x = wnp.ones(10)
+    f(x, x)
+    (plan,) = f._plans.values()
+    assert native_for(plan, {}) is not None
+    g = wnp.fuse(lambda a: np.where(a > 0, a, 0))  # where: the Python block path
+    g(x)
+    (plan,) = g._plans.values()
+    assert native_for(plan, {}) is None
+
+
+def test_out_receives_a_strided_result_like_the_heat_stencil():
+    rng = np.random.default_rng(3)
+    u = rng.random((70, 90))
+    stencil = wnp.fuse(lambda c, n, s, e, w: c + 0.1 * (n + s + e + w - 4.0 * c))
+    want = u.copy()
+    c = u[1:-1, 1:-1]
+    want[1:-1, 1:-1] = c + 0.1 * (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4.0 * c)
+    U = wnp.asarray(u.copy())
+    got = wnp.asarray(u.copy())
+    r = stencil(U[1:-1, 1:-1], U[2:, 1:-1], U[:-2, 1:-1], U[1:-1, 2:], U[1:-1, :-2], out=got[1:-1, 1:-1])
+    assert np.array_equal(np.asarray(got), want)
+    assert np.shares_memory(np.asarray(r), np.asarray(got))
+    # out= overlapping an input: computed as the function would compute it, then assigned
+    x = wnp.asarray(np.arange(10.0))
+    wnp.fuse(lambda a: a * 2)(x, out=x)
+    assert np.asarray(x).tolist() == [2.0 * k for k in range(10)]

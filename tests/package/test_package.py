@@ -1,0 +1,123 @@
+"""What a new user meets first: the command line, the environment report, the import from the
+source folder, help() texts, the package metadata, and stdlib code that builds type(x)(...)."""
+import fractions
+import importlib.metadata
+import json
+import pathlib
+import statistics
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import wsarray as wnp
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def run(*args, cwd=None, timeout=300):
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=cwd)
+
+
+def test_main_help_lists_the_options_and_runs_nothing():
+    proc = run("-P", "-m", "wsarray", "--help")
+    assert proc.returncode == 0
+    for option in ("--info", "--loops", "--repeats", "--json", "--quick"):
+        assert option in proc.stdout
+    assert "ms/iter" not in proc.stdout  # the demo did not run
+
+
+def test_main_rejects_unknown_options_and_loops():
+    assert run("-P", "-m", "wsarray", "--frobnicate").returncode == 2
+    proc = run("-P", "-m", "wsarray", "--loops", "nope")
+    assert proc.returncode == 2 and "unknown loop" in proc.stderr
+
+
+def test_main_info_is_the_environment_report():
+    proc = run("-P", "-m", "wsarray", "--info")
+    assert proc.returncode == 0
+    for text in ("wsarray " + wnp.__wsarray_version__, "numpy " + np.__version__, "compiler",
+                 "sanitizers", "thread pool", "extras", "cuda", "GiB available"):
+        assert text in proc.stdout, text
+
+
+def test_main_json_gives_the_demo_figures():
+    proc = run("-P", "-m", "wsarray", "--json", "--quick", "--loops", "mlp")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["loops"]
+    assert [r["engine"] for r in rows] == ["numpy", "wsarray"]
+    assert rows[0]["check"] == rows[1]["check"]
+    assert rows[1]["stats"]["cycles"] == 20 and rows[0]["ratio"] == 1.0
+
+
+def test_show_config_reports_the_build_and_the_extras():
+    report = wnp.show_config(mode="dicts")
+    assert report["wsarray"]["version"] == wnp.__wsarray_version__
+    assert report["build"]["kernels"] in ("avx2", "baseline")
+    assert report["threads"]["pool"] >= 1
+    assert set(report["extras"]) >= {"cuda12", "cuda13", "dask", "progress", "plot"}
+    assert report["memory"]["available_bytes"] > 0
+    with pytest.raises(ValueError, match="show_config"):
+        wnp.show_config(mode="json")
+
+
+def test_importing_the_source_folder_says_how_to_fix_it():
+    proc = run("-c", "import wsarray", cwd=REPO)
+    assert proc.returncode == 1
+    assert "source folder" in proc.stderr and "-P" in proc.stderr and "pip install" in proc.stderr
+
+
+def test_package_metadata():
+    meta = importlib.metadata.metadata("wsarray")
+    assert meta["License-Expression"] == "Apache-2.0"
+    assert "LICENSE" in meta.get_all("License-File")
+    assert meta.get_all("Classifier")
+    assert wnp.__wsarray_version__ == meta["Version"]
+    assert wnp.__version__ == np.__version__  # drop-in code gates on NumPy's version
+    assert (REPO / "LICENSE").read_text().startswith("\n                                 Apache License")
+
+
+def test_help_teaches_the_config_and_the_statistics():
+    doc = wnp.WorkspaceConfig.__doc__
+    for field in ("initial_size", "min_size", "max_size", "overallocation_limit", "allocation",
+                  "learning", "cycles_before_initialization", "spill", "reset", "location",
+                  "temp_file_path", "trim_after_cycles", "'first_loop'", "'reallocate'",
+                  "'end_of_buffer'", "'mmap'"):
+        assert field in doc, field
+    stats_doc = wnp.Workspace.stats.__doc__
+    for key in wnp.workspace("HELP").stats():
+        assert key in stats_doc, key
+
+
+def test_stdlib_code_that_builds_type_x_works_on_scalar_results():
+    x = wnp.arange(10.0)
+    assert statistics.mean([wnp.mean(x), wnp.mean(x)]) == 4.5
+    assert isinstance(statistics.mean([wnp.mean(x), wnp.max(x)]), np.float64)
+    assert statistics.median([wnp.mean(x), wnp.max(x), wnp.min(x)]) == 4.5
+    assert abs(statistics.stdev([wnp.mean(x), wnp.sum(x)]) - np.std([4.5, 45.0], ddof=1)) < 1e-12
+    assert fractions.Fraction(wnp.mean(x)) == fractions.Fraction(9, 2)
+    assert wnp.Array(fractions.Fraction(1, 4)) == 0.25
+
+
+def test_the_array_constructor_is_ndarrays():
+    a = wnp.ndarray((2, 3), dtype=np.int32)
+    assert a.shape == (2, 3) and a.dtype == np.int32 and isinstance(a, wnp.ndarray)
+    assert type(wnp.Array(4)) is wnp.Array and wnp.Array(4).shape == (4,)
+    with wnp.workspace("CTOR"):
+        assert wnp.Array((3,)).workspace == "CTOR"
+    with pytest.raises(TypeError):
+        wnp.Array("x")
+
+
+def test_astype_function_follows_the_standard_and_the_method_follows_numpy():
+    z = wnp.asarray([1 + 2j])
+    with pytest.raises(TypeError, match="imaginary"):
+        wnp.astype(z, wnp.float64)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = z.astype(np.float64)
+    assert r.dtype == np.float64 and float(r[0]) == 1.0
+    assert any(issubclass(w.category, np.exceptions.ComplexWarning) for w in caught)

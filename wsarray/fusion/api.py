@@ -1,0 +1,165 @@
+"""``wsarray.fuse``: CuPy's ``cupy.fuse`` for wsarray: one pass over cache-sized blocks.
+
+``@wsarray.fuse`` (or ``wsarray.fuse(f)``) wraps an elementwise function of arrays and scalars
+(arithmetic, comparisons, the standard's elementwise math, ``where``, ``astype``), optionally
+ending in a reduction (``sum``, ``prod``, ``max``, ``min``, ``mean``, ``any``, ``all``, ``axis``
+allowed). It is traced once per signature (the dtypes and ranks of the array arguments and the
+types of the scalar ones) and then runs block by block (blocks.py): no full-size temporaries, the
+result (allocated in the current workspace) equal to evaluating the function with NumPy, bit for
+bit. A body fuse cannot trace (data-dependent Python control flow, an unsupported function) runs
+normally instead, with a ``FuseWarning`` the first time: never a wrong result.
+"""
+
+import functools
+import warnings
+
+import numpy as np
+
+from . import blocks
+from .plan import Plan
+from .trace import REDUCTIONS, TraceError, trace
+
+__all__ = ["FuseWarning", "fuse"]
+
+
+class FuseWarning(UserWarning):
+    """A fused function could not be traced and runs as a plain Python function."""
+
+
+_SCALARS = (bool, int, float, complex, np.generic)
+
+
+class Fused:
+    """A function compiled by ``wsarray.fuse`` (call it as the function itself)."""
+
+    def __init__(self, func, kernel_name=None):
+        if not callable(func):
+            raise TypeError(f"wsarray.fuse(): expected a function, not {type(func).__name__}")
+        self._func = func
+        self._name = kernel_name or getattr(func, "__name__", "fused")
+        self._plans = {}  # signature -> Plan, or the TraceError that stopped tracing
+        self._warned = False
+        functools.update_wrapper(self, func)
+
+    def __repr__(self):
+        return f"<wsarray.fuse of {self._name}>"
+
+    def _signature(self, arrays, scalars):
+        return (tuple((k, a.dtype.str, a.ndim) for k, a in sorted(arrays.items())),
+                tuple((k, type(v)) for k, v in sorted(scalars.items())))
+
+    def _plan(self, arrays, scalars):
+        key = self._signature(arrays, scalars)
+        plan = self._plans.get(key)
+        if plan is None:
+            try:
+                nodes, output = trace(self._func, self._trace_args(arrays, scalars))
+                inputs = {k: (a.dtype, a.ndim) for k, a in arrays.items()}
+                plan = Plan(nodes, output, inputs, scalars)
+            except TraceError as e:
+                plan = e
+            self._plans[key] = plan
+        return plan
+
+    def _trace_args(self, arrays, scalars):
+        n = len(arrays) + len(scalars)
+        return [arrays[k] if k in arrays else scalars[k] for k in range(n)]
+
+    def __call__(self, *args, out=None, **kwargs):
+        """Call the function on ``args``; ``out=`` (an array of the result's shape and dtype, any
+        strides: ``u[1:-1, 1:-1]``) receives an elementwise result instead of a new array."""
+        from .. import Array
+        if kwargs:
+            return self._fallback(f"keyword arguments ({', '.join(kwargs)})", args, kwargs, out)
+        arrays, scalars = {}, {}
+        for k, a in enumerate(args):
+            if isinstance(a, _SCALARS) and np.ndim(a) == 0 and not isinstance(a, Array):
+                scalars[k] = a
+            elif isinstance(a, (Array, np.ndarray)) and type(a) in (Array, np.ndarray):
+                arrays[k] = np.asarray(a)  # a view (an Array checks its cycle here)
+            else:
+                return self._fallback(f"an argument of type {type(a).__name__}", args, kwargs, out)
+        if not arrays:
+            return self._fallback("no array argument", args, kwargs, out)
+        try:
+            shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+        except ValueError:
+            return self._eager(args, out)  # NumPy's own broadcasting error, from the function itself
+        if 0 in shape or any(a.dtype.kind not in "biufc" for a in arrays.values()):
+            return self._eager(args, out)
+        try:
+            plan = self._plan(arrays, scalars)
+        except Exception:  # noqa: BLE001 - NumPy refuses these values: the function raises it itself
+            return self._eager(args, out)
+        if isinstance(plan, TraceError):
+            return self._fallback(str(plan), args, kwargs, out)
+        if out is not None:
+            target = np.asarray(out)
+            if plan.reduction is not None or target.shape != shape or target.dtype != plan.out_dtype:
+                return self._eager(args, out)
+            if any(np.shares_memory(target, a) for a in arrays.values()):
+                return self._eager(args, out)  # the blocks would read what they already wrote
+            blocks.run(plan, arrays, scalars, shape, target)
+            return out
+        return self._run(plan, arrays, scalars, shape)
+
+    def _eager(self, args, out):
+        """The function itself; an out= gets its result as NumPy's assignment would give it."""
+        result = self._func(*args)
+        if out is None:
+            return result
+        out[...] = result
+        return out
+
+    def _run(self, plan, arrays, scalars, shape):
+        import wsarray as wnp
+        red = plan.reduction
+        contiguous = blocks.contiguous_inputs(arrays, shape)
+        if red is None:
+            out = wnp.empty(shape, dtype=plan.out_dtype)  # in the current workspace
+            blocks.run(plan, arrays, scalars, shape, np.asarray(out))
+            return out
+        kind = plan.dtypes[plan.elementwise_out.index]
+        whole = red.kwargs["axis"] is None and not red.kwargs["keepdims"]
+        exact_in_blocks = red.fn not in ("sum", "mean", "prod") or kind.kind in "iub" or \
+            (kind.kind in "fc" and kind.itemsize >= 4 and (red.fn != "mean" or kind.kind in "fc"))
+        if whole and contiguous and exact_in_blocks and len(shape) >= 1:
+            result = blocks.run(plan, arrays, scalars, shape, None)
+            return wnp.asarray(np.asarray(result, dtype=plan.out_dtype))[()]
+        # The elementwise part in blocks, into one temporary; NumPy's reduction of it.
+        temp = wnp.empty(shape, dtype=kind)
+        blocks.run(_elementwise_part(plan), arrays, scalars, shape, np.asarray(temp))
+        fn = getattr(wnp, red.fn)
+        return fn(temp, axis=red.kwargs["axis"], keepdims=red.kwargs["keepdims"])
+
+    def _fallback(self, why, args, kwargs, out=None):
+        if not self._warned:
+            self._warned = True
+            warnings.warn(f"wsarray.fuse: {self._name} runs unfused: {why}", FuseWarning, stacklevel=3)
+        if kwargs:
+            return self._func(*args, **kwargs) if out is None else self._eager_kw(args, kwargs, out)
+        return self._eager(args, out)
+
+    def _eager_kw(self, args, kwargs, out):
+        out[...] = self._func(*args, **kwargs)
+        return out
+
+
+def _elementwise_part(plan):
+    """The plan without its final reduction (same nodes, the reduction's operand as output)."""
+    part = object.__new__(Plan)
+    part.__dict__.update(plan.__dict__)
+    part.reduction = None
+    part.output = plan.elementwise_out
+    part.out_dtype = plan.dtypes[plan.elementwise_out.index]
+    return part
+
+
+def fuse(func=None, *, kernel_name=None):
+    """Fuse an elementwise function (see the module docstring): ``@wsarray.fuse`` or ``fuse(f)``."""
+    if func is None:
+        return lambda f: Fused(f, kernel_name)
+    return Fused(func, kernel_name)
+
+
+_ = REDUCTIONS
