@@ -1,6 +1,7 @@
 """The data-pipeline demo: a training loop with real ETL, synchronous vs prefetched vs pre-saved, and
-the workspace modes of training (NONE, SINGLE, SEPARATE). ``main(argv)`` is what ``python -m
-wsarray`` runs for its pipeline part; bench/data_pipeline.py and bench/workspace_modes.py run the
+the workspace modes of training (NONE, SINGLE, SEPARATE). ``python -m wsarray`` runs its
+``run_*``/``summarize_*``/``print_*`` functions for its pipeline and modes parts, ``main(argv)`` runs
+them alone; bench/data_pipeline.py and bench/workspace_modes.py run the
 same measurements with more repeats.
 
 Every variant runs in a fresh process with one BLAS thread and one wsarray thread, so that the
