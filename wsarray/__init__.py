@@ -43,6 +43,10 @@ from ._workspaces import *
 from ._workspaces import __all__ as _workspaces_all
 from .fusion import FuseWarning, fuse
 
+# After everything above: wsarray.data uses the namespace. The workspace modes of a training step
+# are part of the workspace API (Deeplearning4j's WorkspaceMode); the pipeline stays in wsarray.data.
+from .data import WorkspaceManager, WorkspaceMode
+
 # Shown as wsarray.Array / wsarray.Function (type(x), help(), error messages), where users meet them.
 Array.__module__ = _Function.__module__ = "wsarray"
 
@@ -51,7 +55,8 @@ __array_api_version__ = "2025.12"
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 __all__ = (
-    ["__version__", "Array", "Device", "FuseWarning", "fuse", "show_config", "char", "dtypes", "emath",
+    ["__version__", "Array", "Device", "FuseWarning", "WorkspaceManager", "WorkspaceMode", "fuse",
+     "show_config", "char", "dtypes", "emath",
      "exceptions", "fft", "lib", "linalg", "memory", "polynomial", "random", "strings", "testing", "typing"]
     + _array_api_all + _numpy_all + _workspaces_all
 )

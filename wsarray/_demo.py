@@ -176,6 +176,9 @@ Take away: the same code, with the loop body in `with np.workspace(...)`, gives 
 with (near) no page faults per iteration and a memory ceiling you can set; speed is NumPy's or better.""")
 
 
+PARTS = ("loops", "pipeline", "modes")
+
+
 def main(argv=None):
     """``python -m wsarray [options]``: see ``--help``."""
     import argparse
@@ -183,22 +186,32 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m wsarray",
         description="wsarray's demo: realistic loops with plain NumPy and inside a wsarray workspace "
-                    "(time per iteration, peak RSS, page faults, workspace statistics).")
+                    "(time per iteration, peak RSS, page faults, workspace statistics), then the data "
+                    "pipeline (wsarray.data: prefetching, pre-saved batches, workspace modes).")
     parser.add_argument("--info", action="store_true",
                         help="print the environment report (wsarray.show_config()) and exit")
+    parser.add_argument("--part", default="all",
+                        help=f"comma-separated parts to run: {', '.join(PARTS)} or all (default all)")
     parser.add_argument("--loops", default=",".join(LOOPS),
                         help=f"comma-separated loops to run (default: all of {', '.join(LOOPS)})")
     parser.add_argument("--repeats", type=int, default=3,
-                        help="fresh processes per loop and engine (default 3; the ratio is their median)")
+                        help="fresh processes per variant (default 3; the ratio is their median)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
     parser.add_argument("--quick", action="store_true",
-                        help="a short run: 20 iterations, 1 process per engine (a smoke test, not a measurement)")
+                        help="a short run: few iterations, 1 process per variant (a smoke test, not a measurement)")
     args = parser.parse_args(argv)
     if args.info:
         from ._config import show_config
 
         show_config()
         return 0
+    parts = [name.strip() for name in args.part.split(",") if name.strip()]
+    if parts == ["all"]:
+        parts = list(PARTS)
+    unknown = [name for name in parts if name not in PARTS]
+    if unknown or not parts:
+        parser.error(f"unknown part(s) {', '.join(unknown) or repr(args.part)}; choose from "
+                     f"{', '.join(PARTS)} or all")
     loops = [name.strip() for name in args.loops.split(",") if name.strip()]
     unknown = [name for name in loops if name not in LOOPS]
     if unknown:
@@ -208,16 +221,46 @@ def main(argv=None):
     iters = 20 if args.quick else None
     if args.quick:
         args.repeats = 1
+    quiet = lambda *a, **k: None  # noqa: E731
+    to_stderr = lambda *a, **k: print(*a, **k, file=sys.stderr)  # noqa: E731
+    figures = {}
+    if "loops" in parts:
+        if not args.json:
+            print("wsarray demo: the same loop body with plain NumPy and inside a wsarray workspace")
+            print(f"(each engine runs {args.repeats} times, each time in a fresh process)\n")
+        figures["loops"] = run_loops(loops, args.repeats, log=quiet if args.json else to_stderr, iters=iters)
+        if not args.json:
+            print_loops(figures["loops"])
+    figures.update(_data_parts(parts, args, quiet if args.json else to_stderr))
     if args.json:
-        print(json.dumps({"loops": run_loops(loops, args.repeats, log=lambda *a, **k: None, iters=iters)},
-                         indent=2))
-        return 0
-    print("wsarray demo: the same loop body with plain NumPy and inside a wsarray workspace")
-    print(f"(each engine runs {args.repeats} times, each time in a fresh process)\n")
-    results = run_loops(loops, args.repeats, log=lambda *a, **k: print(*a, **k, file=sys.stderr), iters=iters)
-    print_loops(results)
+        print(json.dumps(figures, indent=2))
     return 0
 
+
+def _data_parts(parts, args, log):
+    """The data pipeline's parts (wsarray/data/_demo.py): their figures, printed unless --json."""
+    if "pipeline" not in parts and "modes" not in parts:
+        return {}
+    from .data import _demo as data_demo
+
+    figures = {}
+    if "pipeline" in parts:
+        params = dict(batches=6, epochs=2) if args.quick else dict(batches=20, epochs=4)
+        figures["pipeline"] = data_demo.summarize_pipeline(data_demo.run_pipeline(args.repeats, log=log, **params))
+        if not args.json:
+            print("\nwsarray.data.AsyncIterator: a training step (MLP 27648-256-10) on batches that need "
+                  "ETL work\n(decode, crop, blur, flip, jitter, normalize 128 images of 104x104x3)\n")
+            data_demo.print_pipeline(figures["pipeline"], args.repeats)
+            print(data_demo.PIPELINE_NOTES)
+    if "modes" in parts:
+        iterations = 12 if args.quick else 60
+        figures["modes"] = data_demo.summarize_modes(data_demo.run_modes(args.repeats, log=log,
+                                                                         iterations=iterations))
+        if not args.json:
+            print("\nwsarray.data.WorkspaceManager: the same MLP training step in each workspace mode\n")
+            data_demo.print_modes(figures["modes"], args.repeats, 256)
+            print(data_demo.MODES_NOTES)
+    return figures
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] in LOOPS:

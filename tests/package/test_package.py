@@ -25,7 +25,7 @@ def run(*args, cwd=None, timeout=300):
 def test_main_help_lists_the_options_and_runs_nothing():
     proc = run("-P", "-m", "wsarray", "--help")
     assert proc.returncode == 0
-    for option in ("--info", "--loops", "--repeats", "--json", "--quick"):
+    for option in ("--info", "--part", "--loops", "--repeats", "--json", "--quick"):
         assert option in proc.stdout
     assert "ms/iter" not in proc.stdout  # the demo did not run
 
@@ -34,6 +34,8 @@ def test_main_rejects_unknown_options_and_loops():
     assert run("-P", "-m", "wsarray", "--frobnicate").returncode == 2
     proc = run("-P", "-m", "wsarray", "--loops", "nope")
     assert proc.returncode == 2 and "unknown loop" in proc.stderr
+    proc = run("-P", "-m", "wsarray", "--part", "loops,nope")
+    assert proc.returncode == 2 and "unknown part(s) nope" in proc.stderr
 
 
 def test_main_info_is_the_environment_report():
@@ -51,6 +53,18 @@ def test_main_json_gives_the_demo_figures():
     assert [r["engine"] for r in rows] == ["numpy", "wsarray"]
     assert rows[0]["check"] == rows[1]["check"]
     assert rows[1]["stats"]["cycles"] == 20 and rows[0]["ratio"] == 1.0
+
+
+def test_main_runs_the_data_pipeline_parts():
+    proc = run("-P", "-m", "wsarray", "--json", "--quick", "--part", "modes")
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(proc.stdout)
+    assert set(figures) == {"modes"}  # only the part asked for ran
+    rows = {row["mode"]: row for row in figures["modes"]}
+    assert set(rows) == {"none", "single", "separate"}
+    assert rows["none"]["capacity_mib"] == 0 and rows["single"]["capacity_mib"] > 0
+    assert set(rows["separate"]["workspaces"]) == {"input", "activations", "activation_grad", "working_memory",
+                                                   "updater"}
 
 
 def test_show_config_reports_the_build_and_the_extras():

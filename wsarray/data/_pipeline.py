@@ -1,0 +1,421 @@
+"""The engine of wsarray.data.AsyncIterator: the source, the ready queue, the producer thread.
+
+``Pipeline`` holds everything the producer thread touches, and nothing refers back to the
+``AsyncIterator`` object: the iterator can be garbage-collected while its thread runs, and its
+finalizer stops the thread. Every blocking wait is a loop of short waits that checks a stop flag.
+Builds (the source's ``next()`` plus the copy into the batch's slot) run on the producer thread,
+or in the consumer's thread for a synchronous (shielded) source. Slots are destroyed only when no
+build is running; whoever finishes last after ``close()`` frees them.
+"""
+
+import contextvars
+import os
+import threading
+import time
+from collections import deque
+
+from .. import Array, WorkspaceError, memory, scope_out
+from ._batches import array_leaves, copy_into_current_scope, map_arrays
+from ._ring import ARRAY_OVERHEAD
+
+WAIT_S = 0.1  # longest single wait of any loop: how soon a stop flag is seen
+
+BATCH, END, ERROR = "batch", "end", "error"
+
+
+class Item:
+    __slots__ = ("kind", "number", "batch", "slot", "error")
+
+    def __init__(self, kind, number, batch=None, slot=None, error=None):
+        self.kind, self.number, self.batch, self.slot, self.error = kind, number, batch, slot, error
+
+
+class Held:
+    __slots__ = ("number", "slot", "thread")
+
+    def __init__(self, number, slot, thread):
+        self.number, self.slot, self.thread = number, slot, thread
+
+
+def retire(slot):
+    if slot is not None and slot.alive:
+        slot.retire()
+
+
+class Pipeline:
+    def __init__(self, who, label, source, *, queue_size, ring, consumers, synchronous):
+        self.who = who                    # "wsarray.data.AsyncIterator 'train'"
+        self.label = label
+        self.source = source
+        self.source_iter = None           # the current epoch's iterator (made by the first build)
+        self.queue_size = queue_size
+        self.ring = ring                  # None: plain allocations (use_workspace=False)
+        self.consumers = consumers
+        self.synchronous = synchronous
+        # A source whose next() allocates nothing but the batch (BatchDirectory) runs in the slot
+        self.fills_slot = getattr(source, "allocates_batch_only", False) is True
+        self.pid = os.getpid()
+        self.cond = threading.Condition()  # an RLock: finalizers may run inside a locked section
+        self.build_lock = threading.Lock()  # one build at a time (sources are not thread-safe)
+        self.ready = deque()
+        self.held = {}                    # consumer key -> Held
+        self.next_number = 1              # batch numbers count every build of the iterator's life
+        self.thread = None
+        self.stop = None                  # the running producer's stop flag
+        self.running = False              # a producer thread runs
+        self.building = 0                 # builds running now (producer or synchronous)
+        self.source_done = False          # the source ended: END is queued or was handed out
+        self.finished = False             # END was handed out: the epoch is over
+        self.closed = False
+        self.freed = False
+        self.crash = None                 # an internal failure of the producer thread
+        self.epoch = 1
+        self.last_number = 0
+        self.figures = dict(built=0, queued=0, consumed=0, dropped=0, errors=0,
+                            consumer_wait_s=0.0, last_wait_s=0.0, producer_wait_s=0.0,
+                            producer_busy_s=0.0)
+
+    # -- building one batch ------------------------------------------------------------------
+
+    def build(self, number):
+        """Run the source's next() into batch ``number``'s slot: an Item (BATCH, END or ERROR)."""
+        start = time.perf_counter()
+        slot = None
+        try:
+            if self.source_iter is None:
+                self.source_iter = iter(self.source)
+            if self.ring is None:
+                with scope_out():
+                    batch = map_arrays(next(self.source_iter), copy_into_current_scope)
+            elif self.synchronous or self.fills_slot:
+                # next() runs in the slot: what it makes with wsarray is the batch already
+                slot = self.ring.slot(number)
+                used_before = slot.stats()["used"]
+                slot.begin()
+                with slot.fill():
+                    batch = map_arrays(next(self.source_iter), self._adopter(slot))
+                self.ring.after_fill(slot, used_before)
+            else:
+                # next() runs in the ring's ETL workspace (its temporaries reuse one arena batch
+                # after batch, whichever producer thread runs it); only the batch is copied into
+                # the slot, so slots hold batches, not the source's working memory, and their
+                # size is known in advance.
+                etl = self.ring.etl_slot()
+                etl.begin()
+                try:
+                    with etl.fill():
+                        raw = next(self.source_iter)
+                        slot = self.ring.slot(number, needs=_bytes_needed(raw))
+                        slot.begin()
+                        with slot.fill():
+                            batch = map_arrays(raw, copy_into_current_scope)
+                        del raw
+                finally:
+                    etl.retire()
+        except StopIteration:
+            self._no_batch(slot, number)
+            return Item(END, number)
+        except BaseException as error:  # noqa: BLE001 - everything goes to the consumer, in order
+            self._no_batch(slot, number)
+            self._explain(error, number)
+            return Item(ERROR, number, error=error)
+        finally:
+            self.figures["producer_busy_s"] += time.perf_counter() - start
+            self.figures["built"] += 1
+        return Item(BATCH, number, batch, slot)
+
+    def _no_batch(self, slot, number):
+        """Batch ``number`` ended without a batch: its slot still runs (an empty) cycle ``number``,
+        so that every slot's cycles stay in step with the batch numbers its message states."""
+        if slot is None and self.ring is not None:
+            slot = self.ring.existing(number)
+            if slot is not None and not slot.is_open:
+                slot.begin()
+        retire(slot)
+
+    def _adopter(self, slot):
+        ring = self.ring
+
+        def adopt(leaf):
+            # Arrays the source made in this slot (in wsarray calls inside next()) are the batch's
+            # already; anything else is copied in.
+            if isinstance(leaf, Array) and ring.holds(slot, leaf):
+                return leaf
+            return copy_into_current_scope(leaf)
+
+        return adopt
+
+    def _explain(self, error, number):
+        if not hasattr(error, "add_note"):
+            return
+        error.add_note(f"(raised by the source of {self.who} while it built batch {number})")
+        if isinstance(error, WorkspaceError) and f"data:{self.label}:" in str(error):
+            error.add_note(
+                f"The source used an array it made during an earlier next() call. {self.who} "
+                "runs each next() of the source in a workspace cycle of its own (the batch's slot, "
+                "or the producer's ETL workspace), so whatever next() makes with wsarray is "
+                "retired with that batch. Build large, long-lived things "
+                "(datasets, buffers, lookup tables) in the source's constructor, not in next(), "
+                "or keep them with .detach().")
+
+    # -- the producer thread -----------------------------------------------------------------
+
+    def start_producer(self):
+        """Start a producer thread (caller holds ``cond``; none is running)."""
+        stop = threading.Event()
+        thread = threading.Thread(target=contextvars.Context().run, args=(_produce, self, stop),
+                                  name=f"wsarray-data-{self.label}", daemon=True)
+        self.stop, self.thread, self.running = stop, thread, True
+        try:
+            thread.start()
+        except BaseException:
+            self.running = False
+            raise
+
+    def ensure_producer(self):
+        """Keep prefetching (caller holds ``cond``)."""
+        if not (self.running or self.synchronous or self.source_done or self.finished or self.closed
+                or self.crash is not None):
+            self.start_producer()
+
+    def wait_for_room(self, stop):
+        """The number of the next batch to build once the queue and its slot have room; None if
+        stopped. Retires batches held by consumer threads that have exited."""
+        while True:
+            with self.cond:
+                if stop.is_set() or self.closed:
+                    return None
+                number = self.next_number
+                # Fewer than queue_size ready: with the one being built, queue_size ahead. The
+                # slot it needs was retired a step earlier than the consumer's last one, so the
+                # consumer's loop variable, which still refers to the batch it retires while it
+                # waits for the next, no longer refers to that slot's arrays (no spill).
+                room = len(self.ready) < self.queue_size
+                if room and (self.ring is None or self.ring.is_free(number)):
+                    self.next_number += 1
+                    self.building += 1
+                    return number
+                dead = self._pop_dead_holders()
+                if not dead:
+                    self.cond.wait(WAIT_S)
+                    continue
+            self._retire_all(dead)
+
+    def _pop_dead_holders(self):
+        dead = [k for k, h in self.held.items() if h.thread is not None and not h.thread.is_alive()]
+        return [self.held.pop(k) for k in dead]
+
+    def _retire_all(self, entries):
+        try:
+            for entry in entries:
+                retire(entry.slot)
+        finally:
+            with self.cond:
+                self.cond.notify_all()
+
+    def build_done(self):
+        with self.cond:
+            self.building -= 1
+            free = self._should_free()
+        if free:
+            self.free_memory()
+
+    # -- the consumer ------------------------------------------------------------------------
+
+    def take(self, key):
+        """The next batch for consumer ``key``; retires that consumer's previous batch first."""
+        if os.getpid() != self.pid:
+            raise RuntimeError(f"{self.who}: this iterator was made in the parent process; after "
+                               "os.fork() its producer thread does not exist here: make a new "
+                               "AsyncIterator in the child")
+        self.release(key)
+        start = time.perf_counter()
+        item = self._take_synchronous() if self.synchronous else self._take_ready()
+        return self._hand_out(key, item, time.perf_counter() - start)
+
+    def _take_ready(self):
+        with self.cond:
+            while True:
+                if self.closed or self.finished:
+                    raise StopIteration
+                self.ensure_producer()
+                if self.ready:
+                    item = self.ready.popleft()
+                    self.cond.notify_all()
+                    return item
+                if self.crash is not None:
+                    raise RuntimeError(f"{self.who}: the producer thread failed") from self.crash
+                self.cond.wait(WAIT_S)
+
+    def _take_synchronous(self):
+        with self.build_lock:
+            with self.cond:
+                if self.closed or self.finished:
+                    raise StopIteration
+            number = self.wait_for_room(_NEVER)
+            if number is None:  # closed meanwhile
+                raise StopIteration
+            try:
+                return self.build(number)
+            finally:
+                self.build_done()
+
+    def _hand_out(self, key, item, waited):
+        f = self.figures
+        if item.kind == END:
+            with self.cond:
+                self.finished = self.source_done = True
+            raise StopIteration
+        if item.kind == ERROR:
+            with self.cond:
+                f["errors"] += 1
+            raise item.error
+        thread = threading.current_thread() if self.consumers > 1 else None
+        with self.cond:
+            if self.closed:  # closed by another thread while this one waited
+                retire(item.slot)
+                raise StopIteration
+            self.held[key] = Held(item.number, item.slot, thread)
+            self.last_number = item.number
+            f["consumed"] += 1
+            f["consumer_wait_s"] += waited
+            f["last_wait_s"] = waited
+        return item.batch
+
+    def release(self, key):
+        """Retire the batch consumer ``key`` holds (if any)."""
+        with self.cond:
+            entry = self.held.pop(key, None)
+        if entry is not None:
+            self._retire_all([entry])
+
+    # -- epochs, stopping, freeing ------------------------------------------------------------
+
+    def pause(self):
+        """Stop the producer after the batch it is building (kept); nothing is dropped."""
+        stop = self.stop
+        if stop is not None:
+            stop.set()
+
+    def wait_stopped(self, timeout=None):
+        """Stop the producer and wait until it exited; False if still running after ``timeout``."""
+        self.pause()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self.cond:
+            while self.running:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return False
+                self.cond.wait(WAIT_S)
+        return True
+
+    def drop_ready(self):
+        with self.cond:
+            items, self.ready = list(self.ready), deque()
+            dropped = [i for i in items if i.kind == BATCH]
+            self.figures["dropped"] += len(dropped)
+        self._retire_all(dropped)
+
+    def restart(self):
+        """Begin a new epoch (the producer is stopped and the queue empty)."""
+        it = self.source_iter
+        if it is not None and it is self.source:
+            self.source.reset()  # a one-shot iterator with reset() (checked by the caller)
+        self.source_iter = None
+        with self.cond:
+            self.finished = self.source_done = False
+            self.crash = None
+            self.epoch += 1
+            self.ensure_producer()
+
+    def one_shot(self):
+        it = self.source_iter
+        return it is not None and it is self.source and not callable(getattr(self.source, "reset", None))
+
+    def close(self, timeout):
+        """Stop for good: retire every batch, free the slots once no build runs."""
+        with self.cond:
+            if self.closed:
+                return True
+            self.closed = True
+            held, self.held = list(self.held.values()), {}
+            self.cond.notify_all()
+        self.pause()
+        self.drop_ready()
+        self._retire_all(held)
+        stopped = self.wait_stopped(timeout)
+        with self.cond:
+            free = self._should_free()
+        if free:
+            self.free_memory()
+            close_source = getattr(self.source_iter, "close", None)
+            if close_source is not None and self.source_iter is not self.source:
+                close_source()  # a generator made by iter(source): its finally blocks run now
+        return stopped
+
+    def _should_free(self):
+        """Caller holds ``cond``: true once, when closed and no build or producer remains."""
+        if self.closed and not self.freed and not self.running and self.building == 0:
+            self.freed = True
+            return True
+        return False
+
+    def free_memory(self):
+        if self.ring is not None:
+            self.ring.destroy()
+
+    def producer_exited(self, crash):
+        with self.cond:
+            self.running = False
+            if crash is not None:
+                self.crash = crash
+            free = self._should_free()
+            self.cond.notify_all()
+        if free:
+            self.free_memory()
+
+
+def _bytes_needed(batch):
+    return sum(int(a.nbytes) + ARRAY_OVERHEAD for a in array_leaves(batch))
+
+
+class _Never:
+    """A stop flag that is never set (synchronous builds stop through ``closed``)."""
+
+    @staticmethod
+    def is_set():
+        return False
+
+
+_NEVER = _Never()
+
+
+def _produce(p, stop):
+    crash = None
+    try:
+        while True:
+            start = time.perf_counter()
+            number = p.wait_for_room(stop)
+            p.figures["producer_wait_s"] += time.perf_counter() - start
+            if number is None:
+                return
+            try:
+                item = p.build(number)
+                with p.cond:
+                    p.ready.append(item)
+                    if item.kind == BATCH:
+                        p.figures["queued"] += 1
+                    elif item.kind == END:
+                        p.source_done = True
+                    p.cond.notify_all()
+            finally:
+                p.build_done()
+            if item.kind != BATCH:
+                return  # the source ended or failed: this thread stops (a later next() resumes)
+    except BaseException as error:  # noqa: BLE001 - reported to the consumer, never lost
+        crash = error
+    finally:
+        try:
+            memory.destroy_all_workspaces_for_current_thread()
+        except WorkspaceError:  # a source's generator is suspended inside its own 'with' block
+            pass
+        p.producer_exited(crash)
