@@ -30,7 +30,15 @@ def _already_wsarray(data, **kwargs):
 
 
 def _meta():
-    return empty(())
+    # One-dimensional: Dask derives a zero-size meta by slicing, and slicing a 0-d array gives a
+    # NumPy scalar (as in NumPy), which Dask would turn into an ndarray meta.
+    return empty((0,))
+
+
+class PCG64(numpy.random.PCG64):
+    """NumPy's PCG64 under a wsarray module name: ``da.random.default_rng()`` picks the library
+    that makes each chunk from the bit generator's module, so these draw wsarray chunks (the same
+    numbers as NumPy's PCG64 with the same seed)."""
 
 
 def _with_wsarray_meta(name, *args, meta=None, **kwargs):
@@ -63,7 +71,7 @@ class WsarrayBackendEntrypoint(ArrayBackendEntrypoint):
 
     @property
     def default_bit_generator(self):
-        return numpy.random.PCG64
+        return PCG64
 
     @staticmethod
     def ones(*args, **kwargs):
