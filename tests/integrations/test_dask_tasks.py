@@ -143,3 +143,10 @@ def test_threaded_scheduler_without_the_pool_still_works():
     assert type(result) is wnp.Array
     numpy.testing.assert_array_equal(numpy.asarray(result), numpy.arange(10.0) * 2)
     assert isinstance(da.ones(3), da.Array)
+
+
+def test_register_before_dask_is_imported_does_not_deadlock():
+    # register() imports dask.array, whose import hook registers again on the same thread.
+    out = run_python("import sys\nfrom wsarray._dask.registry import register, is_registered\n"
+                     "assert 'dask.array' not in sys.modules\nregister()\nprint(is_registered())")
+    assert out.strip() == "True"

@@ -16,22 +16,29 @@ import numpy
 from .. import concatenate, einsum, empty, take, tensordot
 from .._core import Array
 
-_lock = threading.Lock()
+# Reentrant: registering imports dask.array when it is not imported yet, and wsarray's import hook
+# (hooks.py) then calls register() again on the same thread, which must return, not deadlock.
+_lock = threading.RLock()
 _registered = False
+_registering = False
 
 
 def register():
     """Register wsarray with Dask (see the module docstring). Safe to call any number of times."""
-    global _registered
+    global _registered, _registering
     if _registered:
         return
     with _lock:
-        if _registered:
+        if _registered or _registering:
             return
-        _register_sizeof()
-        _register_token()
-        _register_array()
-        _registered = True
+        _registering = True
+        try:
+            _register_sizeof()
+            _register_token()
+            _register_array()
+            _registered = True
+        finally:
+            _registering = False
 
 
 def _sizeof(x):
