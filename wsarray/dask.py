@@ -24,8 +24,9 @@ from ._dask.pool import WorkspacePool  # noqa: E402
 from ._dask.registry import is_registered, register  # noqa: E402
 from ._dask.runner import TASK_WORKSPACE, workspace_task  # noqa: E402
 
-__all__ = ["TASK_WORKSPACE", "WorkspacePlugin", "WorkspacePool", "from_array", "is_registered",
-           "register", "worker_stats", "workspace_task"]
+# WorkspacePlugin and worker_stats come from __getattr__ below.
+__all__ = ["TASK_WORKSPACE", "WorkspacePool", "from_array", "is_registered", "register",
+           "workspace_task", "WorkspacePlugin", "worker_stats"]  # noqa: F822
 
 
 def __getattr__(name):
