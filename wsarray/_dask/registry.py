@@ -1,0 +1,94 @@
+"""``register()``: what ``dask.array`` must know to hold wsarray arrays as chunks.
+
+The chunk type (so that Dask arrays take wsarray operands instead of deferring to them), the
+dispatch functions Dask looks up by chunk type (``percentile_lookup``, which has no generic
+fallback; ``empty_lookup``, ``numel_lookup`` and ``nannumel_lookup``, so that reductions keep
+wsarray chunks; ``concatenate``/``take``/``tensordot``/``einsum``; ``to_numpy_dispatch`` for
+``x.to_backend("numpy")``), ``sizeof`` (NumPy's rule: a broadcast view counts its distinct
+elements), ``normalize_token`` (hash of the data, as for ndarrays, but never equal to an
+ndarray's token, so a wsarray and a NumPy array with the same values never share graph keys), and
+the ``"wsarray"`` creation backend. Idempotent and thread-safe; run by Dask's entry points.
+"""
+import threading
+
+import numpy
+
+from .. import concatenate, einsum, empty, take, tensordot
+from .._core import Array
+
+# Reentrant: registering imports dask.array when it is not imported yet, and wsarray's import hook
+# (hooks.py) then calls register() again on the same thread, which must return, not deadlock.
+_lock = threading.RLock()
+_registered = False
+_registering = False
+
+
+def register():
+    """Register wsarray with Dask (see the module docstring). Safe to call any number of times."""
+    global _registered, _registering
+    if _registered:
+        return
+    with _lock:
+        if _registered or _registering:
+            return
+        _registering = True
+        try:
+            _register_sizeof()
+            _register_token()
+            _register_array()
+            _registered = True
+        finally:
+            _registering = False
+
+
+def _sizeof(x):
+    from dask.sizeof import sizeof
+
+    return sizeof(numpy.asarray(x))  # a view; raises WorkspaceError for an ended cycle's array
+
+
+def _normalize(x):
+    from dask.tokenize import normalize_token
+
+    return ("wsarray.Array", normalize_token(numpy.asarray(x)))
+
+
+def _register_sizeof():
+    from dask.sizeof import sizeof
+
+    sizeof.register(Array, _sizeof)
+
+
+def _register_token():
+    from dask.tokenize import normalize_token
+
+    normalize_token.register(Array, _normalize)
+
+
+def _to_numpy(data, **kwargs):
+    return numpy.asarray(data, **kwargs)
+
+
+def _register_array():
+    from dask.array import backends, chunk_types, dispatch
+
+    if not chunk_types.is_valid_chunk_type(Array):
+        chunk_types.register_chunk_type(Array)
+    dispatch.percentile_lookup.register(Array, backends.percentile)
+    dispatch.empty_lookup.register(Array, empty)
+    dispatch.numel_lookup.register(Array, backends._numel_arraylike)
+    dispatch.nannumel_lookup.register(Array, backends._nannumel)
+    dispatch.concatenate_lookup.register(Array, concatenate)
+    dispatch.take_lookup.register(Array, take)
+    dispatch.tensordot_lookup.register(Array, tensordot)
+    dispatch.einsum_lookup.register(Array, einsum)
+    dispatch.to_numpy_dispatch.register(Array, _to_numpy)
+
+    from .backend import WsarrayBackendEntrypoint
+
+    backends.array_creation_dispatch.register_backend(
+        "wsarray", WsarrayBackendEntrypoint(_register=False))
+
+
+def is_registered():
+    return _registered
