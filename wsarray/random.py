@@ -11,7 +11,11 @@ Both APIs draw from NumPy's own generators, so a seed gives exactly NumPy's numb
 Bit generators and ``SeedSequence`` hold no arrays and are NumPy's own classes.
 """
 
+import sys as _sys
+
 import numpy.random as _nr
+# NumPy's modules of the bit generator base class and the legacy RandomState: no array memory.
+from numpy.random import bit_generator, mtrand
 
 # Routed random functions: arrays from the workspace, scalars as NumPy's (``rng.integers(6)`` is
 # an ``np.int64``, ``np.random.rand()`` a float), as NumPy returns them.
@@ -39,6 +43,9 @@ SFC64 = _nr.SFC64
 SeedSequence = _nr.SeedSequence
 get_bit_generator = _nr.get_bit_generator  # the global RandomState's bit generator (no arrays)
 set_bit_generator = _nr.set_bit_generator
+# import wsarray.random.bit_generator / .mtrand, as numpy.random's.
+_sys.modules[__name__ + ".bit_generator"] = bit_generator
+_sys.modules[__name__ + ".mtrand"] = mtrand
 
 
 class _Routed:

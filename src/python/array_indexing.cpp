@@ -131,7 +131,8 @@ PyObject *array_subscript(PyObject *s, PyObject *key) {
 /// How deep a nested list/tuple goes along its first elements ([[1, 2]]: 2, [], 1).
 int nesting_depth(PyObject *o) {
     int depth = 0;
-    while (PyList_Check(o) || PyTuple_Check(o)) {
+    // At most NumPy's 64 dimensions: a list that contains itself would be followed forever.
+    while ((PyList_Check(o) || PyTuple_Check(o)) && depth <= 64) {
         ++depth;
         if (PySequence_Fast_GET_SIZE(o) == 0) break;
         o = PySequence_Fast_ITEMS(o)[0];

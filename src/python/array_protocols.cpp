@@ -26,16 +26,36 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
         view->obj = nullptr;
         return -1;
     }
-    if (ndarray_void(a.data().ptr())) {
+    if (ndarray_void(a.data().ptr()) || ndarray_dtype_metadata(a.data().ptr())) {
         // NumPy cannot always read back the format string it exports for these (padding, str
-        // fields; raw V24 becomes "24x", an empty structure): refusing makes np.asarray(x) take
-        // __array_interface__, which carries the dtype.
+        // fields; raw V24 becomes "24x", an empty structure; metadata is dropped): refusing makes
+        // np.asarray(x) take __array_interface__ or __array__, which keep the dtype.
         PyErr_SetString(PyExc_BufferError, "wsarray.Array.__buffer__(): arrays of void dtypes (structured "
-                                           "or raw bytes) do not export a buffer; use np.asarray(x) or x.to_numpy()");
+                                           "or raw bytes) or dtypes with metadata do not export a buffer; use "
+                                           "np.asarray(x) or x.to_numpy()");
         view->obj = nullptr;
         return -1;
     }
     return PyObject_GetBuffer(a.data().ptr(), view, flags);
+}
+
+/// Whether NumPy reads back `interface` (the ndarray's __array_interface__) as `data`'s dtype.
+bool interface_round_trips(nb::handle data, nb::handle interface) {
+    nb::object dtype = data.attr("dtype");
+    if (!nb::getattr(dtype, "metadata", nb::none()).is_none()) return false;
+    nb::object np_dtype = nb::module_::import_("numpy").attr("dtype");
+    nb::object descr = interface["descr"];
+    nb::object typestr = interface["typestr"];
+    // NumPy builds the dtype from descr unless descr is the default [('', typestr)].
+    nb::object rebuilt;
+    nb::list plain;
+    plain.append(nb::make_tuple("", typestr));
+    try {
+        rebuilt = descr.equal(plain) ? np_dtype(typestr) : np_dtype(descr);
+    } catch (nb::python_error &) {
+        return false;
+    }
+    return rebuilt.equal(dtype);
 }
 
 } // namespace
@@ -80,8 +100,19 @@ void export_array_protocols(nb::class_<Array> &cls) {
         // NumPy makes the array it builds from this dict hold *this Array* (not its ndarray): the
         // Array keeps its memory from then on, even once stale (release_holders() skips it).
         Array &a = self_of(s, "Array.__array_interface__");
+        nb::object interface = a.data().attr("__array_interface__");
+        // The dict cannot describe every dtype (StringDType, padded or nested structures, metadata):
+        // NumPy would build an array of another dtype from it. Absent then, NumPy (which tries
+        // the buffer protocol, __array_struct__, __array_interface__, __array__ in turn) takes
+        // __array__, which hands over the ndarray itself.
+        if (!interface_round_trips(a.data(), interface)) {
+            nb::object dtype = a.data().attr("dtype");
+            raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '__array_interface__' (its dtype " +
+                                            nb::cast<std::string>(nb::str(dtype)) +
+                                            " has no exact description there; use np.asarray(x))");
+        }
         a.interface_exported = true;
-        return a.data().attr("__array_interface__");
+        return interface;
     });
     // a.to_numpy(): the NumPy array over the same memory (no copy), as pandas and xarray offer it.
     // matplotlib and seaborn call it before they fall back to reading an object element by element

@@ -45,7 +45,7 @@ SOURCE = textwrap.dedent('''\
     from numpy.testing._private.utils import requires_memory
     from numpy._core import umath
     from numpy.lib import stride_tricks
-    from numpy.lib import recfunctions
+    from numpy.lib import user_array
     import numpy.ma as ma
 
     core = np._core.umath
@@ -69,13 +69,13 @@ def test_rewrite_points_public_numpy_at_wsarray(form):
     assert ns["np"] is wsarray and ns["LA"] is wsarray.linalg
     assert ns["arange"] is wsarray.arange and ns["float64"] is wsarray.float64 and ns["inv"] is wsarray.linalg.inv
     assert ns["stride_tricks"] is wsarray.lib.stride_tricks
-    import numpy.lib.recfunctions
+    import numpy.lib.user_array
     import numpy.testing._private.utils
 
     # Private modules, helpers and what wsarray does not offer stay NumPy's.
     assert ns["umath"] is numpy._core.umath and ns["core"] is numpy._core.umath
     assert ns["requires_memory"] is numpy.testing._private.utils.requires_memory
-    assert ns["recfunctions"] is numpy.lib.recfunctions
+    assert ns["user_array"] is numpy.lib.user_array
     assert ns["ma"] is numpy.ma
     arr, private = ns["f"]()
     assert type(arr) is wsarray.Array and private is numpy.linalg._linalg
