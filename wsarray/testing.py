@@ -21,7 +21,7 @@ def _as_numpy(x):
     """``x`` with wsarray arrays replaced by what NumPy would hold there (also inside containers)."""
     if isinstance(x, _Array):
         nd = _np.asarray(x)
-        return nd[()] if x.__class__ is not _Array else nd  # a scalar result: NumPy's scalar
+        return nd[()] if issubclass(x.__class__, _np.generic) else nd  # a scalar result: NumPy's scalar
     if type(x) in (list, tuple):
         return type(x)(_as_numpy(v) for v in x)
     if type(x) is dict:

@@ -7,6 +7,7 @@
 
 #include "array_internal.h"
 #include "engine.h"
+#include "numpy_access.h"
 
 #include <new>
 #include <vector>
@@ -72,7 +73,7 @@ void export_array(nb::module_ &m) {
         nb::object getter = nb::cpp_function([](nb::handle s) -> nb::object {
             Array &a = array_of(s.ptr());
             if (stands_for_scalar(a)) return nb::borrow((PyObject *) Py_TYPE(scalar_of(a)));
-            return nb::borrow((PyObject *) Py_TYPE(s.ptr()));
+            return nb::borrow((PyObject *) ndarray_type());
         });
         nb::object prop = nb::module_::import_("builtins").attr("property")(getter);
         if (PyDict_SetItemString(ArrayType->tp_dict, "__class__", prop.ptr()) < 0) throw nb::python_error();

@@ -24,7 +24,7 @@ def _is_array(obj):
     if isinstance(obj, _np.ndarray):
         return True
     # A scalar result reports NumPy's scalar type as __class__ (see Array.__class__).
-    return type(obj) is _Array and obj.__class__ is _Array
+    return type(obj) is _Array and not issubclass(obj.__class__, _np.generic)
 
 
 class _NdarrayType(type):
