@@ -135,9 +135,9 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
     });
     cls.def_prop_ro("mT", [](nb::handle s) {
         Array &a = self_of(s, "Array.mT");
-        if (nb::cast<int>(a.data().attr("ndim")) < 2)
-            raise(PyExc_ValueError, "wsarray.Array.mT: the array must have at least 2 dimensions");
-        return wrap_derived(a.data().attr("mT"), a, s);
+        nb::object t = nb::steal(PyObject_GetAttrString(a.data().ptr(), "mT"));
+        if (!t) raise_pending("Array.mT");  // NumPy's error for ndim < 2
+        return wrap_derived(t, a, s);
     });
     cls.def("resize", [](nb::handle s, nb::args args, nb::kwargs kwargs) {
         // NumPy refuses to resize an array that other names reference (refcheck=True): here the

@@ -197,7 +197,12 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
 PyObject *plain_value(PyObject *value) {
     if (PyFloat_CheckExact(value) || PyLong_CheckExact(value) || PyBool_Check(value) || PyComplex_CheckExact(value))
         return value;
-    if (is_array(value)) return self_of(value, "Array.__setitem__").data().ptr();
+    if (is_array(value)) {
+        // A scalar result is written as the NumPy scalar it stands for (NumPy's scalar casting:
+        // t[0] = uint64 max into int8 is NumPy's OverflowError, not an array cast's wrap-around).
+        Array &v = self_of(value, "Array.__setitem__");
+        return stands_for_scalar(v) ? scalar_of(v) : v.data().ptr();
+    }
     return nullptr;
 }
 

@@ -132,8 +132,13 @@ def test_file_io_round_trip(tmp_path, scope):
     np.savez(tmp_path / "n.npz", first=n, second=np.arange(3))
     with wnp.load(tmp_path / "z.npz") as z, np.load(tmp_path / "n.npz") as zn:
         assert repr(z).replace("z.npz", "n.npz") == repr(zn)  # printed as NumPy prints it
-    with pytest.raises(NotImplementedError, match="mmap_mode"):
-        wnp.load(tmp_path / "a.npy", mmap_mode="r")
+    m = wnp.load(tmp_path / "a.npy", mmap_mode="r")  # NumPy's memmap, in no workspace (README)
+    assert type(m) is np.memmap and m.tolist() == n.tolist() and m.mode == "r"
+    with wnp.load(tmp_path / "z.npz") as z, np.load(tmp_path / "n.npz") as zn:
+        same(z.f.first, n, scope)  # NumPy's NpzFile attributes: f, zip, fid, ...
+        assert z.zip.namelist() == zn.zip.namelist() and z.fid is not None and sorted(dir(z.f)) == z.files
+        with pytest.raises(AttributeError):
+            z.f.missing
     with pytest.raises(FileNotFoundError):
         wnp.load(tmp_path / "missing.npy")
 

@@ -260,3 +260,56 @@ def test_divmod_defers_and_operator_concat_raises_as_numpy():
     same = [wnp.divmod(wnp.arange(5), 2), divmod(wnp.arange(5), 2)]
     for got in same:
         assert [x.tolist() for x in got] == [x.tolist() for x in divmod(np.arange(5), 2)]
+
+
+BIT_GENERATORS = ["MT19937", "PCG64", "PCG64DXSM", "Philox", "SFC64"]
+
+
+@pytest.mark.parametrize("name", BIT_GENERATORS)
+def test_bit_generators_take_array_seeds_and_pickle(name):
+    import pickle
+
+    mine = getattr(wnp.random, name)(wnp.asarray([1, 2], dtype=wnp.uint32))
+    numpys = getattr(np.random, name)(np.array([1, 2], dtype=np.uint32))
+    assert isinstance(mine, getattr(np.random, name))
+    assert mine.random_raw(4).tolist() == numpys.random_raw(4).tolist()
+    again = pickle.loads(pickle.dumps(mine))
+    assert type(again) is type(mine) and again.random_raw() == numpys.random_raw()
+
+
+def test_seed_sequence_generators_and_reprs_take_array_seeds():
+    seq = wnp.random.SeedSequence(wnp.arange(10))
+    assert seq.generate_state(3).tolist() == np.random.SeedSequence(np.arange(10)).generate_state(3).tolist()
+    assert isinstance(seq, np.random.SeedSequence)
+    rng = wnp.random.default_rng(wnp.asarray([7]))
+    assert float(rng.random()) == np.random.default_rng(np.array([7])).random()
+    assert repr(rng) == f"Generator(PCG64) at 0x{id(rng):X}"
+    legacy = wnp.random.RandomState(wnp.asarray([3]))
+    assert float(legacy.random_sample()) == np.random.RandomState(np.array([3])).random_sample()
+    assert repr(legacy) == f"RandomState(MT19937) at 0x{id(legacy):X}"
+    with pytest.raises(TypeError) as mine:
+        wnp.random.SeedSequence("seed")
+    with pytest.raises(TypeError) as numpys:
+        np.random.SeedSequence("seed")
+    assert str(mine.value) == str(numpys.value)
+
+
+def test_scalar_result_assigned_with_numpys_scalar_casting(scope):
+    big = wnp.asarray([2**64 - 1], dtype=wnp.uint64)[0]
+    with pytest.raises(OverflowError) as mine:
+        wnp.zeros(1, dtype=wnp.int8)[0] = big
+    with pytest.raises(OverflowError) as numpys:
+        np.zeros(1, dtype=np.int8)[0] = np.array([2**64 - 1], dtype=np.uint64)[0]
+    assert str(mine.value) == str(numpys.value)
+    t = wnp.zeros(2)
+    t[1] = wnp.sum(wnp.arange(4.0))
+    assert t.tolist() == [0.0, 6.0]
+
+
+def test_mt_of_a_vector_raises_numpys_error():
+    with pytest.raises(ValueError) as numpys:
+        np.arange(3).mT
+    with pytest.raises(ValueError) as mine:
+        wnp.arange(3).mT
+    assert str(mine.value) == str(numpys.value)
+    assert wnp.arange(6).reshape(2, 3).mT.shape == (3, 2)
