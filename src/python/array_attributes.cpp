@@ -118,11 +118,14 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
         if (is_array(w.ptr())) a.base = w;
         return w;
     });
-    cls.def_prop_ro("device", [](nb::handle s) {
+    cls.def_prop_rw("device", [](nb::handle s) {
         // wsarray.Device (a str subclass: == "cpu" holds), from the one module that knows devices.
         self_of(s, "Array.device");
         static PyObject *cpu = nb::object(nb::module_::import_("wsarray._device").attr("CPU")).release().ptr();
         return nb::borrow(cpu);
+    }, [](nb::handle, nb::handle) {
+        // Read-only, with NumPy's message (a property without setter would say "has no setter").
+        raise(PyExc_AttributeError, "attribute 'device' of 'numpy.ndarray' objects is not writable");
     });
     cls.def_prop_ro("T", [](nb::handle s) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";

@@ -167,8 +167,10 @@ void export_array_protocols(nb::class_<Array> &cls) {
     });
     cls.def("__dlpack_device__",
             [](nb::handle s) { return self_of(s, "Array.__dlpack_device__").data().attr("__dlpack_device__")(); });
-    cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle /* stream: CPU has none */) {
+    cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle stream) {
         self_of(s, "Array.to_device");
+        if (!stream.is_none())  // the CPU has no streams: NumPy's check and message
+            raise(PyExc_ValueError, "The stream argument in to_device() is not supported");
         // wsarray._device parses it (ValueError naming the function for an unknown device).
         nb::object d = nb::module_::import_("wsarray._device").attr("parse_device")(device, "Array.to_device");
         if (!d.equal(nb::str("cpu")))

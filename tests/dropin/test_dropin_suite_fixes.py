@@ -237,10 +237,19 @@ def test_finfo_and_iinfo_are_classes_with_numpys_scalar_fields():
     with np.errstate(under="raise"), pytest.raises(FloatingPointError):
         fi.smallest_normal * fi.smallest_normal
     assert repr(fi.eps) == repr(np.finfo(np.float32).eps) and fi.eps.dtype == np.float32
+    numpys = np.finfo(np.float32)
+    assert fi.eps == numpys.eps and numpys.eps == fi.eps and fi.max > numpys.eps and not fi.max < numpys.eps
+    assert {fi.max: 1}[float(numpys.max)] == 1  # hashes as the float it is
     assert wnp.finfo(wnp.arange(2.0)) == wnp.finfo(float) and hash(wnp.finfo(float)) == hash(wnp.finfo("f8"))
     assert pickle.loads(pickle.dumps(fi)) == fi and pickle.loads(pickle.dumps(fi.max)) == float(fi.max)
     with pytest.raises(AttributeError, match="read-only"):
         fi.max = 1.0
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError):
+        np.finfo(np.float32).tiny / fi.max  # NumPy's scalar on the left defers to the field's operator
+    t = wnp.zeros(3, dtype=wnp.complex128)  # written as a value (no recursion through the engine)
+    t[0] = wnp.finfo(wnp.complex128).max
+    t[1:] = wnp.finfo(wnp.float64).eps
+    assert np.asarray(t).tolist() == [np.finfo(np.float64).max, np.finfo(float).eps, np.finfo(float).eps]
     ii = wnp.iinfo(wnp.asarray([1], dtype=wnp.int16))
     assert isinstance(ii, wnp.iinfo) and (ii.min, ii.max) == (-(2**15), 2**15 - 1)
 
@@ -313,3 +322,11 @@ def test_mt_of_a_vector_raises_numpys_error():
         wnp.arange(3).mT
     assert str(mine.value) == str(numpys.value)
     assert wnp.arange(6).reshape(2, 3).mT.shape == (3, 2)
+
+
+def test_device_is_read_only_with_numpys_message():
+    with pytest.raises(AttributeError) as numpys:
+        np.arange(3).device = "other"
+    with pytest.raises(AttributeError) as mine:
+        wnp.arange(3).device = "other"
+    assert str(mine.value) == str(numpys.value) and wnp.arange(3).device == "cpu"

@@ -53,10 +53,10 @@ class _Limit(float):
     def __array__(self, dtype=None, copy=None):
         return _np.asarray(self._shown, dtype=dtype)
 
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        # NumPy would read a float subclass as a float64 (np.float32(1) - f.max); as the scalar:
-        inputs = tuple(x._shown if type(x) is _Limit else x for x in inputs)
-        return getattr(ufunc, method)(*inputs, **kwargs)
+    # NumPy's scalar operators would read a float subclass as a float64 (np.float32(1) - f.max):
+    # a priority above theirs makes them defer to the reflected operators below, which compute
+    # with the scalar. (No __array_ufunc__: wsarray would take it for another array library's.)
+    __array_priority__ = 1.0
 
     def __getattr__(self, name):  # dtype, itemsize, astype, ... as NumPy's scalar has them
         if name.startswith("__"):
@@ -75,8 +75,9 @@ for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "divmod"
     for _side in ("", "r"):
         _method = f"__{_side}{_name}__"
         setattr(_Limit, _method, _numpy_operator(_method))
-for _method in ("__neg__", "__pos__", "__abs__"):
+for _method in ("__neg__", "__pos__", "__abs__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
     setattr(_Limit, _method, _numpy_operator(_method))
+_Limit.__hash__ = float.__hash__  # defining __eq__ would drop it
 del _name, _side, _method
 
 
