@@ -8,6 +8,7 @@ import textwrap
 
 import array_api_compat
 import numpy as np
+import pytest
 
 import wsarray as wnp
 
@@ -103,3 +104,25 @@ def test_numpy_asarray_is_a_view_for_code_that_needs_an_ndarray():
     t = torch.from_numpy(np.asarray(x))
     t[1] = 7.0
     assert float(x[1]) == 7.0
+
+
+def test_isinstance_ndarray_checks_in_libraries_take_wsarray_arrays():
+    """isinstance(x, numpy.ndarray) holds for wsarray arrays (README): scikit-learn's check of a
+    parameter grid accepts np.logspace(...), and dask treats an Array as an array chunk."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    got = GridSearchCV(LogisticRegression(), {"C": wnp.logspace(-3, 3, 4)}, cv=2).fit(wnp.asarray(X), y)
+    want = GridSearchCV(LogisticRegression(), {"C": np.logspace(-3, 3, 4)}, cv=2).fit(X, y)
+    assert got.best_params_ == want.best_params_
+    assert array_api_compat.array_namespace(wnp.asarray(X)) is wnp  # still wsarray's namespace
+    assert not array_api_compat.is_numpy_array(wnp.asarray(X))  # array-api-compat checks type()
+    da = pytest.importorskip("dask.array")  # the dask extra, not the test extra
+    d = da.from_array(np.arange(6.0), chunks=3)
+    for lazy, want in ((d + wnp.arange(6.0), np.arange(6.0) * 2), (wnp.arange(6.0) * d, np.arange(6.0) ** 2),
+                       (wnp.add(wnp.arange(6.0), d), np.arange(6.0) * 2)):
+        assert isinstance(lazy, da.Array)  # dask handles the mix (both sides refused it before)
+        np.testing.assert_array_equal(np.asarray(lazy.compute()), want)
