@@ -134,6 +134,27 @@ void export_array_protocols(nb::class_<Array> &cls) {
         if (nb::cast<std::string>(method) != "__call__") name += "." + nb::cast<std::string>(method);
         return apply(name.c_str(), f.ptr(), inputs.ptr(), kwargs.ptr());
     });
+    // a.__array_wrap__(arr, context, return_scalar): NumPy's ndarray method, which Python code in
+    // NumPy calls on what passes isinstance(x, ndarray) (apply_along_axis, linalg's _makearray):
+    // `arr` as an Array (a view of it; a NumPy subclass loses its subclass, as a view as ndarray
+    // would), or NumPy's scalar for a 0-d `arr` when return_scalar is true.
+    cls.def("__array_wrap__",
+            [](nb::handle s, nb::handle arr, nb::handle /* context */, nb::handle return_scalar) {
+        self_of(s, "Array.__array_wrap__");
+        if (is_array(arr.ptr())) {
+            Array &v = self_of(arr, "Array.__array_wrap__");
+            nb::object nd = stands_for_scalar(v) ? nb::borrow(scalar_of(v)) : v.data();
+            if (PyObject_IsTrue(return_scalar.ptr()) == 1 && nb::cast<int>(nd.attr("ndim")) == 0)
+                return nb::object(nd[nb::tuple()]);
+            return stands_for_scalar(v) ? wrap_ndarray(nb::module_::import_("numpy").attr("asarray")(nd))
+                                        : nb::borrow(arr);
+        }
+        nb::object nd = nb::module_::import_("numpy").attr("asarray")(arr);  // a subclass as a plain view
+        if (PyObject_IsTrue(return_scalar.ptr()) == 1 && nb::cast<int>(nd.attr("ndim")) == 0)
+            return nb::object(nd[nb::tuple()]);
+        return wrap_ndarray(nd);
+    }, nb::arg("array").none(), nb::arg("context").none() = nb::none(),
+            nb::arg("return_scalar").none() = nb::bool_(false));
     cls.def("__array_function__",
             [](nb::handle, nb::handle func, nb::handle types, nb::tuple args, nb::dict kwargs) -> nb::object {
         // NEP 18: a type that is neither wsarray's nor NumPy's (or a subclass) handles the call.

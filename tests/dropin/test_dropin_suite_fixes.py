@@ -240,6 +240,13 @@ def test_finfo_and_iinfo_are_classes_with_numpys_scalar_fields():
     numpys = np.finfo(np.float32)
     assert fi.eps == numpys.eps and numpys.eps == fi.eps and fi.max > numpys.eps and not fi.max < numpys.eps
     assert {fi.max: 1}[float(numpys.max)] == 1  # hashes as the float it is
+    # Mixed with wider NumPy scalars, as NumPy's own field would be:
+    f64 = wnp.finfo(wnp.float64)
+    assert not np.longdouble(1) > f64.max and np.longdouble(1) < f64.max
+    assert np.float64(2) * fi.eps == np.float64(2) * numpys.eps and type(np.float64(2) * fi.eps) is np.float64
+    assert divmod(f64.max, 3.0) == divmod(np.finfo(np.float64).max, 3.0) and abs(-fi.max) == numpys.max
+    # A float cannot hold longdouble's limits (the standard has no longdouble): NumPy's scalars.
+    assert wnp.finfo(np.longdouble).max == np.finfo(np.longdouble).max and np.isfinite(wnp.finfo(np.longdouble).max)
     assert wnp.finfo(wnp.arange(2.0)) == wnp.finfo(float) and hash(wnp.finfo(float)) == hash(wnp.finfo("f8"))
     assert pickle.loads(pickle.dumps(fi)) == fi and pickle.loads(pickle.dumps(fi.max)) == float(fi.max)
     with pytest.raises(AttributeError, match="read-only"):
@@ -330,3 +337,18 @@ def test_device_is_read_only_with_numpys_message():
     with pytest.raises(AttributeError) as mine:
         wnp.arange(3).device = "other"
     assert str(mine.value) == str(numpys.value) and wnp.arange(3).device == "cpu"
+
+
+def test_array_wrap_as_numpys_method(scope):
+    a = wnp.arange(3)
+    zero_d = np.array(3, dtype=np.int8)
+    assert type(a.__array_wrap__(zero_d, None, True)) is np.int8  # NumPy's scalar on request
+    for args in ((zero_d,), (zero_d, None, None), (zero_d, None, False), (np.arange(2.0).view(np.recarray),)):
+        got = a.__array_wrap__(*args)
+        assert type(got) is wnp.Array and got.tolist() == np.asarray(args[0]).tolist()
+    b = wnp.arange(4)
+    assert a.__array_wrap__(b) is b
+    # NumPy's Python code that trusts isinstance(x, ndarray) and wraps with x.__array_wrap__:
+    got = np.linalg.inv(wnp.eye(2) * 2)
+    assert type(got) is wnp.Array and got.tolist() == np.linalg.inv(np.eye(2) * 2).tolist()
+    assert np.apply_along_axis(np.sum, 1, wnp.ones((2, 3))).tolist() == [3.0, 3.0]

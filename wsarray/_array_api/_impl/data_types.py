@@ -1,4 +1,5 @@
 """``finfo``/``iinfo`` objects and the data type functions that differ from NumPy's."""
+import operator as _operator
 import types as _types
 
 import numpy as _np
@@ -64,21 +65,29 @@ class _Limit(float):
         return getattr(self._shown, name)
 
 
-def _numpy_operator(name):
-    def operator(self, *args):
-        return getattr(self._shown, name)(*(a._shown if type(a) is _Limit else a for a in args))
-    operator.__name__ = name
-    return operator
+def _numpy_operator(function, reflected=False):
+    # Through the operator module (not the scalar's dunder, which answers NotImplemented for a
+    # wider NumPy scalar instead of letting it compute): NumPy's full binary-operator protocol.
+    def method(self, *args):
+        args = tuple(a._shown if type(a) is _Limit else a for a in args)
+        return function(*args, self._shown) if reflected else function(self._shown, *args)
+    return method
 
 
-for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "divmod"):
-    for _side in ("", "r"):
-        _method = f"__{_side}{_name}__"
-        setattr(_Limit, _method, _numpy_operator(_method))
-for _method in ("__neg__", "__pos__", "__abs__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):
-    setattr(_Limit, _method, _numpy_operator(_method))
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
+    setattr(_Limit, f"__{_name}__", _numpy_operator(getattr(_operator, _name)))
+    setattr(_Limit, f"__r{_name}__", _numpy_operator(getattr(_operator, _name), reflected=True))
+_Limit.__divmod__, _Limit.__rdivmod__ = _numpy_operator(divmod), _numpy_operator(divmod, reflected=True)
+for _name in ("neg", "pos", "abs", "eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(_Limit, f"__{_name}__", _numpy_operator(getattr(_operator, _name)))
 _Limit.__hash__ = float.__hash__  # defining __eq__ would drop it
-del _name, _side, _method
+del _name
+
+
+def _field(value):
+    """A finfo field: a _Limit, or NumPy's scalar itself where a Python float cannot hold the value
+    (longdouble: its max would read inf; the standard has no such dtype)."""
+    return _Limit(value) if float(value) == value else value
 
 
 class _Info(_NumpyFallback):
@@ -119,8 +128,8 @@ class finfo(_Info):  # noqa: N801  (the standard's and NumPy's name)
             raise ValueError(f"wsarray.finfo(): {dt} is not a floating-point dtype")
         fi = _np.finfo(dt)
         self = object.__new__(cls)
-        self._set(bits=int(fi.bits), eps=_Limit(fi.eps), max=_Limit(fi.max), min=_Limit(fi.min),
-                  smallest_normal=_Limit(fi.smallest_normal), dtype=fi.dtype, _numpy_info=fi)
+        self._set(bits=int(fi.bits), eps=_field(fi.eps), max=_field(fi.max), min=_field(fi.min),
+                  smallest_normal=_field(fi.smallest_normal), dtype=fi.dtype, _numpy_info=fi)
         return self
 
 
