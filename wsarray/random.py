@@ -47,9 +47,20 @@ def _plain(x):
     return x
 
 
+class _NumpysClass(type):
+    """isinstance(x, wsarray.random.PCG64) holds for NumPy's own PCG64 too (default_rng's, an
+    unpickled one, SeedSequence from NumPy's code): these classes differ only in their constructor."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls.__mro__[1])
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, cls.__mro__[1])
+
+
 # NumPy's bit generators and SeedSequence, whose constructors also take wsarray arrays as seeds
 # (NumPy's Cython code requires a numpy.ndarray itself). They hold no array memory.
-class SeedSequence(_nr.SeedSequence):
+class SeedSequence(_nr.SeedSequence, metaclass=_NumpysClass):
     __doc__ = _nr.SeedSequence.__doc__
 
     def __init__(self, entropy=None, *, spawn_key=(), pool_size=4, n_children_spawned=0):
@@ -57,35 +68,35 @@ class SeedSequence(_nr.SeedSequence):
                          n_children_spawned=n_children_spawned)
 
 
-class MT19937(_nr.MT19937):
+class MT19937(_nr.MT19937, metaclass=_NumpysClass):
     __doc__ = _nr.MT19937.__doc__
 
     def __init__(self, seed=None):
         super().__init__(_plain(seed))
 
 
-class PCG64(_nr.PCG64):
+class PCG64(_nr.PCG64, metaclass=_NumpysClass):
     __doc__ = _nr.PCG64.__doc__
 
     def __init__(self, seed=None):
         super().__init__(_plain(seed))
 
 
-class PCG64DXSM(_nr.PCG64DXSM):
+class PCG64DXSM(_nr.PCG64DXSM, metaclass=_NumpysClass):
     __doc__ = _nr.PCG64DXSM.__doc__
 
     def __init__(self, seed=None):
         super().__init__(_plain(seed))
 
 
-class Philox(_nr.Philox):
+class Philox(_nr.Philox, metaclass=_NumpysClass):
     __doc__ = _nr.Philox.__doc__
 
     def __init__(self, seed=None, counter=None, key=None):
         super().__init__(_plain(seed), _plain(counter), _plain(key))
 
 
-class SFC64(_nr.SFC64):
+class SFC64(_nr.SFC64, metaclass=_NumpysClass):
     __doc__ = _nr.SFC64.__doc__
 
     def __init__(self, seed=None):

@@ -288,6 +288,8 @@ def test_bit_generators_take_array_seeds_and_pickle(name):
     mine = getattr(wnp.random, name)(wnp.asarray([1, 2], dtype=wnp.uint32))
     numpys = getattr(np.random, name)(np.array([1, 2], dtype=np.uint32))
     assert isinstance(mine, getattr(np.random, name))
+    assert isinstance(numpys, getattr(wnp.random, name))  # NumPy's own instances (default_rng's, unpickled)
+    assert issubclass(getattr(np.random, name), getattr(wnp.random, name))
     assert mine.random_raw(4).tolist() == numpys.random_raw(4).tolist()
     again = pickle.loads(pickle.dumps(mine))
     assert type(again) is type(mine) and again.random_raw() == numpys.random_raw()
@@ -297,6 +299,9 @@ def test_seed_sequence_generators_and_reprs_take_array_seeds():
     seq = wnp.random.SeedSequence(wnp.arange(10))
     assert seq.generate_state(3).tolist() == np.random.SeedSequence(np.arange(10)).generate_state(3).tolist()
     assert isinstance(seq, np.random.SeedSequence)
+    assert isinstance(np.random.default_rng(1).bit_generator.seed_seq, wnp.random.SeedSequence)
+    assert isinstance(np.random.default_rng(1).bit_generator, wnp.random.PCG64)
+    assert not isinstance(np.random.MT19937(1), wnp.random.PCG64)
     rng = wnp.random.default_rng(wnp.asarray([7]))
     assert float(rng.random()) == np.random.default_rng(np.array([7])).random()
     assert repr(rng) == f"Generator(PCG64) at 0x{id(rng):X}"
