@@ -137,6 +137,7 @@ def test_file_io_round_trip(tmp_path, scope):
     with wnp.load(tmp_path / "z.npz") as z, np.load(tmp_path / "n.npz") as zn:
         same(z.f.first, n, scope)  # NumPy's NpzFile attributes: f, zip, fid, ...
         assert z.zip.namelist() == zn.zip.namelist() and z.fid is not None and sorted(dir(z.f)) == z.files
+        assert isinstance(z, np.lib.npyio.NpzFile) and isinstance(z, wnp.lib.npyio.NpzFile)
         with pytest.raises(AttributeError):
             z.f.missing
     with pytest.raises(FileNotFoundError):
