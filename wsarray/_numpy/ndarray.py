@@ -7,7 +7,8 @@
   (``wsarray.asarray(x).view(Named)`` gives NumPy's subclass instance, a view over the array);
 * ``wsarray.ndarray(shape, dtype)`` makes a wsarray array in the current workspace.
 
-``type(x) is wsarray.ndarray`` is false for wsarray arrays (their type is ``wsarray.Array``).
+``type(x) is wsarray.ndarray`` is false for wsarray arrays (their type is ``wsarray.Array``);
+``isinstance(x, numpy.ndarray)`` holds for them as well (``Array.__class__``, README).
 """
 
 import numpy as _np
