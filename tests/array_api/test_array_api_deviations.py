@@ -307,7 +307,7 @@ def test_fftfreq_dtype(name):
 
 def test_inspection_namespace():
     info = wnp.__array_namespace_info__()
-    assert info.devices() == ["cpu"] and info.default_device() == "cpu"
+    assert info.devices() == ("cpu",) and info.default_device() == "cpu"  # the standard's tuple
     caps = info.capabilities()
     assert caps["boolean indexing"] is True and caps["data-dependent shapes"] is True
     assert caps["max dimensions"] == 64

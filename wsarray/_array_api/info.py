@@ -36,7 +36,7 @@ class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard
         return CPU
 
     def devices(self):
-        return [CPU]  # a list, as the standard and NumPy give it
+        return (CPU,)  # a tuple, as the 2025.12 standard says (NumPy gives a list)
 
     def default_dtypes(self, *, device=None):
         _check_device(device)
