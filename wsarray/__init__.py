@@ -56,7 +56,7 @@ _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12"
 
 __all__ = (
     ["__version__", "Array", "Device", "FuseWarning", "WorkspaceManager", "WorkspaceMode", "fuse",
-     "show_config", "char", "dtypes", "emath",
+     "show_config", "char", "ctypeslib", "dtypes", "emath",
      "exceptions", "fft", "lib", "linalg", "memory", "polynomial", "random", "strings", "testing", "typing"]
     + _array_api_all + _numpy_all + _workspaces_all
 )

@@ -1,18 +1,25 @@
 """``wsarray.char``: NumPy's legacy string operations (``numpy.char``) with results in the current
-workspace. ``char.array``/``char.asarray``/``chararray`` make ``numpy.char.chararray`` (an ndarray
-subclass) and are not provided."""
+workspace. ``char.array``/``char.asarray``/``chararray`` are NumPy's own: they make
+``numpy.char.chararray``, an ndarray subclass served as NumPy's object, as ``matrix`` and
+``recarray`` are (README: its arrays live in NumPy's memory, outside workspaces)."""
 
 from numpy import char as _char
 
 from ._numpy._routing import numpy_function as _F
 
-__all__ = ["add", "capitalize", "center", "compare_chararrays", "count", "decode", "encode",
+__all__ = ["add", "array", "asarray", "chararray", "capitalize", "center", "compare_chararrays", "count",
+           "decode", "encode",
            "endswith", "equal", "expandtabs", "find", "greater", "greater_equal", "index",
            "isalnum", "isalpha", "isdecimal", "isdigit", "islower", "isnumeric", "isspace",
            "istitle", "isupper", "join", "less", "less_equal", "ljust", "lower", "lstrip", "mod",
            "multiply", "not_equal", "partition", "replace", "rfind", "rindex", "rjust",
            "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith", "str_len",
            "strip", "swapcase", "title", "translate", "upper", "zfill"]
+
+# NumPy's ndarray subclass and its constructors: NumPy's objects (no workspace memory).
+array = _char.array
+asarray = _char.asarray
+chararray = _char.chararray
 
 add = _F(_char.add, "char.add")
 capitalize = _F(_char.capitalize, "char.capitalize")
@@ -65,12 +72,3 @@ translate = _F(_char.translate, "char.translate")
 upper = _F(_char.upper, "char.upper")
 zfill = _F(_char.zfill, "char.zfill")
 
-
-def __getattr__(name):
-    """A clear error for ``char.array``/``char.asarray``/``chararray`` (NumPy's ndarray subclass)."""
-    if name in ("array", "asarray", "chararray"):
-        raise AttributeError(f"module 'wsarray.char' has no attribute '{name}': wsarray does not provide "
-                             f"numpy.char.{name} (it makes numpy.char.chararray, an ndarray subclass whose "
-                             "memory and behaviour wsarray cannot manage; use the functions of wsarray.char "
-                             "or wsarray.strings on ordinary string arrays)")
-    raise AttributeError(f"module 'wsarray.char' has no attribute '{name}'")

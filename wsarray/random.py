@@ -11,10 +11,16 @@ Both APIs draw from NumPy's own generators, so a seed gives exactly NumPy's numb
 Bit generators and ``SeedSequence`` hold no arrays and are NumPy's own classes.
 """
 
+import sys as _sys
+
+import numpy as _np
 import numpy.random as _nr
+# NumPy's modules of the bit generator base class and the legacy RandomState: no array memory.
+from numpy.random import bit_generator, mtrand
 
 # Routed random functions: arrays from the workspace, scalars as NumPy's (``rng.integers(6)`` is
 # an ``np.int64``, ``np.random.rand()`` a float), as NumPy returns them.
+from ._core import Array as _Array
 from ._numpy._routing import numpy_function as _F
 
 
@@ -31,14 +37,75 @@ __all__ = [
 ]
 
 BitGenerator = _nr.BitGenerator
-MT19937 = _nr.MT19937
-PCG64 = _nr.PCG64
-PCG64DXSM = _nr.PCG64DXSM
-Philox = _nr.Philox
-SFC64 = _nr.SFC64
-SeedSequence = _nr.SeedSequence
+
+
+def _plain(x):
+    """A seed as NumPy's Cython code takes it: a wsarray array as its NumPy array (or scalar)."""
+    if isinstance(x, _Array):
+        n = _np.asarray(x)
+        return n[()] if n.ndim == 0 else n
+    return x
+
+
+class _NumpysClass(type):
+    """isinstance(x, wsarray.random.PCG64) holds for NumPy's own PCG64 too (default_rng's, an
+    unpickled one, SeedSequence from NumPy's code): these classes differ only in their constructor."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls.__mro__[1])
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, cls.__mro__[1])
+
+
+# NumPy's bit generators and SeedSequence, whose constructors also take wsarray arrays as seeds
+# (NumPy's Cython code requires a numpy.ndarray itself). They hold no array memory.
+class SeedSequence(_nr.SeedSequence, metaclass=_NumpysClass):
+    __doc__ = _nr.SeedSequence.__doc__
+
+    def __init__(self, entropy=None, *, spawn_key=(), pool_size=4, n_children_spawned=0):
+        super().__init__(_plain(entropy), spawn_key=tuple(_plain(k) for k in spawn_key), pool_size=pool_size,
+                         n_children_spawned=n_children_spawned)
+
+
+class MT19937(_nr.MT19937, metaclass=_NumpysClass):
+    __doc__ = _nr.MT19937.__doc__
+
+    def __init__(self, seed=None):
+        super().__init__(_plain(seed))
+
+
+class PCG64(_nr.PCG64, metaclass=_NumpysClass):
+    __doc__ = _nr.PCG64.__doc__
+
+    def __init__(self, seed=None):
+        super().__init__(_plain(seed))
+
+
+class PCG64DXSM(_nr.PCG64DXSM, metaclass=_NumpysClass):
+    __doc__ = _nr.PCG64DXSM.__doc__
+
+    def __init__(self, seed=None):
+        super().__init__(_plain(seed))
+
+
+class Philox(_nr.Philox, metaclass=_NumpysClass):
+    __doc__ = _nr.Philox.__doc__
+
+    def __init__(self, seed=None, counter=None, key=None):
+        super().__init__(_plain(seed), _plain(counter), _plain(key))
+
+
+class SFC64(_nr.SFC64, metaclass=_NumpysClass):
+    __doc__ = _nr.SFC64.__doc__
+
+    def __init__(self, seed=None):
+        super().__init__(_plain(seed))
 get_bit_generator = _nr.get_bit_generator  # the global RandomState's bit generator (no arrays)
 set_bit_generator = _nr.set_bit_generator
+# import wsarray.random.bit_generator / .mtrand, as numpy.random's.
+_sys.modules[__name__ + ".bit_generator"] = bit_generator
+_sys.modules[__name__ + ".mtrand"] = mtrand
 
 
 class _Routed:
@@ -63,8 +130,8 @@ class _Routed:
     def __setstate__(self, impl):
         self._impl = impl
 
-    def __repr__(self):
-        return repr(self._impl)
+    def __repr__(self):  # NumPy's text, with this object's address
+        return f"{self._impl} at 0x{id(self):X}"
 
     def __str__(self):
         return str(self._impl)
@@ -97,7 +164,7 @@ class RandomState(_Routed):
     _kind = "RandomState"
 
     def __init__(self, seed=None):
-        self._impl = seed if isinstance(seed, _nr.RandomState) else _nr.RandomState(seed)
+        self._impl = seed if isinstance(seed, _nr.RandomState) else _nr.RandomState(_plain(seed))
 
     def shuffle(self, x):
         """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
@@ -110,7 +177,7 @@ def default_rng(seed=None):
     """Like ``numpy.random.default_rng``; the Generator's results are wsarray arrays."""
     if isinstance(seed, Generator):
         return seed
-    return Generator(_nr.default_rng(seed._impl if isinstance(seed, _Routed) else seed))
+    return Generator(_nr.default_rng(seed._impl if isinstance(seed, _Routed) else _plain(seed)))
 
 
 beta = _F(_nr.beta, "random.beta")

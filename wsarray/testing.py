@@ -3,9 +3,9 @@
 
 The comparing assertions see wsarray arrays as NumPy sees its own: an array as a NumPy array (a
 zero-copy view), a scalar result (``a.sum()``, ``a[0]``) as the NumPy scalar it stands for, also
-inside lists, tuples and dicts. NumPy's ``assert_equal`` and ``assert_almost_equal`` choose their
-array path with ``isinstance(x, numpy.ndarray)``, which a wsarray array is not; without this they
-would compare arrays as scalars. Failure messages are NumPy's. Everything else is NumPy's object.
+inside lists, tuples and dicts. (``numpy.testing`` itself works on wsarray arrays too, since
+``isinstance(x, numpy.ndarray)`` holds for them, README; these wrappers hand NumPy the very objects
+it would hold.) Failure messages are NumPy's. Everything else is NumPy's object.
 """
 
 import functools as _functools
@@ -21,7 +21,7 @@ def _as_numpy(x):
     """``x`` with wsarray arrays replaced by what NumPy would hold there (also inside containers)."""
     if isinstance(x, _Array):
         nd = _np.asarray(x)
-        return nd[()] if x.__class__ is not _Array else nd  # a scalar result: NumPy's scalar
+        return nd[()] if issubclass(x.__class__, _np.generic) else nd  # a scalar result: NumPy's scalar
     if type(x) in (list, tuple):
         return type(x)(_as_numpy(v) for v in x)
     if type(x) is dict:

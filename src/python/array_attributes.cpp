@@ -118,11 +118,14 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
         if (is_array(w.ptr())) a.base = w;
         return w;
     });
-    cls.def_prop_ro("device", [](nb::handle s) {
+    cls.def_prop_rw("device", [](nb::handle s) {
         // wsarray.Device (a str subclass: == "cpu" holds), from the one module that knows devices.
         self_of(s, "Array.device");
         static PyObject *cpu = nb::object(nb::module_::import_("wsarray._device").attr("CPU")).release().ptr();
         return nb::borrow(cpu);
+    }, [](nb::handle, nb::handle) {
+        // Read-only, with NumPy's message (a property without setter would say "has no setter").
+        raise(PyExc_AttributeError, "attribute 'device' of 'numpy.ndarray' objects is not writable");
     });
     cls.def_prop_ro("T", [](nb::handle s) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";
@@ -135,9 +138,9 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
     });
     cls.def_prop_ro("mT", [](nb::handle s) {
         Array &a = self_of(s, "Array.mT");
-        if (nb::cast<int>(a.data().attr("ndim")) < 2)
-            raise(PyExc_ValueError, "wsarray.Array.mT: the array must have at least 2 dimensions");
-        return wrap_derived(a.data().attr("mT"), a, s);
+        nb::object t = nb::steal(PyObject_GetAttrString(a.data().ptr(), "mT"));
+        if (!t) raise_pending("Array.mT");  // NumPy's error for ndim < 2
+        return wrap_derived(t, a, s);
     });
     cls.def("resize", [](nb::handle s, nb::args args, nb::kwargs kwargs) {
         // NumPy refuses to resize an array that other names reference (refcheck=True): here the
@@ -157,6 +160,30 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
                                     "to get a new resized copy or\n set refcheck=False to disable this check");
         nb::object f = a.data().attr("resize");
         return apply("Array.resize", f.ptr(), args.ptr(), kwargs.ptr());
+    });
+    cls.def("view", [](nb::handle s, nb::args args, nb::kwargs kwargs) {
+        // a.view(type(a)), a.view(np.ndarray), a.view(numpy.ndarray): "no change of type" (a plain
+        // view, an Array). NumPy reads a type argument given first as the type (ndarray.view(dtype,
+        // type)); wsarray.Array is no ndarray subclass, so NumPy would read it as a dtype (object).
+        // Other ndarray subclasses keep NumPy's behaviour: NumPy's subclass instance (README).
+        Array &a = self_of(s, "Array.view");
+        static nb::object wsarray_ndarray = nb::module_::import_("wsarray").attr("ndarray");
+        auto plain = [](nb::handle t) {
+            return t.is((PyObject *) ArrayType) || t.is((PyObject *) ndarray_type()) || t.is(wsarray_ndarray);
+        };
+        // NumPy's own errors for more than two arguments or unknown keywords: passed on unchanged.
+        if (args.size() > 2 || kwargs.size() > (size_t) (kwargs.contains("dtype") + kwargs.contains("type")))
+            return as_numpy_result(apply("Array.view", a.data().attr("view").ptr(), args.ptr(), kwargs.ptr(), s.ptr()));
+        nb::dict given;
+        const char *keys[2] = {"dtype", "type"};
+        for (size_t i = 0; i < 2; ++i) {
+            nb::object v = i < args.size() ? nb::borrow(args[i])
+                                           : (kwargs.contains(keys[i]) ? nb::object(kwargs[keys[i]]) : nb::object());
+            if (v.is_valid() && !plain(v)) given[keys[i]] = v;
+        }
+        nb::object owner = stands_for_scalar(a) ? nb::borrow(scalar_of(a)) : a.data();
+        nb::object f = owner.attr("view");
+        return as_numpy_result(apply("Array.view", f.ptr(), nb::tuple().ptr(), given.ptr(), s.ptr()));
     });
     cls.def("__getattr__", [](nb::handle s, const std::string &name) -> nb::object {
         // Everything else an ndarray has (sum, reshape, astype, tolist, strides, ...), through the

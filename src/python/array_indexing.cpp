@@ -131,7 +131,8 @@ PyObject *array_subscript(PyObject *s, PyObject *key) {
 /// How deep a nested list/tuple goes along its first elements ([[1, 2]]: 2, [], 1).
 int nesting_depth(PyObject *o) {
     int depth = 0;
-    while (PyList_Check(o) || PyTuple_Check(o)) {
+    // At most NumPy's 64 dimensions: a list that contains itself would be followed forever.
+    while ((PyList_Check(o) || PyTuple_Check(o)) && depth <= 64) {
         ++depth;
         if (PySequence_Fast_GET_SIZE(o) == 0) break;
         o = PySequence_Fast_ITEMS(o)[0];
@@ -196,7 +197,12 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
 PyObject *plain_value(PyObject *value) {
     if (PyFloat_CheckExact(value) || PyLong_CheckExact(value) || PyBool_Check(value) || PyComplex_CheckExact(value))
         return value;
-    if (is_array(value)) return self_of(value, "Array.__setitem__").data().ptr();
+    if (is_array(value)) {
+        // A scalar result is written as the NumPy scalar it stands for (NumPy's scalar casting:
+        // t[0] = uint64 max into int8 is NumPy's OverflowError, not an array cast's wrap-around).
+        Array &v = self_of(value, "Array.__setitem__");
+        return stands_for_scalar(v) ? scalar_of(v) : v.data().ptr();
+    }
     return nullptr;
 }
 

@@ -286,6 +286,15 @@ PyObject *array_richcompare(PyObject *self, PyObject *other, int cmp) {
 
 } // namespace
 
+/// operator.concat(a, b) (the sequence protocol's concatenation) raises as NumPy's arrays do,
+/// rather than falling back to elementwise a + b.
+static PyObject *array_concat(PyObject *, PyObject *) {
+    PyErr_SetString(PyExc_TypeError, "Concatenation operation is not implemented for NumPy arrays, use "
+                                     "np.concatenate() instead. Please do not rely on this error; it may not be "
+                                     "given on all Python implementations.");
+    return nullptr;
+}
+
 PyType_Slot array_operator_slots[] = {{Py_nb_add, (void *) binary_slot<kAdd>},
                                       {Py_nb_subtract, (void *) binary_slot<kSub>},
                                       {Py_nb_multiply, (void *) binary_slot<kMul>},
@@ -298,6 +307,7 @@ PyType_Slot array_operator_slots[] = {{Py_nb_add, (void *) binary_slot<kAdd>},
                                       {Py_nb_positive, (void *) unary_slot<kPos>},
                                       {Py_nb_invert, (void *) unary_slot<kInvert>},
                                       {Py_tp_richcompare, (void *) array_richcompare},
+                                      {Py_sq_concat, (void *) array_concat},
                                       {0, nullptr}};
 
 void export_array_operators(nb::module_ &m, nb::class_<Array> &cls) {
@@ -344,7 +354,8 @@ void export_array_operators(nb::module_ &m, nb::class_<Array> &cls) {
 #undef WSA_BINARY
     // Comparisons: the tp_richcompare slot (array_richcompare).
     // divmod() is beyond the array API standard: NumPy's scalars, as NumPy returns them.
-    cls.def("__divmod__", [](nb::handle s, nb::handle o) {
+    cls.def("__divmod__", [](nb::handle s, nb::handle o) -> nb::object {
+        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);  // divmod(a, Polynomial)
         return as_numpy_result(call2("Array.__divmod__", ops.divmod, s, o));
     }, nb::arg("other").none());
     cls.def("__rdivmod__", [](nb::handle s, nb::handle o) {

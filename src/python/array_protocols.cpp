@@ -26,16 +26,36 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
         view->obj = nullptr;
         return -1;
     }
-    if (ndarray_void(a.data().ptr())) {
+    if (ndarray_void(a.data().ptr()) || ndarray_dtype_metadata(a.data().ptr())) {
         // NumPy cannot always read back the format string it exports for these (padding, str
-        // fields; raw V24 becomes "24x", an empty structure): refusing makes np.asarray(x) take
-        // __array_interface__, which carries the dtype.
+        // fields; raw V24 becomes "24x", an empty structure; metadata is dropped): refusing makes
+        // np.asarray(x) take __array_interface__ or __array__, which keep the dtype.
         PyErr_SetString(PyExc_BufferError, "wsarray.Array.__buffer__(): arrays of void dtypes (structured "
-                                           "or raw bytes) do not export a buffer; use np.asarray(x) or x.to_numpy()");
+                                           "or raw bytes) or dtypes with metadata do not export a buffer; use "
+                                           "np.asarray(x) or x.to_numpy()");
         view->obj = nullptr;
         return -1;
     }
     return PyObject_GetBuffer(a.data().ptr(), view, flags);
+}
+
+/// Whether NumPy reads back `interface` (the ndarray's __array_interface__) as `data`'s dtype.
+bool interface_round_trips(nb::handle data, nb::handle interface) {
+    nb::object dtype = data.attr("dtype");
+    if (!nb::getattr(dtype, "metadata", nb::none()).is_none()) return false;
+    nb::object np_dtype = nb::module_::import_("numpy").attr("dtype");
+    nb::object descr = interface["descr"];
+    nb::object typestr = interface["typestr"];
+    // NumPy builds the dtype from descr unless descr is the default [('', typestr)].
+    nb::object rebuilt;
+    nb::list plain;
+    plain.append(nb::make_tuple("", typestr));
+    try {
+        rebuilt = descr.equal(plain) ? np_dtype(typestr) : np_dtype(descr);
+    } catch (nb::python_error &) {
+        return false;
+    }
+    return rebuilt.equal(dtype);
 }
 
 } // namespace
@@ -80,8 +100,19 @@ void export_array_protocols(nb::class_<Array> &cls) {
         // NumPy makes the array it builds from this dict hold *this Array* (not its ndarray): the
         // Array keeps its memory from then on, even once stale (release_holders() skips it).
         Array &a = self_of(s, "Array.__array_interface__");
+        nb::object interface = a.data().attr("__array_interface__");
+        // The dict cannot describe every dtype (StringDType, padded or nested structures, metadata):
+        // NumPy would build an array of another dtype from it. Absent then, NumPy (which tries
+        // the buffer protocol, __array_struct__, __array_interface__, __array__ in turn) takes
+        // __array__, which hands over the ndarray itself.
+        if (!interface_round_trips(a.data(), interface)) {
+            nb::object dtype = a.data().attr("dtype");
+            raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '__array_interface__' (its dtype " +
+                                            nb::cast<std::string>(nb::str(dtype)) +
+                                            " has no exact description there; use np.asarray(x))");
+        }
         a.interface_exported = true;
-        return a.data().attr("__array_interface__");
+        return interface;
     });
     // a.to_numpy(): the NumPy array over the same memory (no copy), as pandas and xarray offer it.
     // matplotlib and seaborn call it before they fall back to reading an object element by element
@@ -103,6 +134,27 @@ void export_array_protocols(nb::class_<Array> &cls) {
         if (nb::cast<std::string>(method) != "__call__") name += "." + nb::cast<std::string>(method);
         return apply(name.c_str(), f.ptr(), inputs.ptr(), kwargs.ptr());
     });
+    // a.__array_wrap__(arr, context, return_scalar): NumPy's ndarray method, which Python code in
+    // NumPy calls on what passes isinstance(x, ndarray) (apply_along_axis, linalg's _makearray):
+    // `arr` as an Array (a view of it; a NumPy subclass loses its subclass, as a view as ndarray
+    // would), or NumPy's scalar for a 0-d `arr` when return_scalar is true.
+    cls.def("__array_wrap__",
+            [](nb::handle s, nb::handle arr, nb::handle /* context */, nb::handle return_scalar) {
+        self_of(s, "Array.__array_wrap__");
+        if (is_array(arr.ptr())) {
+            Array &v = self_of(arr, "Array.__array_wrap__");
+            nb::object nd = stands_for_scalar(v) ? nb::borrow(scalar_of(v)) : v.data();
+            if (PyObject_IsTrue(return_scalar.ptr()) == 1 && nb::cast<int>(nd.attr("ndim")) == 0)
+                return nb::object(nd[nb::tuple()]);
+            return stands_for_scalar(v) ? wrap_ndarray(nb::module_::import_("numpy").attr("asarray")(nd))
+                                        : nb::borrow(arr);
+        }
+        nb::object nd = nb::module_::import_("numpy").attr("asarray")(arr);  // a subclass as a plain view
+        if (PyObject_IsTrue(return_scalar.ptr()) == 1 && nb::cast<int>(nd.attr("ndim")) == 0)
+            return nb::object(nd[nb::tuple()]);
+        return wrap_ndarray(nd);
+    }, nb::arg("array").none(), nb::arg("context").none() = nb::none(),
+            nb::arg("return_scalar").none() = nb::bool_(false));
     cls.def("__array_function__",
             [](nb::handle, nb::handle func, nb::handle types, nb::tuple args, nb::dict kwargs) -> nb::object {
         // NEP 18: a type that is neither wsarray's nor NumPy's (or a subclass) handles the call.
@@ -136,8 +188,10 @@ void export_array_protocols(nb::class_<Array> &cls) {
     });
     cls.def("__dlpack_device__",
             [](nb::handle s) { return self_of(s, "Array.__dlpack_device__").data().attr("__dlpack_device__")(); });
-    cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle /* stream: CPU has none */) {
+    cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle stream) {
         self_of(s, "Array.to_device");
+        if (!stream.is_none())  // the CPU has no streams: NumPy's check and message
+            raise(PyExc_ValueError, "The stream argument in to_device() is not supported");
         // wsarray._device parses it (ValueError naming the function for an unknown device).
         nb::object d = nb::module_::import_("wsarray._device").attr("parse_device")(device, "Array.to_device");
         if (!d.equal(nb::str("cpu")))

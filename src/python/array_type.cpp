@@ -7,6 +7,7 @@
 
 #include "array_internal.h"
 #include "engine.h"
+#include "numpy_access.h"
 
 #include <new>
 #include <vector>
@@ -67,12 +68,16 @@ void export_array(nb::module_ &m) {
     {
         // A scalar result reports NumPy's scalar type as its __class__, which isinstance() also
         // consults: isinstance(a.sum(), float / np.floating / np.integer) hold as in NumPy, while
-        // type(x) and isinstance(x, wsarray.Array) still see the Array. Never raises (no check).
+        // type(x) and isinstance(x, wsarray.Array) still see the Array. An array reports
+        // numpy.ndarray: isinstance(a, np.ndarray) holds, so numpy.testing, numpy.ma and library
+        // checks take their array path, while NumPy's C code (PyArray_Check, type-based) still sees
+        // a foreign object and every use of the memory goes through the Array's staleness check
+        // (README, "Drop-in: NumPy's own test suite"). Never raises (no check).
         // Put into the type's dict directly: setattr(type, "__class__") would set the metaclass.
         nb::object getter = nb::cpp_function([](nb::handle s) -> nb::object {
             Array &a = array_of(s.ptr());
             if (stands_for_scalar(a)) return nb::borrow((PyObject *) Py_TYPE(scalar_of(a)));
-            return nb::borrow((PyObject *) Py_TYPE(s.ptr()));
+            return nb::borrow((PyObject *) ndarray_type());
         });
         nb::object prop = nb::module_::import_("builtins").attr("property")(getter);
         if (PyDict_SetItemString(ArrayType->tp_dict, "__class__", prop.ptr()) < 0) throw nb::python_error();

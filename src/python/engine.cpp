@@ -45,6 +45,8 @@ struct Seen {
         return false;
     }
     void add(PyObject *nd, PyObject *arr) {
+        // The same array again ((a,) * n): one entry, not n (a 10**7-item tuple: 160 MB).
+        if (n_inline && (more.empty() ? inline_pairs[n_inline - 1] : more.back()).first == nd) return;
         if (n_inline < kInline) inline_pairs[n_inline++] = {nd, arr};
         else more.emplace_back(nd, arr);
     }
@@ -71,20 +73,33 @@ struct Seen {
     }
 };
 
-bool needs_unwrap(PyObject *o) {
+/// Lists and tuples nested deeper than NumPy's 64 dimensions cannot be dimensions: NumPy treats
+/// what lies below as opaque objects, and so do unwrap() and wrap() (a list that contains itself
+/// would otherwise recurse until the C stack overflows).
+constexpr int kMaxNesting = 64;
+
+/// A sequence NumPy refuses by its length before reading its items (concatenate() of more than
+/// INT_MAX arrays): passed on as it is, not copied item by item first (16 GiB for 2**31 items).
+bool beyond_numpy_count(Py_ssize_t n) { return n > (Py_ssize_t) INT_MAX; }
+
+bool needs_unwrap(PyObject *o, int depth = 0) {
     if (is_array(o)) return true;
+    if (depth >= kMaxNesting) return false;
     if (PyTuple_CheckExact(o)) {
-        for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(o); i < n; ++i)
-            if (needs_unwrap(PyTuple_GET_ITEM(o, i))) return true;
+        Py_ssize_t n = PyTuple_GET_SIZE(o);
+        if (beyond_numpy_count(n)) return false;
+        for (Py_ssize_t i = 0; i < n; ++i)
+            if (needs_unwrap(PyTuple_GET_ITEM(o, i), depth + 1)) return true;
     } else if (PyList_CheckExact(o)) {
-        for (Py_ssize_t i = 0, n = PyList_GET_SIZE(o); i < n; ++i)
-            if (needs_unwrap(PyList_GET_ITEM(o, i))) return true;
+        if (beyond_numpy_count(PyList_GET_SIZE(o))) return false;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i)
+            if (needs_unwrap(PyList_GET_ITEM(o, i), depth + 1)) return true;
     }
     return false;
 }
 
 /// New reference to `o` with Arrays replaced by their ndarrays.
-PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
+PyObject *unwrap(PyObject *o, const char *name, Seen &seen, int depth = 0) {
     if (is_array(o)) {
         Array &a = array_of(o);
         check_valid(a, name);
@@ -99,11 +114,12 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
         return nb::handle(a.data()).inc_ref().ptr();
     }
     bool tuple = PyTuple_CheckExact(o);
-    if ((tuple || PyList_CheckExact(o)) && needs_unwrap(o)) {
+    if ((tuple || PyList_CheckExact(o)) && needs_unwrap(o, depth)) {
         Py_ssize_t n = tuple ? PyTuple_GET_SIZE(o) : PyList_GET_SIZE(o);
         nb::object out = nb::steal(tuple ? PyTuple_New(n) : PyList_New(n));
+        if (!out) throw nb::python_error();
         for (Py_ssize_t i = 0; i < n; ++i) {
-            PyObject *item = unwrap(tuple ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i), name, seen);
+            PyObject *item = unwrap(tuple ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i), name, seen, depth + 1);
             if (tuple) PyTuple_SET_ITEM(out.ptr(), i, item);
             else PyList_SET_ITEM(out.ptr(), i, item);
         }
@@ -115,14 +131,15 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen) {
 }
 
 /// Does `r` hold an ndarray or a NumPy scalar (itself, or in its tuples and lists)?
-bool needs_wrap(PyObject *r) {
+bool needs_wrap(PyObject *r, int depth = 0) {
     if (is_ndarray_exact(r) || is_numpy_scalar(r)) return true;
+    if (depth >= kMaxNesting) return false;
     if (PyTuple_Check(r)) {
         for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(r); i < n; ++i)
-            if (needs_wrap(PyTuple_GET_ITEM(r, i))) return true;
+            if (needs_wrap(PyTuple_GET_ITEM(r, i), depth + 1)) return true;
     } else if (PyList_CheckExact(r)) {
-        for (Py_ssize_t i = 0, n = PyList_GET_SIZE(r); i < n; ++i)
-            if (needs_wrap(PyList_GET_ITEM(r, i))) return true;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(r); ++i)
+            if (needs_wrap(PyList_GET_ITEM(r, i), depth + 1)) return true;
     }
     return false;
 }
@@ -130,7 +147,7 @@ bool needs_wrap(PyObject *r) {
 /// New reference to `r` with ndarrays (and NumPy scalars) wrapped as wsarray.Array. Lists and
 /// tuples are rebuilt only if they hold something to wrap: a list NumPy returns (an element of an
 /// object array, a.tolist()) stays the very object NumPy gave, as mutable as in NumPy.
-PyObject *wrap(PyObject *r, const Seen &seen) {
+PyObject *wrap(PyObject *r, const Seen &seen, int depth = 0) {
     if (is_ndarray_exact(r)) {
         if (seen.is_numpy_out(r)) {
             Py_INCREF(r);
@@ -152,20 +169,21 @@ PyObject *wrap(PyObject *r, const Seen &seen) {
         // it, and `losses.append(np.mean(loss))` inside a cycle stays readable after the cycle.
         return make_scalar_result(r);
     }
-    if ((PyTuple_Check(r) || PyList_CheckExact(r)) && !needs_wrap(r)) {
+    if ((PyTuple_Check(r) || PyList_CheckExact(r)) && (depth >= kMaxNesting || !needs_wrap(r, depth))) {
         Py_INCREF(r);
         return r;
     }
     if (PyTuple_Check(r)) {
         Py_ssize_t n = PyTuple_GET_SIZE(r);
         nb::object out = nb::steal(PyTuple_New(n));
-        for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(out.ptr(), i, wrap(PyTuple_GET_ITEM(r, i), seen));
+        for (Py_ssize_t i = 0; i < n; ++i)
+            PyTuple_SET_ITEM(out.ptr(), i, wrap(PyTuple_GET_ITEM(r, i), seen, depth + 1));
         return same_tuple_type(r, std::move(out)).release().ptr();
     }
     if (PyList_CheckExact(r)) {
         Py_ssize_t n = PyList_GET_SIZE(r);
         nb::object out = nb::steal(PyList_New(n));
-        for (Py_ssize_t i = 0; i < n; ++i) PyList_SET_ITEM(out.ptr(), i, wrap(PyList_GET_ITEM(r, i), seen));
+        for (Py_ssize_t i = 0; i < n; ++i) PyList_SET_ITEM(out.ptr(), i, wrap(PyList_GET_ITEM(r, i), seen, depth + 1));
         return out.release().ptr();
     }
     Py_INCREF(r);

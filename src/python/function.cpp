@@ -161,6 +161,14 @@ void export_function(nb::module_ &m) {
         }
         if (attr == "__qualname__") return nb::str(r.name.c_str());
         if (attr == "__wrapped__") return r.func;
+        // inspect.signature(), help() and NumPy's own tests read these off the function it runs.
+        if (attr == "__signature__" || attr == "__text_signature__") {
+            nb::handle shown = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : nb::handle(r.func);
+            nb::object v = nb::steal(PyObject_GetAttrString(shown.ptr(), attr.c_str()));
+            if (v) return v;
+            PyErr_Clear();
+            raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+        }
         if (attr.size() > 1 && attr[0] == '_')
             raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
         nb::object v = nb::steal(PyObject_GetAttrString(r.func.ptr(), attr.c_str()));
@@ -206,14 +214,22 @@ void export_function(nb::module_ &m) {
         return nb::make_tuple(ws.attr("_rebuild_function"), nb::make_tuple(r.func, r.name, r.numpy_scalars));
     });
     // np.add.reduce == np.add.reduce (each access makes a new Function): equal when they run
-    // equal callables, as NumPy's bound methods compare.
+    // equal callables, as NumPy's bound methods compare. A Function is also equal to the NumPy
+    // callable it stands for (np.sin == numpy.sin, numpy.add in [np.add], dict lookups): NumPy
+    // hands its own ufunc to __array_ufunc__ overrides, and code keyed by np.add must find it.
     cls.def("__eq__", [](Routed &r, nb::handle other) -> nb::object {
-        if (!nb::isinstance<Routed>(other)) return nb::borrow(Py_NotImplemented);
+        if (!nb::isinstance<Routed>(other)) {
+            nb::handle numpy_side = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : nb::handle(r.func);
+            if (numpy_side.is_valid() && other.is(numpy_side)) return nb::bool_(true);
+            return nb::borrow(Py_NotImplemented);
+        }
         Routed &o = nb::cast<Routed &>(other);
         if (!r.func.is_valid() || !o.func.is_valid()) return nb::bool_(&r == &o);
         return nb::bool_(r.name == o.name && r.func.equal(o.func));
     }, nb::arg("other").none());
+    // The hash of the NumPy callable it equals (above).
     cls.def("__hash__", [](Routed &r) -> Py_ssize_t {
+        if (r.numpy_ufunc.is_valid()) return nb::hash(r.numpy_ufunc);
         if (!r.func.is_valid()) return (Py_ssize_t) (std::uintptr_t) &r;
         return nb::hash(r.func);
     });

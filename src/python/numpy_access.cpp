@@ -44,6 +44,7 @@ PyObject *ndarray_dtype(PyObject *o) {
 }
 Py_ssize_t ndarray_size(PyObject *o) { return PyArray_SIZE((PyArrayObject *) o); }
 bool ndarray_void(PyObject *o) { return PyArray_DESCR((PyArrayObject *) o)->type_num == NPY_VOID; }
+bool ndarray_dtype_metadata(PyObject *o) { return PyDataType_METADATA(PyArray_DESCR((PyArrayObject *) o)) != nullptr; }
 bool ndarray_writeable(PyObject *o) { return PyArray_ISWRITEABLE((PyArrayObject *) o); }
 
 } // namespace wsa_py

@@ -32,6 +32,8 @@ PyObject *ndarray_dtype(PyObject *o);
 Py_ssize_t ndarray_size(PyObject *o);
 /// Is the ndarray's dtype a void dtype (structured, or raw bytes such as V24)?
 bool ndarray_void(PyObject *o);
+/// Whether the dtype carries metadata (np.dtype(float, metadata={...})), which buffers lose.
+bool ndarray_dtype_metadata(PyObject *o);
 /// Is the ndarray writeable?
 bool ndarray_writeable(PyObject *o);
 

@@ -379,9 +379,9 @@ def test_scalar_results_report_numpys_scalar_class(scope):
     assert isinstance(f.sum(), float) and isinstance(f[0], np.floating) and isinstance(f.mean(), np.float64)
     assert isinstance(i[0], np.integer) and not isinstance(i.sum(), int)  # as np.int64
     assert wnp.sum(f).__class__ is np.float64 and type(wnp.sum(f)) is wnp.Array
-    assert isinstance(wnp.sum(f), wnp.Array) and f.__class__ is wnp.Array
+    assert isinstance(wnp.sum(f), wnp.Array) and f.__class__ is np.ndarray  # README: isinstance(f, np.ndarray)
     assert type(f.sum()) is np.float64  # NumPy's method: NumPy's scalar
-    assert wnp.asarray(1.5).__class__ is wnp.Array  # a real 0-d array is an array
+    assert wnp.asarray(1.5).__class__ is np.ndarray  # a real 0-d array is an array
     assert (f > 2).any().__class__ is np.bool_
 
 

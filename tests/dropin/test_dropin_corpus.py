@@ -17,11 +17,9 @@ import wsarray
 CORPUS = pathlib.Path(__file__).parent / "dropin_corpus"
 PROGRAMS = sorted(p.name for p in CORPUS.glob("p*.py"))
 # Programs whose output differs because wsarray follows the array API standard where NumPy deviates
-# (README, "The array API standard"): known conflicts of drop-in use, kept visible (strict xfail).
+# (README, "Where the standard and NumPy disagree"): known conflicts of drop-in use, kept visible (strict xfail).
 API_DEVIATIONS = {
-    "p05_linalg.py": "linalg.eigvals() is always complex; NumPy gives a real array for real eigenvalues",
     "p06_fft_signal.py": "argsort() is stable by default; NumPy's default orders equal keys differently",
-    "p24_markov.py": "linalg.eig() is always complex; NumPy gives real eigenvalues and vectors here",
 }
 CASES = [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=API_DEVIATIONS[name]))
          if name in API_DEVIATIONS else name for name in PROGRAMS]

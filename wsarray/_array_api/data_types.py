@@ -1,7 +1,8 @@
 """Data types and data type functions of the array API standard.
 
 ``finfo``/``iinfo`` follow the standard (Python ``float``/``int`` fields, arrays accepted) and still
-answer every other attribute of NumPy's finfo/iinfo (``tiny``, ``resolution``, ``precision``, ...).
+answer every other attribute of NumPy's finfo/iinfo (``tiny``, ``resolution``, ``precision``, ...);
+``finfo``'s fields are also NumPy's scalars of the type (isinstance, arithmetic, printing).
 The dtypes are NumPy's own scalar types, so ``wsarray.float64(1)`` and ``x.dtype ==
 wsarray.float64`` work exactly as in NumPy; NumPy's other types are in wsarray/_numpy/scalars.py.
 """
@@ -33,8 +34,9 @@ __all__ = [
 
 astype = _F(_impl.astype, "astype")
 can_cast = _F(_impl.can_cast, "can_cast")
-finfo = _F(_impl.finfo, "finfo")
-iinfo = _F(_impl.iinfo, "iinfo")
+# Classes, as NumPy's (isinstance(np.finfo(x), np.finfo), np.finfo[np.float64]); they hold no arrays.
+finfo = _impl.finfo
+iinfo = _impl.iinfo
 isdtype = _F(_np.isdtype, "isdtype")
 result_type = _F(_impl.result_type, "result_type")
 

@@ -16,11 +16,14 @@ _KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
 _KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
 
 
-def _check_device(fn, device):
-    where = f"__array_namespace_info__().{fn}"
-    if parse_device(device, where) != CPU:
-        raise ValueError(f"wsarray.{where}(): device {str(device)!r} is not usable here; "
-                         "this build's devices are ('cpu',)")
+def _check_device(device):
+    """NumPy's check and message (its inspection namespace is the reference for NumPy code)."""
+    try:
+        usable = parse_device(device, "__array_namespace_info__()") == CPU
+    except (TypeError, ValueError):
+        usable = False
+    if not usable:
+        raise ValueError(f'Device not understood. Only "cpu" is allowed, but received: {device}')
 
 
 class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard)
@@ -33,15 +36,15 @@ class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard
         return CPU
 
     def devices(self):
-        return (CPU,)
+        return (CPU,)  # a tuple, as the 2025.12 standard says (NumPy gives a list)
 
     def default_dtypes(self, *, device=None):
-        _check_device("default_dtypes", device)
+        _check_device(device)
         return {"real floating": _np.float64, "complex floating": _np.complex128,
                 "integral": _np.int64, "indexing": _np.int64}
 
     def dtypes(self, *, device=None, kind=None):
-        _check_device("dtypes", device)
+        _check_device(device)
         if kind is None:
             names = _KINDS["bool"] + _KINDS["numeric"]
         else:
@@ -49,7 +52,6 @@ class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard
             names = []
             for k in kinds:
                 if k not in _KINDS:
-                    raise ValueError("wsarray.__array_namespace_info__().dtypes(): "
-                                     f"unknown kind {k!r}")
+                    raise ValueError(f"unsupported kind: {k!r}")  # NumPy's message
                 names += [n for n in _KINDS[k] if n not in names]
         return {n: getattr(_np, n if n != "bool" else "bool_") for n in names}

@@ -73,14 +73,45 @@ class NpzFile(_Mapping):
     def __repr__(self):
         return repr(self._npz)  # NumPy's text: printed output stays the same after the swap
 
+    @property
+    def __class__(self):
+        # isinstance(z, numpy.lib.npyio.NpzFile) holds (NumPy code checks it before it closes or
+        # removes the file behind an archive); type(z) is still this class.
+        return _np.lib.npyio.NpzFile
+
+    @property
+    def f(self):
+        """``npz.f.x`` is ``npz["x"]``, as NumPy's ``NpzFile.f``."""
+        return _Fields(self)
+
+    def __getattr__(self, name):
+        # NumPy's other attributes of the archive (zip, fid, allow_pickle, max_header_size, ...).
+        if name.startswith("_"):
+            raise AttributeError(f"'NpzFile' object has no attribute '{name}'")
+        return getattr(self._npz, name)
+
+
+class _Fields:
+    """Attribute access to the arrays of an archive (NumPy's ``BagObj``)."""
+
+    def __init__(self, npz):
+        object.__setattr__(self, "_npz", npz)
+
+    def __getattribute__(self, key):
+        try:
+            return object.__getattribute__(self, "_npz")[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def __dir__(self):
+        return list(object.__getattribute__(self, "_npz").keys())
+
 
 def load(file, mmap_mode=None, *args, **kwargs):
-    """``numpy.load`` with arrays allocated in the current workspace (``.npz``: on access)."""
-    if mmap_mode is not None:
-        raise NotImplementedError("wsarray.load(): mmap_mode gives a numpy.memmap (an ndarray "
-                                  "subclass over the file) that wsarray cannot manage; use "
-                                  "numpy.load(file, mmap_mode=...) directly")
-    result = _load(file, None, *args, **kwargs)
+    """``numpy.load`` with arrays allocated in the current workspace (``.npz``: on access). With
+    ``mmap_mode`` a ``.npy`` file gives NumPy's ``memmap`` (an ndarray subclass over the file, in no
+    workspace, as wsarray serves NumPy's subclasses: README)."""
+    result = _load(file, mmap_mode, *args, **kwargs)
     if isinstance(result, _np.lib.npyio.NpzFile):
         return NpzFile(result)
     return result

@@ -29,5 +29,5 @@ def isscalar(element):
     """``numpy.isscalar``; a scalar result (the 0-d wsarray array returned where NumPy returns a
     scalar, e.g. ``a.sum()`` or ``a[0]``) counts as a scalar, a 0-d array (``np.array(3.1)``) does not."""
     if isinstance(element, _Array):
-        return element.__class__ is not _Array
+        return issubclass(element.__class__, _np.generic)
     return _np.isscalar(element)

@@ -26,5 +26,5 @@ def info(object=None, maxwidth=76, output=None, toplevel="numpy"):  # noqa: A002
     strides, ...), a scalar result as the NumPy scalar it stands for."""
     if isinstance(object, _Array):
         nd = _np.asarray(object)
-        object = nd if object.__class__ is _Array else nd[()]  # noqa: A001  (NumPy's parameter name)
+        object = nd[()] if issubclass(object.__class__, _np.generic) else nd  # noqa: A001  (NumPy's parameter name)
     return _np.info(object, maxwidth=maxwidth, output=output, toplevel=toplevel)

@@ -9,7 +9,7 @@ import numpy as _np
 
 __all__ = ["NOT_PROVIDED_BY_DESIGN", "__getattr__"]
 
-_LAZY_SUBMODULES = ("polynomial", "random", "testing", "typing")
+_LAZY_SUBMODULES = ("ctypeslib", "polynomial", "random", "testing", "typing")
 
 
 # NumPy's public names (numpy.__all__) that wsarray does not provide, each with the reason; the
@@ -17,7 +17,7 @@ _LAZY_SUBMODULES = ("polynomial", "random", "testing", "typing")
 _MODULE = ("wsarray does not wrap this NumPy module; call numpy's functions on numpy.asarray(x) "
            "(their results are plain NumPy arrays outside every workspace)")
 NOT_PROVIDED_BY_DESIGN = {
-    "core": _MODULE, "ctypeslib": _MODULE, "f2py": _MODULE,
+    "core": _MODULE, "f2py": _MODULE,
     "test": "run numpy.test() for NumPy's own test suite",
 }
 

@@ -7,7 +7,8 @@
   (``wsarray.asarray(x).view(Named)`` gives NumPy's subclass instance, a view over the array);
 * ``wsarray.ndarray(shape, dtype)`` makes a wsarray array in the current workspace.
 
-``type(x) is wsarray.ndarray`` is false for wsarray arrays (their type is ``wsarray.Array``).
+``type(x) is wsarray.ndarray`` is false for wsarray arrays (their type is ``wsarray.Array``);
+``isinstance(x, numpy.ndarray)`` holds for them as well (``Array.__class__``, README).
 """
 
 import numpy as _np
@@ -24,7 +25,7 @@ def _is_array(obj):
     if isinstance(obj, _np.ndarray):
         return True
     # A scalar result reports NumPy's scalar type as __class__ (see Array.__class__).
-    return type(obj) is _Array and obj.__class__ is _Array
+    return type(obj) is _Array and not issubclass(obj.__class__, _np.generic)
 
 
 class _NdarrayType(type):

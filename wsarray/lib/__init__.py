@@ -3,7 +3,8 @@
 ``NumpyVersion``, ``mixins`` (pure Python: ``NDArrayOperatorsMixin`` calls ufuncs, which wsarray
 arrays route), ``Arrayterator`` (it slices the array it is given, so a wsarray array gives wsarray
 blocks), ``npyio`` (``DataSource``, ``NpzFile``), ``introspect``, ``add_docstring``,
-``add_newdoc`` and ``tracemalloc_domain``. Anything else ``wsarray.lib.<name>`` says is missing."""
+``add_newdoc`` and ``tracemalloc_domain``. ``recfunctions`` routes NumPy's structured-array
+functions. Anything else ``wsarray.lib.<name>`` says is missing."""
 
 import sys as _sys
 
@@ -11,10 +12,10 @@ from numpy.lib import (Arrayterator, NumpyVersion, add_docstring, add_newdoc, in
                        tracemalloc_domain)
 
 from .. import emath as scimath
-from . import array_utils, format, stride_tricks  # noqa: A004  (NumPy's module name)
+from . import array_utils, format, recfunctions, stride_tricks  # noqa: A004  (NumPy's module name)
 
 __all__ = ["Arrayterator", "NumpyVersion", "add_docstring", "add_newdoc", "array_utils", "format",
-           "introspect", "mixins", "npyio", "scimath", "stride_tricks", "tracemalloc_domain"]
+           "introspect", "mixins", "npyio", "recfunctions", "scimath", "stride_tricks", "tracemalloc_domain"]
 
 _sys.modules[__name__ + ".scimath"] = scimath  # import wsarray.lib.scimath, as numpy.lib.scimath
 _sys.modules[__name__ + ".npyio"] = npyio  # import wsarray.lib.npyio gives NumPy's module

@@ -1,7 +1,10 @@
 """``finfo``/``iinfo`` objects and the data type functions that differ from NumPy's."""
-from dataclasses import dataclass, field
+import operator as _operator
+import types as _types
 
 import numpy as _np
+
+from ..._core import Array as _Array
 
 __all__ = ["astype", "can_cast", "finfo", "finfo_object", "iinfo", "iinfo_object", "result_type"]
 
@@ -22,8 +25,11 @@ class _NumpyFallback:
 
 
 class _Limit(float):
-    """A Python ``float`` (as the standard asks) that prints like NumPy's finfo field, so
-    ``print(finfo(float32).max)`` shows ``3.4028235e+38`` as with NumPy."""
+    """A ``finfo`` field: a Python ``float`` (as the standard asks) that is NumPy's scalar of the
+    type in every other respect: ``isinstance(x, np.float32)`` holds (through ``__class__``, as for
+    wsarray's scalar results), arithmetic runs at the type's precision (``finfo(float32).max * 2``
+    is ``float32(inf)`` with NumPy's overflow warning, and ``errstate`` applies), it prints and
+    converts (``np.asarray``) as NumPy's. ``type(x)`` is this class."""
 
     __slots__ = ("_shown",)
 
@@ -31,6 +37,10 @@ class _Limit(float):
         self = super().__new__(cls, float(numpy_value))
         self._shown = numpy_value
         return self
+
+    @property
+    def __class__(self):
+        return type(self._shown)
 
     def __repr__(self):
         return repr(self._shown)
@@ -41,34 +51,111 @@ class _Limit(float):
     def __reduce__(self):
         return (float, (float(self),))
 
+    def __array__(self, dtype=None, copy=None):
+        return _np.asarray(self._shown, dtype=dtype)
 
-@dataclass(frozen=True, repr=False)
-class finfo_object(_NumpyFallback):  # noqa: N801  (the standard's name)
-    """Machine limits of a floating-point dtype (array API ``finfo``)."""
+    # NumPy's scalar operators would read a float subclass as a float64 (np.float32(1) - f.max):
+    # a priority above theirs makes them defer to the reflected operators below, which compute
+    # with the scalar. (No __array_ufunc__: wsarray would take it for another array library's.)
+    __array_priority__ = 1.0
 
-    bits: int
-    eps: float
-    max: float
-    min: float
-    smallest_normal: float
-    dtype: _np.dtype
-    _numpy_info: object = field(repr=False, compare=False)
+    def __getattr__(self, name):  # dtype, itemsize, astype, ... as NumPy's scalar has them
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._shown, name)
 
 
-@dataclass(frozen=True, repr=False)
-class iinfo_object(_NumpyFallback):  # noqa: N801  (the standard's name)
-    """Machine limits of an integer dtype (array API ``iinfo``)."""
+def _numpy_operator(function, reflected=False):
+    # Through the operator module (not the scalar's dunder, which answers NotImplemented for a
+    # wider NumPy scalar instead of letting it compute): NumPy's full binary-operator protocol.
+    def method(self, *args):
+        args = tuple(a._shown if type(a) is _Limit else a for a in args)
+        return function(*args, self._shown) if reflected else function(self._shown, *args)
+    return method
 
-    bits: int
-    max: int
-    min: int
-    dtype: _np.dtype
-    _numpy_info: object = field(repr=False, compare=False)
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow"):
+    setattr(_Limit, f"__{_name}__", _numpy_operator(getattr(_operator, _name)))
+    setattr(_Limit, f"__r{_name}__", _numpy_operator(getattr(_operator, _name), reflected=True))
+_Limit.__divmod__, _Limit.__rdivmod__ = _numpy_operator(divmod), _numpy_operator(divmod, reflected=True)
+for _name in ("neg", "pos", "abs", "eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(_Limit, f"__{_name}__", _numpy_operator(getattr(_operator, _name)))
+_Limit.__hash__ = float.__hash__  # defining __eq__ would drop it
+del _name
+
+
+def _field(value):
+    """A finfo field: a _Limit, or NumPy's scalar itself where a Python float cannot hold the value
+    (longdouble: its max would read inf; the standard has no such dtype)."""
+    return _Limit(value) if float(value) == value else value
+
+
+class _Info(_NumpyFallback):
+    """Common part of finfo and iinfo: read-only fields, NumPy's class-subscription (``finfo[np.float64]``
+    as a type hint), equality and pickling by dtype."""
+
+    __slots__ = ()
+    __class_getitem__ = classmethod(_types.GenericAlias)
+
+    def _set(self, **fields):
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"wsarray.{type(self).__name__}: attribute '{name}' is read-only")
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.dtype))
+
+    def __reduce__(self):
+        return (type(self), (self.dtype,))
+
+
+class finfo(_Info):  # noqa: N801  (the standard's and NumPy's name)
+    """Machine limits of a floating-point dtype (array API ``finfo``): the standard's fields
+    (``bits``, ``eps``, ``max``, ``min``, ``smallest_normal``, ``dtype``) and NumPy's others
+    (``tiny``, ``resolution``, ``precision``, ...). An array is accepted, as the standard says."""
+
+    __slots__ = ("bits", "eps", "max", "min", "smallest_normal", "dtype", "_numpy_info")
+    __module__ = "wsarray"  # shown as wsarray.finfo
+
+    def __new__(cls, type, /):  # noqa: A002  (the standard's parameter name)
+        dt = _dtype_of("finfo", type)
+        if dt.kind not in "fc":
+            raise ValueError(f"wsarray.finfo(): {dt} is not a floating-point dtype")
+        fi = _np.finfo(dt)
+        self = object.__new__(cls)
+        self._set(bits=int(fi.bits), eps=_field(fi.eps), max=_field(fi.max), min=_field(fi.min),
+                  smallest_normal=_field(fi.smallest_normal), dtype=fi.dtype, _numpy_info=fi)
+        return self
+
+
+class iinfo(_Info):  # noqa: N801  (the standard's and NumPy's name)
+    """Machine limits of an integer dtype (array API ``iinfo``): Python ``int`` fields, as both the
+    standard and NumPy give them, and NumPy's others. An array is accepted."""
+
+    __slots__ = ("bits", "max", "min", "dtype", "_numpy_info")
+    __module__ = "wsarray"  # shown as wsarray.iinfo
+
+    def __new__(cls, type, /):  # noqa: A002  (the standard's parameter name)
+        dt = _dtype_of("iinfo", type)
+        if dt.kind not in "iu":
+            raise ValueError(f"wsarray.iinfo(): {dt} is not an integer dtype")
+        ii = _np.iinfo(dt)
+        self = object.__new__(cls)
+        self._set(bits=int(ii.bits), max=int(ii.max), min=int(ii.min), dtype=dt, _numpy_info=ii)
+        return self
+
+
+finfo_object, iinfo_object = finfo, iinfo  # the names they had before they were classes
 
 
 def _dtype_of(fn, x):
     """The dtype of an array, a dtype, or (as NumPy allows) a scalar such as ``1.0``."""
-    if isinstance(x, (_np.ndarray, _np.generic)):
+    if isinstance(x, (_np.ndarray, _np.generic, _Array)):
         return x.dtype
     if isinstance(x, (bool, int, float, complex)):
         return _np.asarray(x).dtype
@@ -76,23 +163,6 @@ def _dtype_of(fn, x):
         return _np.dtype(x)
     except TypeError:
         raise TypeError(f"wsarray.{fn}(): expected a dtype or an array, not {x!r}") from None
-
-
-def finfo(type, /):  # noqa: A002  (the standard's parameter name)
-    dt = _dtype_of("finfo", type)
-    if dt.kind not in "fc":
-        raise ValueError(f"wsarray.finfo(): {dt} is not a floating-point dtype")
-    fi = _np.finfo(dt)
-    return finfo_object(int(fi.bits), _Limit(fi.eps), _Limit(fi.max), _Limit(fi.min),
-                        _Limit(fi.smallest_normal), fi.dtype, fi)
-
-
-def iinfo(type, /):  # noqa: A002  (the standard's parameter name)
-    dt = _dtype_of("iinfo", type)
-    if dt.kind not in "iu":
-        raise ValueError(f"wsarray.iinfo(): {dt} is not an integer dtype")
-    ii = _np.iinfo(dt)
-    return iinfo_object(int(ii.bits), int(ii.max), int(ii.min), dt, ii)
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
@@ -106,8 +176,8 @@ def astype(x, dtype, /, *, copy=True, device=None):
     return _np.astype(x, target, copy=copy, device=device)
 
 
-def can_cast(from_, to, /, casting="safe"):
-    # NumPy's extra ``casting`` argument is kept for NumPy code.
+def can_cast(from_, to, casting="safe"):
+    # NumPy's extra ``casting`` argument and its keywords (from_=, to=) are kept for NumPy code.
     return _np.can_cast(from_, to, casting=casting)
 
 

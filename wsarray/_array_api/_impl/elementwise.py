@@ -22,7 +22,7 @@ def _with_out(kwargs, out):
 def _numpys_subclass(*xs):
     """An np.ma / np.matrix operand: NumPy's own function keeps its semantics and type."""
     items = [x for v in xs for x in (v if isinstance(v, tuple) else (v,))]  # out may be a tuple
-    return any(isinstance(x, _np.ndarray) and type(x) is not _np.ndarray for x in items)
+    return any(issubclass(type(x), _np.ndarray) and type(x) is not _np.ndarray for x in items)
 
 
 def _as_numpy_returns(r, out, *inputs):
@@ -107,17 +107,24 @@ def tanh(x, /, out=None, **kwargs):
     return _as_numpy_returns(r, out, z)
 
 
-def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None, **kwargs):  # noqa: A002
-    """Clamp to ``[min, max]`` (the standard's names; NumPy's ``a_min``/``a_max`` also work).
-    Both bounds None returns a copy of ``a``; a NaN bound gives NaN."""
-    if a_min is not None:
-        if min is not None:
-            raise TypeError("wsarray.clip(): give min or a_min, not both")
-        min = a_min  # noqa: A001
-    if a_max is not None:
-        if max is not None:
-            raise TypeError("wsarray.clip(): give max or a_max, not both")
-        max = a_max  # noqa: A001
+_NO_VALUE = object()  # an argument not given (None is a value: no bound)
+
+
+def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_NO_VALUE, **kwargs):  # noqa: A002
+    """Clamp to ``[min, max]``. The standard's keywords ``min``/``max`` (either may be left out);
+    positional bounds are NumPy's ``a_min``/``a_max``, both required as in NumPy (``clip(a, 2)`` is
+    NumPy's TypeError, where the standard would read a lower bound: NumPy wins, README). Both
+    bounds None returns a copy of ``a``; a NaN bound gives NaN."""
+    if a_min is not _NO_VALUE or a_max is not _NO_VALUE:
+        for name, value in (("a_min", a_min), ("a_max", a_max)):
+            if value is _NO_VALUE:
+                raise TypeError(f"clip() missing 1 required positional argument: '{name}'")
+        if min is not _NO_VALUE or max is not _NO_VALUE:
+            raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are "
+                             "provided is forbidden.")
+        min, max = a_min, a_max  # noqa: A001
+    min = None if min is _NO_VALUE else min  # noqa: A001
+    max = None if max is _NO_VALUE else max  # noqa: A001
     a = _np.asanyarray(a)  # np.ma / np.matrix keep their own clip
     if a.dtype.kind in "iu":
         # A Python int bound outside the dtype's range is no bound (NumPy would raise).

@@ -1,33 +1,18 @@
-"""Linear algebra where NumPy differs from the standard: complex ``eig``/``eigvals``, ``pinv``'s
-default tolerance."""
+"""Linear algebra where NumPy differs from the standard: ``pinv``'s default tolerance. (``eig`` and
+``eigvals`` are NumPy's: real results for real eigenvalues, where the standard says complex;
+README, "Where the standard and NumPy disagree".)"""
 import numpy as _np
 import numpy.linalg as _la
 
-__all__ = ["eig", "eigvals", "pinv"]
-
-
-def _complex_dtype(x):
-    return _np.complex64 if x.dtype in (_np.float32, _np.complex64) else _np.complex128
-
-
-def eig(a):
-    """Eigenvalues and right eigenvectors; always complex, as the standard requires (NumPy returns
-    real arrays when every eigenvalue is real)."""
-    res = _la.eig(a)
-    ct = _complex_dtype(_np.asarray(a))
-    return res._replace(eigenvalues=res.eigenvalues.astype(ct, copy=False),
-                        eigenvectors=res.eigenvectors.astype(ct, copy=False))
-
-
-def eigvals(a):
-    """Eigenvalues; always complex (see eig)."""
-    return _la.eigvals(a).astype(_complex_dtype(_np.asarray(a)), copy=False)
+__all__ = ["pinv"]
 
 
 def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     """Pseudo-inverse. Without ``rcond`` the cutoff is the standard's ``rtol`` (default
     ``max(M, N) * eps``; NumPy's own default is 1e-15); NumPy's ``rcond`` still works."""
     if rcond is not None:
+        if rtol is not None:
+            raise ValueError("`rtol` and `rcond` can't be both set.")  # NumPy's check and message
         return _la.pinv(a, rcond, hermitian)
     if rtol is None:
         # The standard's default, also for integer input (computed in float64, as NumPy's
