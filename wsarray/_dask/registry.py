@@ -88,6 +88,27 @@ def _register_array():
 
     backends.array_creation_dispatch.register_backend(
         "wsarray", WsarrayBackendEntrypoint(_register=False))
+    _teach_numpy_backend(backends.NumpyBackendEntrypoint)
+
+
+def _teach_numpy_backend(entrypoint):
+    """``x.to_backend("numpy")`` of wsarray chunks converts them.
+
+    Dask's NumPy backend returns a collection unchanged when ``isinstance(x._meta, numpy.ndarray)``,
+    which holds for wsarray arrays (``Array.__class__`` is ndarray so that numpy.testing and
+    NumPy's Python code take their array paths); the chunks would stay wsarray arrays.
+    """
+    original = entrypoint.to_backend.__func__
+    if getattr(original, "_wsarray", False):
+        return
+
+    def to_backend(cls, data, **kwargs):
+        if type(data._meta) is Array:
+            return data.map_blocks(cls.to_backend_dispatch(), **kwargs)
+        return original(cls, data, **kwargs)
+
+    to_backend._wsarray = True
+    entrypoint.to_backend = classmethod(to_backend)
 
 
 def is_registered():
