@@ -110,21 +110,19 @@ def tanh(x, /, out=None, **kwargs):
 _NO_VALUE = object()  # an argument not given (None is a value: no bound)
 
 
-def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_NO_VALUE, **kwargs):  # noqa: A002
-    """Clamp to ``[min, max]``. The standard's keywords ``min``/``max`` (either may be left out);
-    positional bounds are NumPy's ``a_min``/``a_max``, both required as in NumPy (``clip(a, 2)`` is
-    NumPy's TypeError, where the standard would read a lower bound: NumPy wins, README). Both
-    bounds None returns a copy of ``a``; a NaN bound gives NaN."""
+def clip(a, /, min=None, max=None, out=None, *, a_min=_NO_VALUE, a_max=_NO_VALUE, **kwargs):  # noqa: A002
+    """Clamp to ``[min, max]``: the standard's signature (``clip(a, 2)`` is ``min=2``, where NumPy
+    raises TypeError: the standard wins, README), NumPy's keywords ``a_min``/``a_max`` with NumPy's
+    checks (both required; not with ``min=``/``max=``). Both bounds None returns a copy of ``a``;
+    a NaN bound gives NaN."""
     if a_min is not _NO_VALUE or a_max is not _NO_VALUE:
         for name, value in (("a_min", a_min), ("a_max", a_max)):
             if value is _NO_VALUE:
                 raise TypeError(f"clip() missing 1 required positional argument: '{name}'")
-        if min is not _NO_VALUE or max is not _NO_VALUE:
+        if min is not None or max is not None:
             raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are "
                              "provided is forbidden.")
         min, max = a_min, a_max  # noqa: A001
-    min = None if min is _NO_VALUE else min  # noqa: A001
-    max = None if max is _NO_VALUE else max  # noqa: A001
     a = _np.asanyarray(a)  # np.ma / np.matrix keep their own clip
     if a.dtype.kind in "iu":
         # A Python int bound outside the dtype's range is no bound (NumPy would raise).
