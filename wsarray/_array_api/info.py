@@ -1,7 +1,7 @@
 """``wsarray.__array_namespace_info__()``: the array API inspection namespace."""
 import numpy as _np
 
-from .._device import CPU, parse_device
+from .._device import CPU, require_host
 
 __all__ = ["__array_namespace_info__"]
 
@@ -17,10 +17,7 @@ _KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["compl
 
 
 def _check_device(fn, device):
-    where = f"__array_namespace_info__().{fn}"
-    if parse_device(device, where) != CPU:
-        raise ValueError(f"wsarray.{where}(): device {str(device)!r} is not usable here; "
-                         "this build's devices are ('cpu',)")
+    require_host(device, f"__array_namespace_info__().{fn}")
 
 
 class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard)
@@ -33,6 +30,7 @@ class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard
         return CPU
 
     def devices(self):
+        # CUDA devices join this list with the CUDA array layer (wsarray.cuda says what it sees).
         return (CPU,)
 
     def default_dtypes(self, *, device=None):
