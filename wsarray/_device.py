@@ -4,7 +4,8 @@ A device is a ``str`` subclass, so ``x.device == "cpu"``, ``device="cpu"`` argum
 ``device=`` keyword (which accepts only ``"cpu"``) all keep working: ``Device("cpu")`` is the host;
 ``Device("cuda:0")``, ``Device("cuda")`` (= ``cuda:0``) name a GPU for the CUDA layer (wsarray.cuda),
 whose availability that layer checks. Every function that takes ``device=`` parses it here, so an
-unknown device gets one clear message naming the function.
+unknown device gets one clear message naming the function, and a CUDA device the CUDA layer's
+message (what is missing: CuPy, a driver or a GPU). Parsing never imports CuPy.
 """
 
 import re as _re
@@ -50,3 +51,33 @@ CPU = Device("cpu")
 def parse_device(device, fn):
     """``device`` (``None``: the default, the CPU) as a Device; ValueError naming ``fn`` otherwise."""
     return CPU if device is None else Device(device, fn=fn)
+
+
+def require_host(device, fn):
+    """``device`` parsed; the CPU is returned, a CUDA device raises wsarray.cuda's error saying why
+    it cannot be used (``wsarray.cuda.CudaUnavailableError``, naming ``fn``)."""
+    d = parse_device(device, fn)
+    if d == CPU:
+        return d
+    from . import cuda
+
+    cuda.require(d, fn)  # always raises
+    raise AssertionError("unreachable")
+
+
+def numpy_device_error(message, fn):
+    """The error to raise instead of NumPy's ``Device not understood ... received: X`` for a
+    ``device=`` argument of ``wsarray.<fn>()`` (None: keep NumPy's). Called by the core on that
+    error path only."""
+    spec = message.rsplit("received:", 1)[-1].strip()
+    try:
+        d = Device(spec, fn=fn)
+    except ValueError:
+        return None  # not a device wsarray knows either: NumPy's message stands
+    if d == CPU:
+        return None
+    try:
+        require_host(d, fn)
+    except Exception as e:  # noqa: BLE001 - the error itself is the answer
+        return e
+    return None

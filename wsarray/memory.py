@@ -24,6 +24,7 @@ __all__ = [
     "current_workspace",
     "destroy_all_workspaces_for_current_thread",
     "destroy_workspace",
+    "device_info",
     "gc_collections",
     "get_auto_gc_window",
     "invoke_gc",
@@ -42,6 +43,15 @@ def _name(fn, name):
     if not isinstance(name, str):
         raise TypeError(f"wsarray.memory.{fn}(): name must be a str, not {type(name).__name__}")
     return name
+
+
+def device_info():
+    """Memory of each usable GPU: a list of dicts (``device``, ``free``, ``total``, ``pool_used``,
+    ``pool_total``: CuPy's pool on it); empty where no GPU is usable (``wsarray.cuda.status()``
+    says why). Imports CuPy on first use, never before."""
+    from . import cuda
+
+    return cuda.device_info()
 
 
 def set_auto_gc_window(ms):

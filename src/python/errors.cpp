@@ -4,6 +4,7 @@
 
 #include "numpy_alloc.h"
 
+#include <cstring>
 #include <frameobject.h>
 
 namespace wsa_py {
@@ -71,10 +72,45 @@ bool named_in_traceback(PyObject *tb) {
 }
 } // namespace
 
+/// NumPy's "Device not understood ... received: cuda:0" for a device= argument: replaced by
+/// wsarray's error for that device (wsarray._device.numpy_device_error says what is missing: CuPy,
+/// a driver, a GPU). Only ever runs on the error path.
+static void replace_device_error(const char *name, PyObject *&type, PyObject *&value, PyObject *&tb) {
+    if (!value || !PyErr_GivenExceptionMatches(value, PyExc_ValueError)) return;
+    PyObject *text = PyObject_Str(value);
+    if (!text) {
+        PyErr_Clear();
+        return;
+    }
+    const char *msg = PyUnicode_AsUTF8(text);
+    bool device_error = msg && std::strncmp(msg, "Device not understood", 21) == 0;
+    PyObject *replacement = nullptr;
+    if (device_error) {
+        PyObject *mod = PyImport_ImportModule("wsarray._device");
+        replacement = mod ? PyObject_CallMethod(mod, "numpy_device_error", "Os", text, name) : nullptr;
+        Py_XDECREF(mod);
+        if (!replacement) PyErr_Clear();
+    }
+    Py_DECREF(text);
+    if (!replacement || replacement == Py_None) {
+        Py_XDECREF(replacement);
+        return;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    PyException_SetCause(replacement, nullptr);
+    PyException_SetContext(replacement, value);  // NumPy's error stays visible as the context
+    type = (PyObject *) Py_TYPE(replacement);
+    Py_INCREF(type);
+    value = replacement;
+    tb = nullptr;
+}
+
 void name_error_for(const char *name) {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
+    replace_device_error(name, type, value, tb);
     // The class and message stay NumPy's (drop-in code prints, matches and doctests them); the
     // function appears in the traceback as an entry of its own, as a Python function would (the
     // way Cython names compiled functions): File "<wsarray>", line 1, in wsarray.reshape.

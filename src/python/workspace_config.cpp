@@ -96,7 +96,7 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
     // clang-format off: a table laid out by hand
     static const char *fields[] = {"initial_size", "min_size", "max_size", "overallocation_limit",
                                    "allocation", "learning", "cycles_before_initialization", "spill",
-                                   "reset", "location", "temp_file_path", "trim_after_cycles"};
+                                   "reset", "location", "temp_file_path", "trim_after_cycles", "device"};
     // clang-format on
     for (auto item : kwargs) {
         std::string key = nb::cast<std::string>(nb::str(item.first));
@@ -144,6 +144,9 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
         if (cfg.temp_file_path.find('\0') != std::string::npos)
             raise(PyExc_ValueError, where + "temp_file_path holds a NUL character");
     }
+    // 'cpu' (the default); a CUDA device raises wsarray.cuda's error saying what is missing.
+    if (nb::handle v = get("device"))
+        nb::module_::import_("wsarray._device").attr("require_host")(v, "WorkspaceConfig");
     if (cfg.max_size && cfg.initial_size > cfg.max_size)
         raise(PyExc_ValueError, where + "initial_size (" + std::to_string(cfg.initial_size) + ") exceeds max_size (" +
                                     std::to_string(cfg.max_size) + ")");
@@ -163,7 +166,7 @@ void export_workspace_config(nb::module_ &m) {
 WorkspaceConfig(*, initial_size=0, min_size=0, max_size=0, overallocation_limit=0.3,
                 allocation='overallocate', learning='first_loop', cycles_before_initialization=0,
                 spill='external', reset='block_left', location='ram', temp_file_path='',
-                trim_after_cycles=16)
+                trim_after_cycles=16, device='cpu')
 
 Sizes take an int (bytes) or a string: '64MB' (10**6), '1.5GiB' (2**30), '512 KiB'.
 
@@ -184,6 +187,8 @@ reset             'block_left': arrays are valid for their cycle; 'end_of_buffer
 location          'ram' or 'mmap' (an unlinked temporary file)
 temp_file_path    directory of the 'mmap' files ($TMPDIR or /tmp if empty); must exist
 trim_after_cycles every this many cycles, pages none of them touched go back to the OS (0: never)
+device            'cpu'; 'cuda:N' raises wsarray.cuda.CudaUnavailableError saying what is missing
+                  (CuPy, a driver, a GPU) or that this build has no CUDA array layer yet
 
 The config only describes: memory is mapped by wsarray.workspace(name, config).)doc");
     cls.def("__init__",
@@ -195,7 +200,7 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
             "WorkspaceConfig(*, initial_size=0, min_size=0, max_size=0, overallocation_limit=0.3, "
             "allocation='overallocate', learning='first_loop', cycles_before_initialization=0, "
             "spill='external', reset='block_left', location='ram', temp_file_path='', "
-            "trim_after_cycles=16)");
+            "trim_after_cycles=16, device='cpu')");
     cls.def_ro("initial_size", &wsa::Config::initial_size);
     cls.def_ro("min_size", &wsa::Config::min_size);
     cls.def_ro("max_size", &wsa::Config::max_size);
@@ -208,6 +213,7 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
     cls.def_prop_ro("spill", [](const wsa::Config &c) { return wsa::to_string(c.spill); });
     cls.def_prop_ro("reset", [](const wsa::Config &c) { return wsa::to_string(c.reset); });
     cls.def_prop_ro("location", [](const wsa::Config &c) { return wsa::to_string(c.location); });
+    cls.def_prop_ro("device", [](const wsa::Config &c) { return c.device ? c.device->name : std::string("cpu"); });
     cls.def("__eq__", [](const wsa::Config &a, const wsa::Config &b) { return a == b; });
     cls.def("__repr__", [](const wsa::Config &c) {
         return "WorkspaceConfig(initial_size=" + std::to_string(c.initial_size) +

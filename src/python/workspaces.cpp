@@ -268,6 +268,20 @@ void export_workspaces(nb::module_ &m) {
                       "generation, open, alive.");
     workspace_cls.def("_check_heap", [](WorkspaceHandle &h) { return h.ws->check_heap(); },
                       "Heap invariants of every chunk ('' when consistent); for tests.");
+    // Test hooks: the allocator without arrays, for memory no array may read (location='_notouch').
+    m.def("_test_workspace_allocate",
+          [](WorkspaceHandle &h, std::size_t nbytes, bool zero) {
+        return (std::uintptr_t) named("_test_workspace_allocate", [&] { return h.ws->allocate(nbytes, zero); });
+    }, nb::arg("ws"), nb::arg("nbytes"), nb::arg("zero") = false,
+          "Allocate `nbytes` from the workspace without an array; returns the address (for tests).");
+    m.def("_test_workspace_free", [](std::uintptr_t address) {
+        return wsa::Workspace::free_if_owned((void *) address);
+    }, nb::arg("address"), "Free a block by address; False if no workspace owns it (for tests).");
+    m.def("_test_owned_size", [](std::uintptr_t address) -> nb::object {
+        std::size_t n = wsa::Workspace::owned_size((const void *) address);
+        if (n == wsa::Workspace::kNotOwned) return nb::none();
+        return nb::int_(n);
+    }, nb::arg("address"), "Bytes requested for the live block at `address`, None if none (for tests).");
     workspace_cls.def("destroy", [](WorkspaceHandle &h) {
         wsa::Workspace &ws = *h.ws;
         const std::string where = "wsarray.Workspace.destroy(): workspace '" + ws.name() + "' ";

@@ -24,7 +24,7 @@ def test_first_loop_learns_then_serves_from_workspace():
     assert s1["cycles"] == 1 and s1["initialized"]
     assert s1["spilled_bytes"] > 0  # the first cycle measures: everything spills
     # At least one 800 kB temporary (the chain's temporaries share one block: fast_float64.h elision).
-    assert s1["learned_size"] >= s1["peak_cycle_bytes"] > 8 * N
+    assert s1["learned_size"] >= s1["peak_cycle_bytes"] >= 8 * N
     assert s1["capacity"] >= s1["learned_size"]
     for _ in range(5):
         assert run_cycle(ws, x) == expected
@@ -172,7 +172,7 @@ def test_learning_counts_arrays_that_outlive_the_cycle():
     with ws:
         y = x * 2.0
     s = ws.stats()
-    assert s["learned_size"] == s["peak_cycle_bytes"] + s["used"] > 2 * 8 * N
+    assert s["learned_size"] == s["peak_cycle_bytes"] + s["used"] == 2 * 8 * N  # blocks have no header
     for _ in range(3):
         with ws:
             y = x * 2.0

@@ -180,9 +180,9 @@ TEST(workspace_max_size_caps_spills_to_the_byte) {
     cfg.max_size = 1 << 20;
     auto ws = make(cfg);
     std::vector<void *> blocks;
-    for (int i = 0; i < 10; ++i) blocks.push_back(ws->allocate(102400 - 64));  // 10 x 102400 bytes
-    CHECK_THROWS(ws->allocate(102400 - 64), wsa::WorkspaceOutOfMemory, "max_size");
-    blocks.push_back(ws->allocate((1 << 20) - 1024000 - 64));  // exactly what is left
+    for (int i = 0; i < 10; ++i) blocks.push_back(ws->allocate(102400));  // 10 x 102400 bytes
+    CHECK_THROWS(ws->allocate(102400), wsa::WorkspaceOutOfMemory, "max_size");
+    blocks.push_back(ws->allocate((1 << 20) - 1024000));  // exactly what is left
     CHECK_EQ(ws->stats().used, std::size_t(1) << 20);
     CHECK_THROWS(ws->allocate(1), wsa::WorkspaceOutOfMemory, "max_size");
     Workspace::free_if_owned(blocks.back());
@@ -196,8 +196,8 @@ TEST(workspace_max_size_counts_chunks_and_spills_together) {
     Config cfg = fixed(512 << 10);
     cfg.max_size = 1 << 20;
     auto ws = make(cfg);
-    void *in_chunk = ws->allocate((512 << 10) - 64);  // fills the chunk
-    void *spilled = ws->allocate((512 << 10) - 64);   // fills what max_size leaves
+    void *in_chunk = ws->allocate(512 << 10);  // fills the chunk
+    void *spilled = ws->allocate(512 << 10);    // fills what max_size leaves
     CHECK_EQ(ws->stats().spills, std::size_t(1));
     CHECK_THROWS(ws->allocate(1), wsa::WorkspaceOutOfMemory, "max_size");
     Workspace::free_if_owned(spilled);
@@ -326,4 +326,162 @@ TEST(workspace_heap_stays_consistent_under_mixed_work) {
     }
     CHECK_EQ(ws->stats().used, std::size_t(0));
     CHECK_EQ(ws->check_heap(), std::string());
+}
+
+// ---- the same policies over memory the core may not touch ----
+
+namespace {
+
+/// A device source over PROT_NONE host memory that counts what it hands out: stands in for a GPU.
+struct FakeDevice {
+    int allocs = 0, frees = 0;
+    std::size_t refuse_above = SIZE_MAX;
+    std::shared_ptr<wsa::DeviceSource> source() {
+        auto s = std::make_shared<wsa::DeviceSource>();
+        s->name = "fake:0";
+        s->ctx = this;
+        s->alloc = [](void *ctx, std::size_t size, std::string &why) -> void * {
+            auto *d = (FakeDevice *) ctx;
+            if (size > d->refuse_above) {
+                why = "out of device memory";
+                return nullptr;
+            }
+            ++d->allocs;
+            return wsa::map_notouch(size).ptr;  // page aligned, so 256-byte aligned
+        };
+        s->free = [](void *ctx, void *ptr, std::size_t size) {
+            ++((FakeDevice *) ctx)->frees;
+            wsa::Mapping held;
+            held.ptr = ptr;
+            held.size = size;
+            held.source = wsa::Source::NoTouch;
+            wsa::unmap(held);
+        };
+        return s;
+    }
+};
+
+/// Mixed allocate/free work over `cfg` for a few cycles, the bookkeeping checked as it goes.
+void mixed_work(Workspace &ws, int cycles) {
+    std::vector<void *> live;
+    std::uint32_t seed = 777;
+    auto next = [&seed] { return seed = seed * 1664525u + 1013904223u; };
+    for (int cycle = 0; cycle < cycles; ++cycle) {
+        ws.begin_cycle();
+        for (int i = 0; i < 300; ++i) {
+            if (live.empty() || next() % 3) {
+                void *p = ws.allocate(1 + next() % 30000);
+                CHECK_EQ((std::uintptr_t) p % ws.alignment(), std::uintptr_t(0));
+                live.push_back(p);
+            } else {
+                std::size_t k = next() % live.size();
+                CHECK(Workspace::free_if_owned(live[k]));
+                live.erase(live.begin() + (std::ptrdiff_t) k);
+            }
+        }
+        CHECK_EQ(ws.check_heap(), std::string());
+        for (void *p : live) Workspace::free_if_owned(p);
+        live.clear();
+        CHECK_EQ(ws.end_cycle(), std::string());
+    }
+    CHECK_EQ(ws.stats().used, std::size_t(0));
+    CHECK_EQ(ws.stats().live_arrays, std::size_t(0));
+    CHECK_EQ(ws.check_heap(), std::string());
+}
+
+} // namespace
+
+TEST(workspace_policies_run_over_no_touch_memory) {
+    for (auto spill : {wsa::SpillPolicy::External, wsa::SpillPolicy::Reallocate}) {
+        for (auto learn : {wsa::LearningPolicy::FirstLoop, wsa::LearningPolicy::OverTime, wsa::LearningPolicy::None}) {
+            Config cfg;
+            cfg.location = wsa::LocationPolicy::NoTouch;
+            cfg.spill = spill;
+            cfg.learning = learn;
+            cfg.cycles_before_initialization = 2;
+            cfg.initial_size = learn == wsa::LearningPolicy::None ? 256 << 10 : 0;
+            cfg.trim_after_cycles = 1;
+            auto ws = make(cfg);
+            CHECK(!ws->host_memory());
+            mixed_work(*ws, 5);
+            CHECK(ws->stats().capacity > 0);
+            CHECK(ws->stats().reused_bytes > 0);
+        }
+    }
+    Config circ;
+    circ.location = wsa::LocationPolicy::NoTouch;
+    circ.reset = wsa::ResetPolicy::EndOfBuffer;
+    circ.initial_size = 128 << 10;
+    circ.learning = wsa::LearningPolicy::None;
+    auto ring = make(circ);
+    mixed_work(*ring, 3);
+}
+
+TEST(workspace_no_touch_memory_refuses_to_be_cleared) {
+    Config cfg = fixed(1 << 20);
+    cfg.location = wsa::LocationPolicy::NoTouch;
+    auto ws = make(cfg);
+    CHECK_THROWS(ws->allocate(100, true), wsa::WorkspaceMisuse, "cannot clear");
+    CHECK_EQ(ws->stats().used, std::size_t(0));
+}
+
+TEST(workspace_device_source_serves_256_byte_aligned_blocks_and_gets_every_chunk_back) {
+    FakeDevice dev;
+    {
+        Config cfg;
+        cfg.device = dev.source();
+        auto ws = make(cfg);
+        CHECK_EQ(ws->alignment(), std::size_t(256));
+        mixed_work(*ws, 4);  // learning, spills (device memory too), reuse
+        CHECK(dev.allocs > 1);
+        ws->begin_cycle();
+        void *p = ws->allocate(1);
+        CHECK_EQ(Workspace::owned_size(p), std::size_t(1));
+        CHECK_THROWS(ws->allocate(8, true), wsa::WorkspaceMisuse, "device fake:0");
+        Workspace::free_if_owned(p);
+        ws->end_cycle();
+        CHECK(dev.frees < dev.allocs);  // the learned chunk is kept
+    }
+    CHECK_EQ(dev.frees, dev.allocs);
+}
+
+TEST(workspace_device_chunk_outlives_its_workspace_while_a_block_lives) {
+    FakeDevice dev;
+    Config cfg = fixed(1 << 20);
+    cfg.device = dev.source();
+    auto ws = make(cfg);
+    void *p = ws->allocate(1000);
+    std::size_t zombies = Workspace::zombie_bytes();
+    ws->destroy();
+    ws.reset();
+    cfg.device.reset();  // only the zombie chunk holds the source now
+    CHECK_EQ(dev.frees, 0);
+    CHECK_EQ(Workspace::zombie_bytes(), zombies + (std::size_t(1) << 20));
+    CHECK(Workspace::free_if_owned(p));
+    CHECK_EQ(dev.frees, 1);
+    CHECK_EQ(Workspace::zombie_bytes(), zombies);
+}
+
+TEST(workspace_device_refusal_names_the_device) {
+    FakeDevice dev;
+    dev.refuse_above = 1 << 20;
+    Config cfg = fixed(0);
+    cfg.device = dev.source();
+    auto ws = make(cfg);
+    CHECK_THROWS(ws->allocate(4 << 20), wsa::WorkspaceOutOfMemory, "device fake:0 refused");
+    CHECK_EQ(ws->stats().used, std::size_t(0));
+    void *p = ws->allocate(1000);
+    CHECK(Workspace::free_if_owned(p));
+    CHECK_EQ(dev.frees, dev.allocs);
+}
+
+TEST(workspace_double_free_is_ignored_not_corrupting) {
+    auto ws = make(fixed(1 << 20));
+    void *a = ws->allocate(1000), *b = ws->allocate(1000);
+    CHECK(Workspace::free_if_owned(a));
+    CHECK(Workspace::free_if_owned(a));  // no live block there: nothing happens
+    CHECK(Workspace::free_if_owned((char *) b + 64));
+    CHECK_EQ(ws->stats().live_arrays, std::size_t(1));
+    CHECK_EQ(ws->check_heap(), std::string());
+    Workspace::free_if_owned(b);
 }

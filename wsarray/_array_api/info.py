@@ -1,7 +1,7 @@
 """``wsarray.__array_namespace_info__()``: the array API inspection namespace."""
 import numpy as _np
 
-from .._device import CPU, parse_device
+from .._device import CPU, parse_device, require_host
 
 __all__ = ["__array_namespace_info__"]
 
@@ -16,14 +16,16 @@ _KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
 _KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
 
 
-def _check_device(device):
-    """NumPy's check and message (its inspection namespace is the reference for NumPy code)."""
+def _check_device(fn, device):
+    """NumPy's check and message for what is no device (its inspection namespace is the reference
+    for NumPy code); a CUDA device gets wsarray.cuda's error saying what is missing."""
     try:
-        usable = parse_device(device, "__array_namespace_info__()") == CPU
+        parsed = parse_device(device, f"__array_namespace_info__().{fn}")
     except (TypeError, ValueError):
-        usable = False
-    if not usable:
+        parsed = None
+    if parsed is None:
         raise ValueError(f'Device not understood. Only "cpu" is allowed, but received: {device}')
+    require_host(parsed, f"__array_namespace_info__().{fn}")
 
 
 class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard)
@@ -36,15 +38,17 @@ class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard
         return CPU
 
     def devices(self):
-        return (CPU,)  # a tuple, as the 2025.12 standard says (NumPy gives a list)
+        # A tuple, as the 2025.12 standard says (NumPy gives a list). CUDA devices join it with the
+        # CUDA array layer (wsarray.cuda says what it sees).
+        return (CPU,)
 
     def default_dtypes(self, *, device=None):
-        _check_device(device)
+        _check_device("default_dtypes", device)
         return {"real floating": _np.float64, "complex floating": _np.complex128,
                 "integral": _np.int64, "indexing": _np.int64}
 
     def dtypes(self, *, device=None, kind=None):
-        _check_device(device)
+        _check_device("dtypes", device)
         if kind is None:
             names = _KINDS["bool"] + _KINDS["numeric"]
         else:

@@ -147,6 +147,7 @@ Mapping map_file(std::size_t size, const std::string &directory, bool prefault) 
     m.ptr = p;
     m.size = size;
     m.fd = fd;
+    m.source = Source::File;
     return m;
 }
 
@@ -157,13 +158,46 @@ Mapping map_heap(std::size_t size) {
     Mapping m;
     m.ptr = p;
     m.size = size;
-    m.heap = true;
+    m.source = Source::Heap;
+    return m;
+}
+
+Mapping map_notouch(std::size_t size) {
+    void *p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        throw MappingRefused("the operating system refused to reserve " + std::to_string(size) +
+                             " bytes: " + std::strerror(errno));
+    Mapping m;
+    m.ptr = p;
+    m.size = size;
+    m.source = Source::NoTouch;
+    return m;
+}
+
+Mapping map_device(const DeviceSource &source, std::size_t size) {
+    std::string why;
+    void *p = source.alloc ? source.alloc(source.ctx, size, why) : nullptr;
+    if (!p)
+        throw MappingRefused("device " + source.name + " refused " + std::to_string(size) + " bytes" +
+                             (why.empty() ? std::string() : ": " + why));
+    if ((std::uintptr_t) p % source.alignment) {
+        source.free(source.ctx, p, size);
+        throw MappingRefused("device " + source.name + " returned memory not aligned to " +
+                             std::to_string(source.alignment) + " bytes");
+    }
+    Mapping m;
+    m.ptr = p;
+    m.size = size;
+    m.source = Source::Device;
+    m.device = &source;
     return m;
 }
 
 void unmap(Mapping &m) {
-    if (m.heap) std::free(m.ptr);
-    else if (m.ptr) munmap(m.ptr, m.size);
+    if (m.source == Source::Heap) std::free(m.ptr);
+    else if (m.source == Source::Device) {
+        if (m.ptr) m.device->free(m.device->ctx, m.ptr, m.size);
+    } else if (m.ptr) munmap(m.ptr, m.size);
     if (m.fd >= 0) close(m.fd);
     m = Mapping();
 }
@@ -194,7 +228,7 @@ bool refile(Mapping &m, const std::string &directory) {
 }
 
 bool release_pages(Mapping &m, std::size_t offset, std::size_t length) {
-    if (m.heap || !m.ptr || offset >= m.size) return false;
+    if (!m.host_accessible() || m.source == Source::Heap || !m.ptr || offset >= m.size) return false;
     std::size_t ps = page_size();
     std::size_t lo = (offset + ps - 1) / ps * ps;
     std::size_t hi = std::min(m.size, offset + length) / ps * ps;

@@ -1,8 +1,12 @@
 /// src/core/memory/backing.h -- where a workspace's chunks of memory come from.
 ///
-/// The arena only hands out offsets into chunks; a Backing maps and unmaps the chunks. Host memory
-/// is anonymous mmap (huge pages advised; workspaces map chunks without touching them, so RSS follows
-/// what cycles use); "mmap" location maps an unlinked temporary file. A device backing (CUDA) plugs in here.
+/// The arena only hands out offsets into chunks (its bookkeeping lives on the host, out of band: see
+/// chunk.h); a source maps and unmaps the chunks. Host memory is anonymous mmap (huge pages advised;
+/// workspaces map chunks without touching them, so RSS follows what cycles use); "mmap" location
+/// maps an unlinked temporary file; small spills come from the C heap. A device source (CUDA) is a
+/// pair of callbacks the bindings supply; the core never calls a device API itself. The test-only
+/// "no-touch" source maps chunks PROT_NONE: any read or write of chunk memory by the core crashes,
+/// which proves the core keeps its hands off memory it may not be able to reach (a GPU's).
 ///
 /// Requests larger than the memory the process can still get fail with MappingRefused up front:
 /// touching pages the machine does not have would get the process OOM-killed instead.
@@ -13,14 +17,38 @@
 
 namespace wsa {
 
+/// Where a chunk's memory comes from.
+enum class Source : unsigned char {
+    Ram,      ///< anonymous host mmap
+    File,     ///< shared mapping of an unlinked temporary file
+    Heap,     ///< the C heap (small spills), released with free()
+    NoTouch,  ///< host mmap with PROT_NONE (tests): the core must never read or write it
+    Device,   ///< a DeviceSource's memory (not addressable by the host)
+};
+
+/// Chunk memory from outside the core (a GPU's, through the CUDA layer). `alloc` returns `size`
+/// bytes aligned to `alignment`, or nullptr when it cannot (`why` may then name the reason); `free`
+/// gives them back. The core calls both with its mutex held: they must not call back into the core.
+struct DeviceSource {
+    void *(*alloc)(void *ctx, std::size_t size, std::string &why) = nullptr;
+    void (*free)(void *ctx, void *ptr, std::size_t size) = nullptr;
+    void *ctx = nullptr;
+    std::string name;               ///< for messages ("cuda:0")
+    std::size_t alignment = 256;    ///< block alignment inside its chunks
+};
+
 struct Mapping {
     void *ptr = nullptr;
     std::size_t size = 0;
     int fd = -1;  ///< file descriptor for file-backed mappings, -1 otherwise
-    bool heap = false;  ///< from the C heap (small spills), released with free()
+    Source source = Source::Ram;
+    const DeviceSource *device = nullptr;  ///< for Source::Device
     /// A copy-on-write view of a workspace file (after fork()): writes stay private, pages given
     /// back read the file again (not zeros); the file itself is no longer written.
     bool file_private = false;
+
+    /// The core may read and write this memory (clear it for zero-filled allocations).
+    bool host_accessible() const { return source == Source::Ram || source == Source::File || source == Source::Heap; }
 };
 
 /// The operating system cannot (or would not safely) provide a mapping; what() says why.
@@ -48,7 +76,14 @@ Mapping map_file(std::size_t size, const std::string &directory, bool prefault);
 /// would cost a system call and page faults every time. Throws MappingRefused when out of memory.
 Mapping map_heap(std::size_t size);
 
-/// Give the mapping back to the operating system.
+/// `size` bytes mapped PROT_NONE (the test-only no-touch source): the address range is reserved,
+/// any access faults. Throws MappingRefused when the operating system refuses.
+Mapping map_notouch(std::size_t size);
+
+/// `size` bytes from a device source; throws MappingRefused naming the device when it refuses.
+Mapping map_device(const DeviceSource &source, std::size_t size);
+
+/// Give the mapping back to where it came from.
 void unmap(Mapping &m);
 
 /// Remap a shared file mapping copy-on-write from the same file, at the same address (before
@@ -63,7 +98,7 @@ bool refile(Mapping &m, const std::string &directory);
 /// Give the pages inside [offset, offset + length) back to the operating system (rounded inward to
 /// whole pages). Returns true if those pages read as zeros afterwards (anonymous memory, a shared
 /// file's punched hole), false if they read earlier contents (a frozen file) or nothing was done
-/// (heap memory, less than a page).
+/// (heap, no-touch or device memory, less than a page).
 bool release_pages(Mapping &m, std::size_t offset, std::size_t length);
 
 /// Bytes of memory this process can still get: MemAvailable + SwapFree, capped by the cgroup

@@ -1,4 +1,4 @@
-/// src/core/memory/chunk.cpp -- block allocation inside one chunk (see chunk.h).
+/// src/core/memory/chunk.cpp -- block allocation inside one chunk, bookkeeping on the host (see chunk.h).
 #include "chunk.h"
 
 #include <algorithm>
@@ -7,114 +7,178 @@ namespace wsa {
 
 static int size_class(std::size_t size) { return 63 - __builtin_clzll((unsigned long long) size); }
 
-BlockHeader *Chunk::next_of(BlockHeader *b) const {
-    char *n = (char *) b + b->size;
-    return n < base() + top ? (BlockHeader *) n : nullptr;
+// ---- LiveMap ----
+
+void LiveMap::grow() {
+    std::vector<Slot> old = std::move(slots_);
+    std::size_t cap = old.empty() ? 8 : old.size() * 2;
+    slots_.assign(cap, Slot{kEmpty, 0});
+    mask_ = cap - 1;
+    shift_ = 64 - __builtin_ctzll((unsigned long long) cap);
+    for (const Slot &s : old)
+        if (s.key != kEmpty) {
+            std::size_t i = home(s.key);
+            while (slots_[i].key != kEmpty) i = (i + 1) & mask_;
+            slots_[i] = s;
+        }
 }
 
-BlockHeader *Chunk::prev_of(BlockHeader *b) const {
-    return b->prev_size ? (BlockHeader *) ((char *) b - b->prev_size) : nullptr;
+void LiveMap::erase_slot(std::size_t i) {
+    // Backward shift: move later entries of the probe run into the hole when their home allows.
+    for (std::size_t j = (i + 1) & mask_; slots_[j].key != kEmpty; j = (j + 1) & mask_) {
+        std::size_t h = home(slots_[j].key);
+        bool movable = i <= j ? (h <= i || h > j) : (h <= i && h > j);
+        if (movable) {
+            slots_[i] = slots_[j];
+            i = j;
+        }
+    }
+    slots_[i].key = kEmpty;
+    --count_;
 }
 
-void Chunk::push_free(BlockHeader *b) {
-    int c = size_class(b->size);
-    b->prev_free = nullptr;
-    b->next_free = free_lists[c];
-    if (free_lists[c]) free_lists[c]->prev_free = b;
-    free_lists[c] = b;
+// ---- Chunk ----
+
+Chunk::Chunk() { std::fill(std::begin(free_lists), std::end(free_lists), kNil); }
+
+std::uint32_t Chunk::new_record() {
+    if (unused_ != kNil) {
+        std::uint32_t i = unused_;
+        unused_ = records_[i].next;
+        return i;
+    }
+    records_.push_back(Block{});
+    return (std::uint32_t) (records_.size() - 1);
+}
+
+void Chunk::drop_record(std::uint32_t b) {
+    records_[b].live = 0;
+    records_[b].size = 0;
+    records_[b].next = unused_;
+    unused_ = b;
+}
+
+void Chunk::push_free(std::uint32_t i) {
+    Block &b = records_[i];
+    int c = size_class(b.size);
+    b.prev_free = kNil;
+    b.next_free = free_lists[c];
+    if (free_lists[c] != kNil) records_[free_lists[c]].prev_free = i;
+    free_lists[c] = i;
     nonempty |= 1ull << c;
 }
 
-void Chunk::unlink_free(BlockHeader *b) {
-    int c = size_class(b->size);
-    if (b->prev_free) b->prev_free->next_free = b->next_free;
-    else free_lists[c] = b->next_free;
-    if (b->next_free) b->next_free->prev_free = b->prev_free;
-    if (!free_lists[c]) nonempty &= ~(1ull << c);
-    b->next_free = b->prev_free = nullptr;
+void Chunk::unlink_free(std::uint32_t i) {
+    Block &b = records_[i];
+    int c = size_class(b.size);
+    if (b.prev_free != kNil) records_[b.prev_free].next_free = b.next_free;
+    else free_lists[c] = b.next_free;
+    if (b.next_free != kNil) records_[b.next_free].prev_free = b.prev_free;
+    if (free_lists[c] == kNil) nonempty &= ~(1ull << c);
+    b.next_free = b.prev_free = kNil;
 }
 
-BlockHeader *Chunk::take_from_lists(std::size_t total) {
+std::uint32_t Chunk::take_from_lists(std::size_t total) {
     int c = size_class(total);
-    BlockHeader *found = nullptr;
+    std::uint32_t found = kNil;
     // Same class: sizes in [2^c, 2^(c+1)) may be too small, so check a few; higher classes always fit.
     int scanned = 0;
-    for (BlockHeader *b = free_lists[c]; b && scanned < 16; b = b->next_free, ++scanned)
-        if (b->size >= total) {
+    for (std::uint32_t b = free_lists[c]; b != kNil && scanned < 16; b = records_[b].next_free, ++scanned)
+        if (records_[b].size >= total) {
             found = b;
             break;
         }
-    if (!found) {
+    if (found == kNil) {
         std::uint64_t higher = (c + 1 < 64) ? (nonempty & ~((2ull << c) - 1)) : 0;
-        if (!higher) return nullptr;
+        if (!higher) return kNil;
         found = free_lists[__builtin_ctzll(higher)];
     }
     unlink_free(found);
-    std::size_t rest = found->size - total;
-    if (rest >= 2 * kAlign) {  // split: the tail stays free
-        BlockHeader *tail = (BlockHeader *) ((char *) found + total);
-        tail->size = rest;
-        tail->prev_size = total;
-        tail->requested = 0;
-        tail->live = 0;
-        tail->magic = kMagic;
-        tail->freed_at = found->freed_at;
-        found->size = total;
-        if (BlockHeader *after = next_of(tail)) after->prev_size = rest;
-        push_free(tail);
+    std::size_t rest = records_[found].size - total;
+    if (rest >= align) {  // split: the tail stays free
+        std::uint32_t t = new_record();  // may move records_: index from here on
+        Block &f = records_[found], &tail = records_[t];
+        tail.offset = f.offset + total;
+        tail.size = rest;
+        tail.requested = 0;
+        tail.live = 0;
+        tail.freed_at = f.freed_at;
+        tail.prev = found;
+        tail.next = f.next;  // a free block is never the top one: there is always a next
+        records_[f.next].prev = t;
+        f.next = t;
+        f.size = total;
+        push_free(t);
     }
     return found;
 }
 
-BlockHeader *Chunk::take_from_top(std::size_t total) {
-    if (capacity() - top < total) return nullptr;
-    BlockHeader *b = (BlockHeader *) (base() + top);
-    b->size = total;
-    b->prev_size = last_size;
-    last_size = total;
+std::uint32_t Chunk::take_from_top(std::size_t total) {
+    if (capacity() - top < total) return kNil;
+    std::uint32_t i = new_record();
+    Block &b = records_[i];
+    b.offset = top;
+    b.size = total;
+    b.prev = last;
+    b.next = kNil;
+    b.freed_at = cycles;
+    if (last != kNil) records_[last].next = i;
+    else first = i;
+    last = i;
     top += total;
-    return b;
+    return i;
 }
 
-BlockHeader *Chunk::allocate(std::size_t total, bool prefer_top, std::size_t &dirty) {
+std::uint32_t Chunk::allocate(std::size_t total, bool prefer_top, std::size_t &dirty) {
     std::size_t old_high = high_water;
-    BlockHeader *b = prefer_top ? take_from_top(total) : take_from_lists(total);
-    if (!b) b = prefer_top ? take_from_lists(total) : take_from_top(total);
-    if (!b) return nullptr;
-    std::size_t data = (std::size_t) ((char *) b - base()) + kHeader;
-    dirty = old_high > data ? std::min(old_high, data + b->size - kHeader) - data : 0;
+    std::uint32_t i = prefer_top ? take_from_top(total) : nonempty ? take_from_lists(total) : kNil;
+    if (i == kNil) i = prefer_top ? (nonempty ? take_from_lists(total) : kNil) : take_from_top(total);
+    if (i == kNil) return kNil;
+    Block &b = records_[i];
+    dirty = old_high > b.offset ? std::min<std::size_t>(old_high, b.offset + b.size) - b.offset : 0;
     if (top > high_water) high_water = top;
     if (top > window_top) window_top = top;
-    b->live = 1;
-    b->magic = kMagic;
-    b->next_free = b->prev_free = nullptr;
+    b.live = 1;
+    b.next_free = b.prev_free = kNil;
     ++live_blocks;
-    live_bytes += b->size;
-    return b;
+    live_bytes += b.size;
+    live_.insert(b.offset, i);
+    return i;
 }
 
-void Chunk::release(BlockHeader *b) {
+void Chunk::release_unmapped(std::uint32_t i) {
+    Block *b = &records_[i];
     b->live = 0;
     b->requested = 0;
     --live_blocks;
     live_bytes -= b->size;
-    if (BlockHeader *n = next_of(b); n && !n->live) {
+    if (std::uint32_t n = b->next; n != kNil && !records_[n].live) {
         unlink_free(n);
-        b->size += n->size;
-        if (BlockHeader *after = next_of(b)) after->prev_size = b->size;
+        b->size += records_[n].size;
+        b->next = records_[n].next;
+        records_[b->next].prev = i;  // a free block is never the top one
+        drop_record(n);
     }
-    if (BlockHeader *p = prev_of(b); p && !p->live) {
+    if (std::uint32_t p = b->prev; p != kNil && !records_[p].live) {
         unlink_free(p);
-        p->size += b->size;
-        b = p;
-        if (BlockHeader *after = next_of(b)) after->prev_size = b->size;
+        Block &pb = records_[p];
+        pb.size += b->size;
+        pb.next = b->next;
+        if (b->next != kNil) records_[b->next].prev = p;
+        else last = p;
+        drop_record(i);
+        i = p;
+        b = &pb;
     }
     b->freed_at = cycles;  // part of the merged block was in use this cycle
-    if ((char *) b + b->size == base() + top) {  // top of the bump stack: shrink it
-        top = (std::size_t) ((char *) b - base());
-        last_size = b->prev_size;
+    if (b->next == kNil) {  // top of the bump stack: shrink it
+        top = b->offset;
+        last = b->prev;
+        if (last != kNil) records_[last].next = kNil;
+        else first = kNil;
+        drop_record(i);
     } else {
-        push_free(b);
+        push_free(i);
     }
 }
 
@@ -128,22 +192,20 @@ std::size_t Chunk::release_free_block_at(std::size_t off) {
         if (release_pages(mapping, from, used - from)) high_water = from;
         return used - from;
     }
-    // The free block that holds `off`: walk from the start (zombie chunks only, rare).
-    std::size_t pos = 0;
-    while (pos < top) {
-        auto *b = (BlockHeader *) (base() + pos);
-        if (pos <= off && off < pos + b->size) {
-            if (b->live) return 0;
-            release_pages(mapping, pos + kHeader, b->size - kHeader);
-            return b->size - kHeader;
+    // The block that holds `off`: walk the records in address order (zombie chunks only, rare).
+    for (std::uint32_t i = first; i != kNil; i = records_[i].next) {
+        const Block &b = records_[i];
+        if (b.offset <= off && off < b.offset + b.size) {
+            if (b.live) return 0;
+            release_pages(mapping, b.offset, b.size);
+            return b.size;
         }
-        pos += b->size;
     }
     return 0;
 }
 
 std::size_t Chunk::trim(std::size_t min_bytes, std::uint64_t age) {
-    if (mapping.heap) return 0;
+    if (!mapping.host_accessible() || mapping.source == Source::Heap) return 0;
     std::size_t released = 0;
     std::size_t keep = round_up(std::max(window_top, top), page_size());
     // Whole pages up to the one holding high_water: a partial page left behind would be used
@@ -156,11 +218,10 @@ std::size_t Chunk::trim(std::size_t min_bytes, std::uint64_t age) {
     // Free holes below `top` (arrays that lived long pinned the blocks above them).
     for (int c = 0; c < kClasses; ++c) {
         if (!(nonempty & (1ull << c)) || (std::size_t(1) << c) < min_bytes) continue;
-        for (BlockHeader *b = free_lists[c]; b; b = b->next_free) {
-            std::size_t off = (std::size_t) ((char *) b - base());
-            if (b->size >= min_bytes && cycles - b->freed_at >= age &&
-                release_pages(mapping, off + kHeader, b->size - kHeader))
-                released += b->size - kHeader;
+        for (std::uint32_t i = free_lists[c]; i != kNil; i = records_[i].next_free) {
+            const Block &b = records_[i];
+            if (b.size >= min_bytes && cycles - b.freed_at >= age && release_pages(mapping, b.offset, b.size))
+                released += b.size;
         }
     }
     window_top = top;
@@ -168,35 +229,42 @@ std::size_t Chunk::trim(std::size_t min_bytes, std::uint64_t age) {
 }
 
 std::string Chunk::check() const {
-    std::size_t off = 0, prev = 0, live = 0, live_b = 0, free_blocks = 0;
+    std::size_t off = 0, live = 0, live_b = 0, free_blocks = 0;
+    std::uint32_t prev = kNil;
     bool prev_free = false;
-    while (off < top) {
-        auto *b = (const BlockHeader *) (base() + off);
-        if (b->magic != kMagic) return "bad magic at offset " + std::to_string(off);
-        if (b->size < kHeader || b->size % kAlign || off + b->size > top)
-            return "bad size " + std::to_string(b->size) + " at offset " + std::to_string(off);
-        if (b->prev_size != prev) return "bad prev_size at offset " + std::to_string(off);
-        if (!b->live && prev_free) return "two adjacent free blocks at offset " + std::to_string(off);
-        if (b->live) {
+    std::size_t walked = 0;
+    for (std::uint32_t i = first; i != kNil; i = records_[i].next) {
+        if (i >= records_.size() || ++walked > records_.size()) return "broken address-order links";
+        const Block &b = records_[i];
+        std::string at = " at offset " + std::to_string(off);
+        if (b.offset != off) return "a gap or overlap" + at;
+        if (b.size == 0 || b.size % align || off + b.size > top) return "bad size " + std::to_string(b.size) + at;
+        if (b.prev != prev) return "bad prev link" + at;
+        if (!b.live && prev_free) return "two adjacent free blocks" + at;
+        if (b.live) {
             ++live;
-            live_b += b->size;
+            live_b += b.size;
+            if (live_.find(b.offset) != i) return "a live block missing from the live map" + at;
         } else {
             ++free_blocks;
         }
-        prev_free = !b->live;
-        prev = b->size;
-        off += b->size;
+        prev_free = !b.live;
+        prev = i;
+        off += b.size;
     }
+    if (off != top) return "blocks end at " + std::to_string(off) + ", not at top " + std::to_string(top);
     if (prev_free) return "a free block ends at the top";
-    if (prev != last_size) return "last_size does not match the top block";
+    if (prev != last) return "last does not name the top block";
     if (live != live_blocks || live_b != live_bytes) return "live counters do not match the blocks";
+    if (live_.size() != live) return "the live map holds blocks that are not live";
     std::size_t listed = 0;
     for (int c = 0; c < kClasses; ++c) {
-        if (bool(nonempty & (1ull << c)) != (free_lists[c] != nullptr)) return "bad nonempty bitmap";
-        for (const BlockHeader *b = free_lists[c]; b; b = b->next_free) {
-            if (b->live || !contains(b)) return "a listed block is live or foreign";
-            if (63 - __builtin_clzll((unsigned long long) b->size) != c) return "a block is in the wrong class";
-            ++listed;
+        if (bool(nonempty & (1ull << c)) != (free_lists[c] != kNil)) return "bad nonempty bitmap";
+        for (std::uint32_t i = free_lists[c]; i != kNil; i = records_[i].next_free) {
+            if (i >= records_.size() || ++listed > records_.size()) return "broken free list links";
+            const Block &b = records_[i];
+            if (b.live || b.size == 0) return "a listed block is live or unused";
+            if (size_class(b.size) != c) return "a block is in the wrong class";
         }
     }
     if (listed != free_blocks) return "free lists do not hold every free block";

@@ -12,7 +12,8 @@ bool Config::operator==(const Config &o) const {
     return initial_size == o.initial_size && min_size == o.min_size && max_size == o.max_size &&
            overallocation_limit == o.overallocation_limit && allocation == o.allocation && learning == o.learning &&
            cycles_before_initialization == o.cycles_before_initialization && spill == o.spill && reset == o.reset &&
-           location == o.location && temp_file_path == o.temp_file_path && trim_after_cycles == o.trim_after_cycles;
+           location == o.location && temp_file_path == o.temp_file_path && trim_after_cycles == o.trim_after_cycles &&
+           device == o.device;
 }
 
 std::size_t parse_size(const std::string &text) {
@@ -50,26 +51,27 @@ std::size_t parse_size(const std::string &text) {
     return (std::size_t) std::llround(value);
 }
 
-#define WSA_ENUM(Type, fn, ...)                                              \
-    const char *to_string(Type p) {                                          \
-        static const char *names[] = {__VA_ARGS__};                          \
-        return names[(int) p];                                               \
-    }                                                                        \
-    Type fn(const std::string &s) {                                          \
-        static const char *names[] = {__VA_ARGS__};                          \
-        std::string valid;                                                   \
-        for (std::size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k) { \
-            if (s == names[k]) return (Type) k;                              \
-            valid += std::string(k ? ", " : "") + "'" + names[k] + "'";      \
-        }                                                                    \
-        throw std::invalid_argument("'" + s + "' is not one of " + valid);   \
+#define WSA_ENUM(Type, fn, ...)                                                         \
+    const char *to_string(Type p) {                                                     \
+        static const char *names[] = {__VA_ARGS__};                                     \
+        return names[(int) p];                                                          \
+    }                                                                                   \
+    Type fn(const std::string &s) {                                                     \
+        static const char *names[] = {__VA_ARGS__};                                     \
+        std::string valid;                                                              \
+        for (std::size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k) {            \
+            if (s == names[k]) return (Type) k;                                         \
+            if (names[k][0] != '_') /* private values (tests) go unlisted */            \
+                valid += std::string(valid.empty() ? "" : ", ") + "'" + names[k] + "'"; \
+        }                                                                               \
+        throw std::invalid_argument("'" + s + "' is not one of " + valid);              \
     }
 
 WSA_ENUM(AllocationPolicy, allocation_from_string, "overallocate", "strict")
 WSA_ENUM(LearningPolicy, learning_from_string, "first_loop", "over_time", "none")
 WSA_ENUM(SpillPolicy, spill_from_string, "external", "reallocate", "fail")
 WSA_ENUM(ResetPolicy, reset_from_string, "block_left", "end_of_buffer")
-WSA_ENUM(LocationPolicy, location_from_string, "ram", "mmap")
+WSA_ENUM(LocationPolicy, location_from_string, "ram", "mmap", "_notouch")
 
 #undef WSA_ENUM
 

@@ -1,7 +1,10 @@
 /// src/core/memory/config.h -- workspace configuration (ND4J's WorkspaceConfiguration) and size parsing.
 #pragma once
+#include "backing.h"
+
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace wsa {
@@ -10,7 +13,8 @@ enum class AllocationPolicy { Overallocate, Strict };
 enum class LearningPolicy { FirstLoop, OverTime, None };
 enum class SpillPolicy { External, Reallocate, Fail };
 enum class ResetPolicy { BlockLeft, EndOfBuffer };
-enum class LocationPolicy { Ram, Mmap };
+/// Host memory of a workspace. NoTouch ("_notouch") is for tests only: chunks mapped PROT_NONE.
+enum class LocationPolicy { Ram, Mmap, NoTouch };
 
 struct Config {
     std::size_t initial_size = 0;          ///< bytes mapped when the workspace is created
@@ -27,6 +31,8 @@ struct Config {
     /// Every this many cycles, pages of the workspace that none of those cycles touched go back to
     /// the operating system (0: never). Memory a loop stopped needing does not stay resident.
     int trim_after_cycles = 16;
+    /// Chunks (and spills) from this device source instead of host memory (null: the host).
+    std::shared_ptr<const DeviceSource> device;
 
     bool operator==(const Config &o) const;
 };

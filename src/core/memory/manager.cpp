@@ -57,8 +57,14 @@ Stack without(const Stack &s, const Frame *f) {
 
 Workspace *target_of(const Stack &s) {
     const std::thread::id me = std::this_thread::get_id();
-    for (const StackNode *n = s.get(); n; n = n->below.get())
-        if (n->frame->live(me)) return n->frame->ws.get();  // null for a scope-out
+    for (const StackNode *n = s.get(); n; n = n->below.get()) {
+        if (!n->frame->live(me)) continue;
+        Workspace *ws = n->frame->ws.get();  // null for a scope-out
+        // Host arrays go to the innermost workspace of host memory: a device (or no-touch)
+        // workspace nested inside a host one leaves host allocations to the host one.
+        if (ws && !ws->host_memory()) continue;
+        return ws;
+    }
     return nullptr;
 }
 

@@ -61,8 +61,9 @@ Stack without(const Stack &s, const Frame *f);
 /// Is `f` in `s`?
 bool contains(const Stack &s, const Frame *f);
 
-/// Where allocations go for stack `s` on the calling thread: the workspace of the top live frame
-/// (null outside every workspace or inside a scope-out).
+/// Where host allocations go for stack `s` on the calling thread: the workspace of the top live
+/// frame whose memory is the host's (frames of device or no-touch workspaces are passed over; null
+/// outside every workspace or inside a scope-out).
 Workspace *target_of(const Stack &s);
 /// The innermost live cycle frame's workspace (ignores borrows and scope-outs).
 std::shared_ptr<Workspace> innermost_open(const Stack &s);

@@ -100,7 +100,8 @@ static void unlock_in_child() {
 }
 
 Workspace::Workspace(std::string name, Config config)
-    : name_(std::move(name)), config_(std::move(config)), owner_(std::this_thread::get_id()) {
+    : name_(std::move(name)), config_(std::move(config)), owner_(std::this_thread::get_id()),
+      align_(config_.device ? std::max(config_.device->alignment, kAlign) : kAlign) {
     std::lock_guard<std::mutex> lock(registry().mu);
     if (config_.initial_size > 0) {
         try {
@@ -125,22 +126,30 @@ std::size_t Workspace::room_locked() const {
 }
 
 Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill, std::size_t at_least) {
-    const bool heap = spill && size < kSmallSpill;
+    const bool device = config_.device != nullptr;
+    const bool notouch = !device && config_.location == LocationPolicy::NoTouch;
+    // Small host spills come from the C heap; device and no-touch memory has no heap.
+    const bool heap = spill && size < kSmallSpill && !device && !notouch;
+    const std::size_t grain = heap || device ? align_ : page_size();
     std::size_t rounded =
-        heap ? round_up(std::max<std::size_t>(size, kAlign), kAlign)
-             : round_up(std::max<std::size_t>(size, kAlign), !spill && size >= kHugePage ? kHugePage : page_size());
+        round_up(std::max<std::size_t>(size, align_), !spill && !device && size >= kHugePage ? kHugePage : grain);
     // max_size is a promise: never more mapped than it allows. Rounding up may not cross it.
     std::size_t room = room_locked();
-    if (rounded > room) rounded = heap ? room / kAlign * kAlign : room / page_size() * page_size();
-    if (rounded < std::max<std::size_t>(at_least, kAlign))
+    if (rounded > room) rounded = room / grain * grain;
+    if (rounded < std::max<std::size_t>(at_least, align_))
         throw WorkspaceOutOfMemory("workspace '" + name_ +
                                    "' would exceed its max_size: " + describe_sizes_locked(at_least));
     auto c = new Chunk();
+    c->align = align_;
     // Pages are not touched up front: the allocator hands out low addresses first, so a cycle
     // touches about its peak, RSS stays near what the loop really uses (not the overallocated
     // capacity), and once a page has been touched later cycles reuse it without a fault.
     try {
-        if (heap)  // spills are ordinary external memory, whatever the location
+        if (device) {
+            c->mapping = map_device(*config_.device, rounded);
+            c->device = config_.device;
+        } else if (notouch) c->mapping = map_notouch(rounded);
+        else if (heap)  // spills are ordinary external memory, whatever the location
             c->mapping = map_heap(rounded);
         else if (spill) c->mapping = map_host(rounded, false);
         else if (config_.location == LocationPolicy::Mmap)
@@ -203,18 +212,23 @@ void *Workspace::allocate_locked(std::size_t n, bool zero) {
     if (!alive()) throw WorkspaceMisuse("workspace '" + name_ + "' was destroyed; it cannot allocate");
     if (n > (std::size_t(1) << 62))
         throw WorkspaceOutOfMemory("workspace '" + name_ + "': " + describe_sizes_locked(n));
-    std::size_t total = block_size_for(n);
+    if (zero && !host_memory())
+        throw WorkspaceMisuse("workspace '" + name_ + "' holds " +
+                              (config_.device ? "memory of device " + config_.device->name : "no-touch memory") +
+                              ", which the core cannot clear: zero it on the device");
+    std::size_t total = block_size_for(n, align_);
     bool circ = circular();
     for (Chunk *c : chunks_) {
         std::size_t dirty = 0;
         std::size_t fresh_before = c->capacity() - c->top;
-        if (BlockHeader *b = c->allocate(total, circ, dirty)) {
+        if (std::uint32_t i = c->allocate(total, circ, dirty); i != kNil) {
             if (circ && fresh_before < total) ++stats_.wraps;
-            b->requested = n;
-            // b->size, not total: a free block a little larger than asked for is not split, and
-            // the free path subtracts b->size.
-            note_allocation_locked(b->size, dirty > 0);
-            void *data = (char *) b + kHeader;
+            Block &b = c->rec(i);
+            b.requested = n;
+            // b.size, not total: a free block a little larger than asked for is not split, and
+            // the free path subtracts b.size.
+            note_allocation_locked(b.size, dirty > 0);
+            void *data = c->base() + b.offset;
             if (zero) stats_.zeroed_bytes += clear(data, n, dirty);
             return data;
         }
@@ -243,10 +257,10 @@ void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero) {
             throw WorkspaceOutOfMemory("workspace '" + name_ + "': cannot grow by " + std::to_string(grow) +
                                        " bytes (" + describe_sizes_locked(n) + "): " + e.what());
         }
-        BlockHeader *b = c->allocate(total, false, dirty);
-        b->requested = n;
-        note_allocation_locked(b->size, false);
-        return (char *) b + kHeader;  // a new mapping reads as zeros
+        Block &b = c->rec(c->allocate(total, false, dirty));
+        b.requested = n;
+        note_allocation_locked(b.size, false);
+        return c->base() + b.offset;  // a new mapping reads as zeros
     }
     Chunk *c;
     try {
@@ -257,15 +271,17 @@ void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero) {
         throw WorkspaceOutOfMemory("workspace '" + name_ + "': cannot spill " + std::to_string(total) + " bytes (" +
                                    describe_sizes_locked(n) + "): " + e.what());
     }
-    BlockHeader *b = c->allocate(total, false, dirty);
-    b->requested = n;
+    // A spill chunk holds one block at its start, kept in the chunk's counters, not in records.
+    c->live_blocks = 1;
+    c->live_bytes = total;
+    c->spill_requested = n;
     stats_.spilled_bytes += total;
     stats_.spilled_cycle_bytes += total;
     ++stats_.spills;
     note_allocation_locked(total, false);
-    void *data = (char *) b + kHeader;
+    void *data = c->base();
     // Heap memory may hold anything; an mmap'd spill reads as zeros.
-    if (zero && c->mapping.heap) stats_.zeroed_bytes += clear(data, n, n);
+    if (zero && c->mapping.source == Source::Heap) stats_.zeroed_bytes += clear(data, n, n);
     return data;
 }
 
@@ -284,11 +300,16 @@ bool Workspace::free_if_owned(void *p) {
     std::lock_guard<std::mutex> lock(r.mu);
     Chunk *c = r.find(p);
     if (!c) return false;
-    auto *b = (BlockHeader *) ((char *) p - kHeader);
     Workspace *ws = c->owner;
-    std::size_t size = b->size;
-    std::size_t offset = (std::size_t) ((char *) b - c->base());
-    c->release(b);
+    std::size_t size = 0, offset = 0;
+    if (c->spill) {  // one block at the chunk's start, no records (spills stay as cheap as malloc)
+        if (p != c->base() || !c->live_blocks) return true;  // not a live block: ignored
+        size = c->live_bytes;
+    } else if (c->release_at(p, size)) {
+        offset = (std::size_t) ((const char *) p - c->base());
+    } else {
+        return true;  // inside a chunk but not a live block's start (a double free): ignored
+    }
     if (c->spill) {
         if (ws) {
             ws->live_spill_bytes_ -= c->capacity();
@@ -334,8 +355,11 @@ std::size_t Workspace::owned_size(const void *p) {
     Registry &r = registry();
     if (surely_foreign(r, p)) return kNotOwned;
     std::lock_guard<std::mutex> lock(r.mu);
-    if (!r.find(p)) return kNotOwned;
-    return ((const BlockHeader *) ((const char *) p - kHeader))->requested;
+    Chunk *c = r.find(p);
+    if (!c) return kNotOwned;
+    if (c->spill) return p == c->base() && c->live_blocks ? c->spill_requested : kNotOwned;
+    std::uint32_t i = c->live_block_at(p);
+    return i == kNil ? kNotOwned : c->rec(i).requested;
 }
 
 std::size_t Workspace::zombie_bytes() {

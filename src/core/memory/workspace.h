@@ -87,15 +87,20 @@ public:
     /// Destroyed in a forked child because its thread does not exist there.
     bool orphaned_by_fork() const { return destroy_reason() == DestroyReason::Fork; }
     bool circular() const { return config_.reset == ResetPolicy::EndOfBuffer; }
+    /// Its chunks are host memory the core may read and write (not a device's, not no-touch).
+    bool host_memory() const { return !config_.device && config_.location != LocationPolicy::NoTouch; }
+    /// Alignment (and size granule) of its blocks.
+    std::size_t alignment() const { return align_; }
     std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
     bool cycle_open() const { return cycle_open_.load(std::memory_order_acquire); }
     /// Counts begin_cycle() calls: tells one open cycle from the next (circular workspaces keep
     /// their generation across cycles).
     std::uint64_t cycle_serial() const { return cycle_serial_.load(std::memory_order_acquire); }
 
-    /// Allocate `n` bytes of 64-byte aligned memory; `zero`: cleared (memory never touched before
-    /// is zero already and is not written). Throws WorkspaceOutOfMemory (policy or max_size) or
-    /// WorkspaceMisuse (destroyed workspace).
+    /// Allocate `n` bytes of 64-byte aligned memory (a device's alignment, 256, for a device
+    /// workspace); `zero`: cleared (memory never touched before is zero already and is not
+    /// written; device and no-touch memory cannot be cleared by the core: WorkspaceMisuse).
+    /// Throws WorkspaceOutOfMemory (policy or max_size) or WorkspaceMisuse (destroyed workspace).
     void *allocate(std::size_t n, bool zero = false);
 
     /// Throws WorkspaceMisuse if the workspace was destroyed or its cycle is open already.
@@ -156,6 +161,7 @@ private:
     std::string name_;
     Config config_;
     std::thread::id owner_;
+    std::size_t align_;
     std::atomic<bool> alive_{true};
     std::atomic<DestroyReason> reason_{DestroyReason::Alive};
     std::atomic<std::uint64_t> generation_{1};

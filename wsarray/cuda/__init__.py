@@ -1,0 +1,115 @@
+"""``wsarray.cuda``: whether CUDA arrays can be had here, and why not, asked of CuPy lazily.
+
+``import wsarray`` never imports CuPy; the first question about CUDA does (``status()``,
+``wsarray.__array_namespace_info__().devices()``, ``np.memory.device_info()``, a ``device="cuda:N"``
+argument), and the answer is cached for the process. Three things can be missing, and the error says
+which: CuPy itself (``pip install "wsarray[cuda12]"`` or ``"wsarray[cuda13]"``), a CUDA driver (CuPy
+imports without one; ``getDeviceCount()`` raising is the real test), or a GPU (the driver reports
+none, or fewer than the device number asked for).
+
+What this build does with a usable GPU: it reports it (devices(), device_info()) and refuses
+``device="cuda:N"`` arrays and workspaces with a clear error, because the CUDA array layer (CuPy
+arrays whose memory comes from workspaces, issue 17 phase 2) is not in it yet. The core's side of
+that layer is: workspace chunks from a device source (src/core/memory/backing.h), bookkeeping that
+never touches chunk memory, 256-byte aligned blocks.
+"""
+
+import importlib
+import threading
+
+__all__ = ["CudaUnavailableError", "device_count", "device_info", "require", "status"]
+
+INSTALL_HINT = 'pip install "wsarray[cuda12]" (CUDA 12) or "wsarray[cuda13]" (CUDA 13)'
+
+
+class CudaUnavailableError(ValueError, RuntimeError):
+    """A CUDA device was asked for where it cannot be used; the message says what is missing.
+    A ValueError (an unusable ``device=`` argument, as NumPy and the array API raise) and a
+    RuntimeError (the environment lacks something)."""
+
+
+_lock = threading.Lock()
+_probe = None  # the cached status() answer
+
+
+def _import_cupy():
+    """CuPy, imported (ImportError when it is not installed). Tests replace this function."""
+    return importlib.import_module("cupy")
+
+
+def status():
+    """What CUDA looks like from here, probed once per process (``_reset()`` probes again).
+
+    Returns a dict: ``usable`` (a GPU can be used through CuPy), ``missing`` (``None``, ``"cupy"``,
+    ``"driver"`` or ``"device"``), ``devices`` (GPU count), ``cupy`` (CuPy's version or None) and
+    ``reason`` (a sentence for messages).
+    """
+    global _probe
+    with _lock:
+        if _probe is None:
+            _probe = _run_probe()
+        return dict(_probe)
+
+
+def _run_probe():
+    try:
+        cupy = _import_cupy()
+    except ImportError as e:
+        return {"usable": False, "missing": "cupy", "devices": 0, "cupy": None,
+                "reason": f"CuPy is not installed ({e}); {INSTALL_HINT}"}
+    version = getattr(cupy, "__version__", "?")
+    try:
+        count = int(cupy.cuda.runtime.getDeviceCount())
+    except Exception as e:  # noqa: BLE001 - CUDARuntimeError and friends: reported, never raised here
+        return {"usable": False, "missing": "driver", "devices": 0, "cupy": version,
+                "reason": f"CuPy {version} is installed but no CUDA driver could be used "
+                          f"({type(e).__name__}: {e})"}
+    if count <= 0:
+        return {"usable": False, "missing": "device", "devices": 0, "cupy": version,
+                "reason": f"CuPy {version} and a CUDA driver are installed but there is no GPU"}
+    return {"usable": True, "missing": None, "devices": count, "cupy": version,
+            "reason": f"CuPy {version}, {count} GPU(s)"}
+
+
+def _reset():
+    """Forget the cached probe (tests; a process that gained a driver)."""
+    global _probe
+    with _lock:
+        _probe = None
+
+
+def device_count():
+    """GPUs usable through CuPy (0 when CuPy, a driver or a GPU is missing)."""
+    return status()["devices"]
+
+
+def require(device, fn):
+    """Raise the error for arrays or workspaces on CUDA device ``device`` (a ``wsarray.Device``)
+    asked for by ``wsarray.<fn>()``: what is missing, or, with a usable GPU, that this build has no
+    CUDA array layer yet. Always raises."""
+    s = status()
+    if not s["usable"]:
+        raise CudaUnavailableError(f"wsarray.{fn}(): device {str(device)!r} is not available: {s['reason']}")
+    if device.index >= s["devices"]:
+        raise CudaUnavailableError(f"wsarray.{fn}(): device {str(device)!r} does not exist: {s['reason']} "
+                                   f"(cuda:0 to cuda:{s['devices'] - 1})")
+    raise CudaUnavailableError(f"wsarray.{fn}(): device {str(device)!r} is usable ({s['reason']}), but this "
+                               "build of wsarray has no CUDA array layer yet (issue 17): its arrays and "
+                               "workspaces live on 'cpu'")
+
+
+def device_info():
+    """Free and total memory per usable GPU, and CuPy's pool: a list of dicts (``device``,
+    ``free``, ``total``, ``pool_used``, ``pool_total``); empty when no GPU is usable."""
+    s = status()
+    if not s["usable"]:
+        return []
+    cupy = _import_cupy()
+    pool = cupy.get_default_memory_pool()
+    out = []
+    for i in range(s["devices"]):
+        with cupy.cuda.Device(i):  # memGetInfo and the pool's counts are the current device's
+            free, total = cupy.cuda.runtime.memGetInfo()
+            out.append({"device": f"cuda:{i}", "free": int(free), "total": int(total),
+                        "pool_used": int(pool.used_bytes()), "pool_total": int(pool.total_bytes())})
+    return out
