@@ -244,8 +244,19 @@ def test_interpreter_exit_with_a_running_iterator_does_not_hang():
     proc = subprocess.run([sys.executable, "-P", "-c", script], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert "exiting" in proc.stdout and proc.stderr == ""
+    assert "exiting" in proc.stdout and _without_leak_report(proc.stderr) == ""
     assert time.monotonic() - start < 30
+
+
+def _without_leak_report(stderr):
+    """stderr without nanobind's leak report, which sanitized builds (.ci/sanitize) keep on: the
+    objects a daemon thread still holds at exit are listed there (release builds turn it off)."""
+    import wsarray
+
+    if wsarray.show_config(mode="dicts")["build"]["sanitizers"] == "none":
+        return stderr
+    report = ("nanobind:", " - ", "See https://nanobind")
+    return "\n".join(line for line in stderr.splitlines() if not line.startswith(report))
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
