@@ -4,9 +4,11 @@
 and large kernels), each running its batches in a workspace of its own, in ``"batched"`` or
 ``"sequential"`` mode; see its docstring and the README. Shared pieces (the batching queue, worker
 threads with their workspaces and device assignment, BLAS thread caps, statistics) are in the
-private modules, so that a data-parallel ``ParallelWrapper`` can be added as ``wrapper.py``.
+private modules. ``ParallelWrapper`` trains data-parallel: a replica of the model per worker
+thread, batches from one shared prefetching iterator, parameters averaged every few iterations.
 """
 
 from .inference import ParallelInference
+from .wrapper import ParallelWrapper
 
-__all__ = ["ParallelInference"]
+__all__ = ["ParallelInference", "ParallelWrapper"]

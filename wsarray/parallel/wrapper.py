@@ -1,0 +1,282 @@
+"""``ParallelWrapper``: data-parallel training with a replica of the model per worker thread.
+
+Deeplearning4j's ParallelWrapper on threads: each worker trains its own copy of the model on its
+own batches, taken from one shared prefetching iterator (``wsarray.data.AsyncIterator`` with a
+consumer per worker), each step in the worker's workspaces (``workspace_mode``, as
+``wsarray.data.WorkspaceManager``); every ``averaging_frequency`` iterations the workers meet, the
+caller's thread averages the replicas' parameters and gives the average back to every replica.
+The model passed in ends with the averaged parameters.
+
+Rounds are driven from the caller's thread: it tells each worker to train up to
+``averaging_frequency`` batches, waits for every report (a timeout loop, so Ctrl-C works), then
+averages. A worker's exception stops the fit and is raised again in the caller with a note naming
+the worker; every thread is joined before ``fit`` returns or raises.
+"""
+
+import copy
+import itertools
+import queue
+import threading
+import time
+
+from .. import Array, scope_out
+from ..data import AsyncIterator, WorkspaceManager, WorkspaceMode
+from . import _blas
+
+__all__ = ["ParallelWrapper"]
+
+WHO = "wsarray.parallel.ParallelWrapper()"
+_WAIT_S = 0.05
+_numbers = itertools.count(1)
+_MODES = {"none": WorkspaceMode.NONE, "single": WorkspaceMode.SINGLE, "separate": WorkspaceMode.SEPARATE}
+
+
+class ParallelWrapper:
+    """Train ``model`` data-parallel on ``workers`` threads, averaging parameters periodically.
+
+    ``ParallelWrapper(model, workers=2, prefetch_buffer=8, averaging_frequency=5,
+    report_score_after_averaging=False, workspace_mode="single", *, blas_threads="auto",
+    listener=None)``
+
+    The model protocol: ``model.params``, a dict of name -> array (wsarray or NumPy), and
+    ``model.fit_batch(x, y)``, one training step on a batch that returns the score (a number or a
+    0-d array); the model must survive ``copy.deepcopy``. ``fit_batch`` may update the parameters
+    in place or assign new arrays; arrays it assigns inside the step's workspace are detached
+    after the step, so parameters never go stale.
+
+    ``fit(data, epochs=1)``: ``data`` is an iterable of ``(x, y)`` batches (re-iterable for more
+    than one epoch) or an ``AsyncIterator`` made with ``consumers >= workers``; anything else is
+    wrapped in ``AsyncIterator(data, queue_size=prefetch_buffer * workers, consumers=workers)``.
+    At the end of an epoch the last, shorter round is averaged too (over the workers that trained
+    in it). ``workers=1`` gives the same parameters as plain serial training, bit for bit.
+
+    Scores: ``report_score_after_averaging=True`` reports one score per round (the mean of the
+    workers' last scores), else every iteration's score; ``listener(iteration, epoch, score)`` is
+    called on the caller's thread with each; ``score`` is the last one. ``blas_threads``: cap on
+    BLAS threads while fitting (``"auto"``: cores // workers; None: leave BLAS alone).
+    ``stats()``: iterations, rounds, batches per worker, epochs, seconds.
+    """
+
+    def __init__(self, model, workers=2, prefetch_buffer=8, averaging_frequency=5,
+                 report_score_after_averaging=False, workspace_mode="single", *, blas_threads="auto",
+                 listener=None):
+        for name, value in (("workers", workers), ("prefetch_buffer", prefetch_buffer),
+                            ("averaging_frequency", averaging_frequency)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"{WHO}: {name} must be an int, not {type(value).__name__}")
+            if value < 1:
+                raise ValueError(f"{WHO}: {name} must be at least 1, got {value}")
+        if not isinstance(getattr(model, "params", None), dict) or not callable(getattr(model, "fit_batch", None)):
+            raise TypeError(f"{WHO}: the model must have a dict of arrays 'params' and a method "
+                            f"'fit_batch(x, y)' returning the score; {type(model).__name__} has not")
+        if isinstance(workspace_mode, WorkspaceMode):
+            mode = workspace_mode
+        elif isinstance(workspace_mode, str) and workspace_mode.lower() in _MODES:
+            mode = _MODES[workspace_mode.lower()]
+        else:
+            raise ValueError(f"{WHO}: workspace_mode must be one of 'none', 'single', 'separate' "
+                             f"(or a wsarray.WorkspaceMode), got {workspace_mode!r}")
+        if listener is not None and not callable(listener):
+            raise TypeError(f"{WHO}: listener must be callable, not {type(listener).__name__}")
+        self.model = model
+        self.workers = workers
+        self.prefetch_buffer = prefetch_buffer
+        self.averaging_frequency = averaging_frequency
+        self.report_score_after_averaging = bool(report_score_after_averaging)
+        self.workspace_mode = mode
+        self.blas_threads = blas_threads
+        self.listener = listener
+        self.score = None
+        self._number = next(_numbers)
+        self._manager = WorkspaceManager(mode, prefix=f"ParallelWrapper-{self._number}")
+        self._stats = {"iterations": 0, "rounds": 0, "epochs": 0, "seconds": 0.0,
+                       "batches_per_worker": [0] * workers}
+
+    def stats(self):
+        """Figures of every fit so far (a copy)."""
+        s = dict(self._stats)
+        s["batches_per_worker"] = list(s["batches_per_worker"])
+        return s
+
+    def fit(self, data, epochs=1):
+        """Train on ``data`` for ``epochs`` epochs; returns self (the model holds the average)."""
+        fn = f"{WHO[:-2]}.fit()"
+        if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+            raise ValueError(f"{fn}: epochs must be an int of at least 1, got {epochs!r}")
+        owned = not isinstance(data, AsyncIterator)
+        if owned:
+            it = AsyncIterator(data, queue_size=self.prefetch_buffer * self.workers, consumers=self.workers,
+                               name=f"ParallelWrapper-{self._number}")
+        elif data.consumers < self.workers:
+            raise ValueError(f"{fn}: the AsyncIterator serves {data.consumers} consumer(s); "
+                             f"{self.workers} workers need consumers >= {self.workers}")
+        else:
+            it = data
+        from .inference import _cap_blas
+
+        start = time.perf_counter()
+        token = _cap_blas(self.blas_threads, self.workers, WHO)
+        with scope_out():  # replicas and averages outlive any workspace the caller is in
+            replicas = [copy.deepcopy(self.model) for _ in range(self.workers)]
+        crew = _Crew(self, it, replicas)
+        try:
+            for epoch in range(epochs):
+                if epoch:
+                    it.reset()
+                self._epoch(crew, epoch)
+                self._stats["epochs"] += 1
+            with scope_out():
+                _assign(self.model.params, replicas[0].params)
+        finally:
+            crew.stop()
+            if owned:
+                it.close()
+            if token is not None:
+                _blas.release_blas_cap(token)
+            _blas.settle()
+            self._stats["seconds"] += time.perf_counter() - start
+        return self
+
+    def _epoch(self, crew, epoch):
+        done = [False] * self.workers
+        while not all(done):
+            reports = crew.round([k for k in range(self.workers) if not done[k]])
+            trained = [k for k, (scores, exhausted) in reports.items() if scores]
+            for k, (scores, exhausted) in reports.items():
+                done[k] = done[k] or exhausted
+                self._stats["batches_per_worker"][k] += len(scores)
+            if not trained:
+                break
+            with scope_out():
+                _average([crew.replicas[k].params for k in trained],
+                         [r.params for r in crew.replicas])
+            self._stats["rounds"] += 1
+            self._report(reports, trained, epoch)
+
+    def _report(self, reports, trained, epoch):
+        if self.report_score_after_averaging:
+            scores = [reports[k][0][-1] for k in trained]
+            self._stats["iterations"] += sum(len(reports[k][0]) for k in trained)
+            self._emit(sum(scores) / len(scores), epoch)
+            return
+        for k in trained:  # in worker order, each worker's iterations in order
+            for score in reports[k][0]:
+                self._stats["iterations"] += 1
+                self._emit(score, epoch)
+
+    def _emit(self, score, epoch):
+        self.score = score
+        if self.listener is not None:
+            self.listener(self._stats["iterations"], epoch, score)
+
+    def __repr__(self):
+        return (f"ParallelWrapper(workers={self.workers}, averaging_frequency={self.averaging_frequency}, "
+                f"workspace_mode={self.workspace_mode.name.lower()!r})")
+
+
+class _Crew:
+    """The worker threads of one fit: a command queue each, one report queue."""
+
+    def __init__(self, wrapper, it, replicas):
+        self.wrapper, self.it, self.replicas = wrapper, it, replicas
+        self.reports = queue.Queue()
+        self.commands = [queue.Queue() for _ in replicas]
+        self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=self._work, args=(k,), daemon=True,
+                                         name=f"wsarray-parallel-wrapper-{wrapper._number}-{k}")
+                        for k in range(len(replicas))]
+        for t in self.threads:
+            t.start()
+
+    def round(self, ks):
+        """Each worker in ``ks`` trains up to averaging_frequency batches: {k: (scores, exhausted)}."""
+        for k in ks:
+            self.commands[k].put(self.wrapper.averaging_frequency)
+        got = {}
+        while len(got) < len(ks):
+            try:
+                k, scores, exhausted, error = self.reports.get(timeout=_WAIT_S)
+            except queue.Empty:
+                dead = [k for k in ks if k not in got and not self.threads[k].is_alive()]
+                if dead:
+                    raise RuntimeError(f"{WHO}: worker {dead[0]} stopped without reporting") from None
+                continue
+            if error is not None:
+                error.add_note(f"raised by {WHO[:-2]} worker {k} (thread "
+                               f"{self.threads[k].name}) in model.fit_batch")
+                raise error
+            got[k] = (scores, exhausted)
+        return got
+
+    def _work(self, k):
+        model, mgr, it = self.replicas[k], self.wrapper._manager, self.it
+        try:
+            while not self.stopping.is_set():
+                try:
+                    count = self.commands[k].get(timeout=_WAIT_S)
+                except queue.Empty:
+                    continue
+                if count is None:
+                    return
+                scores, exhausted, error = [], False, None
+                try:
+                    for _ in range(count):
+                        if self.stopping.is_set():
+                            break
+                        try:
+                            batch = next(it)
+                        except StopIteration:
+                            exhausted = True
+                            break
+                        scores.append(mgr.run_step(_step, model, batch))
+                except BaseException as e:  # noqa: BLE001 - every failure reaches the caller
+                    error = e
+                self.reports.put((k, scores, exhausted, error))
+        finally:
+            if it.consumers > 1:
+                try:
+                    it.release()  # this thread takes no more batches
+                except Exception:  # noqa: BLE001 - a closed iterator has nothing to release
+                    pass
+
+    def stop(self):
+        self.stopping.set()
+        for q in self.commands:
+            q.put(None)
+        for t in self.threads:
+            t.join(timeout=30)
+
+
+def _step(model, batch):
+    """One fit_batch inside the step's workspaces; parameters made there are detached."""
+    if not isinstance(batch, (tuple, list)) or len(batch) != 2:
+        raise TypeError(f"{WHO}: a batch must be a pair (x, y), got {type(batch).__name__}"
+                        + (f" of {len(batch)}" if isinstance(batch, (tuple, list)) else ""))
+    score = model.fit_batch(batch[0], batch[1])
+    params = model.params
+    for name, value in params.items():
+        if isinstance(value, Array) and value.is_attached():
+            params[name] = value.detach()
+    return float(score)
+
+
+def _average(sources, targets):
+    """targets[j][name][...] = the mean over sources of [name] (in place; one source: a copy)."""
+    for name in sources[0]:
+        total = sources[0][name].copy()
+        for params in sources[1:]:
+            total += params[name]
+        if len(sources) > 1:
+            total /= len(sources)
+        for params in targets:
+            params[name][...] = total
+
+
+def _assign(params, averaged):
+    for name, value in averaged.items():
+        current = params.get(name)
+        if current is not None and getattr(current, "shape", None) == value.shape and \
+                getattr(current, "flags", None) is not None and current.flags.writeable:
+            current[...] = value
+        else:
+            params[name] = value.copy()
