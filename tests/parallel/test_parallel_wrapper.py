@@ -177,3 +177,24 @@ def test_bad_arguments_are_refused_with_the_class_named():
         ParallelWrapper(model, workers=1).fit([np.zeros((2, 2))])
     with pytest.raises(ValueError, match="one-shot"):
         ParallelWrapper(model, workers=1).fit(iter([(np.zeros((1, 2)), np.zeros(1))] * 2), epochs=2)
+
+
+class Slow(LogReg):
+    def fit_batch(self, x, y):
+        import time
+
+        time.sleep(0.01)
+        return super().fit_batch(x, y)
+
+
+def test_ctrl_c_in_the_caller_stops_the_workers():
+    import _thread
+
+    batches, _, _ = dataset(n=64 * 400)
+    before = set(threading.enumerate())
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        ParallelWrapper(Slow(8), workers=2).fit(batches)
+    timer.join()
+    assert set(threading.enumerate()) <= before
