@@ -197,6 +197,16 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
         // message naming wsarray.WorkspaceConfig() and the field.
         new (c) wsa::Config(config_from(args, kwargs));
     },
+            // The signature type checkers and editors see (the stub, wsarray/_core.pyi).
+            nb::sig("def __init__(self, *, initial_size: int | str = 0, min_size: int | str = 0, "
+                    "max_size: int | str = 0, overallocation_limit: float = 0.3, "
+                    "allocation: typing.Literal['overallocate', 'strict'] = 'overallocate', "
+                    "learning: typing.Literal['first_loop', 'over_time', 'none'] = 'first_loop', "
+                    "cycles_before_initialization: int = 0, "
+                    "spill: typing.Literal['external', 'reallocate', 'fail'] = 'external', "
+                    "reset: typing.Literal['block_left', 'end_of_buffer'] = 'block_left', "
+                    "location: typing.Literal['ram', 'mmap'] = 'ram', temp_file_path: str = '', "
+                    "trim_after_cycles: int = 16, device: str = 'cpu') -> None"),
             "WorkspaceConfig(*, initial_size=0, min_size=0, max_size=0, overallocation_limit=0.3, "
             "allocation='overallocate', learning='first_loop', cycles_before_initialization=0, "
             "spill='external', reset='block_left', location='ram', temp_file_path='', "
