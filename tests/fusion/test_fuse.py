@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import wsarray as wnp
-from wsarray.fusion import blocks
+from wsarray.fusion import api, blocks
+
+
+@pytest.fixture(autouse=True)
+def _blocks_for_every_size(monkeypatch):
+    """The tests use small arrays: run them through the traced block machinery, not the shortcut
+    that calls the function itself for small inputs (tested on its own below)."""
+    monkeypatch.setattr(api, "_EAGER_UP_TO", 0)
 
 DTYPES = [np.float64, np.float32, np.int64, np.int32, np.uint8, np.bool_, np.complex128]
 BIG = 3 * blocks.BLOCK + 17  # several blocks and a partial one
@@ -156,6 +163,27 @@ def test_unsupported_bodies_fall_back_with_a_warning_once():
     g = wnp.fuse(lambda a: np.sort(a) + 1)
     with pytest.warns(wnp.FuseWarning, match="sort"):
         assert np.asarray(g(wnp.asarray([3.0, 1.0]))).tolist() == [2.0, 4.0]
+
+
+def test_small_inputs_call_the_function_itself(monkeypatch):
+    monkeypatch.setattr(api, "_EAGER_UP_TO", 64)
+    calls = []
+
+    def f(a, b, s):
+        calls.append(type(a))
+        return wnp.sqrt(a * s + b)
+
+    fused = wnp.fuse(f)
+    x, y = wnp.arange(64.0), wnp.ones(64)
+    for _ in range(3):
+        same(fused(x, y, 2.0), np.sqrt(np.arange(64.0) * 2.0 + 1))
+    assert calls == [wnp.Array] * 3  # called with the arrays themselves: no trace, no blocks
+    out = wnp.empty(64)
+    assert fused(x, y, 2.0, out=out) is out and float(out[3]) == np.sqrt(7.0)
+    calls.clear()
+    fused(wnp.arange(65.0), wnp.ones(65), 2.0)  # above the limit: traced (proxies, not Arrays)
+    fused(x.reshape(64, 1), wnp.ones(64), 2.0)  # small inputs that broadcast to 4,096 elements
+    assert wnp.Array not in calls and len(calls) == 2
 
 
 def test_traced_once_per_signature():

@@ -11,6 +11,7 @@ normally instead, with a ``FuseWarning`` the first time: never a wrong result.
 """
 
 import functools
+import math
 import warnings
 
 import numpy as np
@@ -27,6 +28,7 @@ class FuseWarning(UserWarning):
 
 
 _SCALARS = (bool, int, float, complex, np.generic)
+_EAGER_UP_TO = 16384  # elements: below this the function's own calls are faster than blocks
 
 
 class Fused:
@@ -69,6 +71,10 @@ class Fused:
         """Call the function on ``args``; ``out=`` (an array of the result's shape and dtype, any
         strides: ``u[1:-1, 1:-1]``) receives an elementwise result instead of a new array."""
         from .. import Array
+        if not kwargs and _small_same_shape(args, Array):
+            # Every temporary fits in cache anyway, and the function's own calls (wsarray's fast
+            # paths) cost less than planning and running blocks.
+            return self._eager(args, out)
         if kwargs:
             return self._fallback(f"keyword arguments ({', '.join(kwargs)})", args, kwargs, out)
         arrays, scalars = {}, {}
@@ -87,6 +93,8 @@ class Fused:
             return self._eager(args, out)  # NumPy's own broadcasting error, from the function itself
         if 0 in shape or any(a.dtype.kind not in "biufc" for a in arrays.values()):
             return self._eager(args, out)
+        if math.prod(shape) <= _EAGER_UP_TO:
+            return self._eager(args, out)  # small once broadcast (see _small_same_shape)
         try:
             plan = self._plan(arrays, scalars)
         except Exception:  # noqa: BLE001 - NumPy refuses these values: the function raises it itself
@@ -163,3 +171,19 @@ def fuse(func=None, *, kernel_name=None):
 
 
 _ = REDUCTIONS
+
+
+def _small_same_shape(args, array_type):
+    """Are the array arguments all of one shape of at most _EAGER_UP_TO elements (the rest
+    Python or NumPy scalars)? Checked before anything else: small calls must stay cheap."""
+    shape = None
+    for a in args:
+        t = type(a)
+        if t is array_type or t is np.ndarray:
+            if shape is None:
+                shape = a.shape
+            elif a.shape != shape:
+                return False
+        elif not isinstance(a, _SCALARS):
+            return False
+    return shape is not None and math.prod(shape) <= _EAGER_UP_TO
