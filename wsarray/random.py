@@ -68,25 +68,20 @@ class SeedSequence(_nr.SeedSequence, metaclass=_NumpysClass):
                          n_children_spawned=n_children_spawned)
 
 
-class MT19937(_nr.MT19937, metaclass=_NumpysClass):
-    __doc__ = _nr.MT19937.__doc__
+def _seeded(numpy_class):
+    """``numpy_class`` taking wsarray arrays as its seed (NumPy's Cython class refuses them)."""
 
-    def __init__(self, seed=None):
-        super().__init__(_plain(seed))
+    def init(self, seed=None):
+        numpy_class.__init__(self, _plain(seed))
 
-
-class PCG64(_nr.PCG64, metaclass=_NumpysClass):
-    __doc__ = _nr.PCG64.__doc__
-
-    def __init__(self, seed=None):
-        super().__init__(_plain(seed))
+    return _NumpysClass(numpy_class.__name__, (numpy_class,),
+                        {"__doc__": numpy_class.__doc__, "__init__": init, "__module__": __name__})
 
 
-class PCG64DXSM(_nr.PCG64DXSM, metaclass=_NumpysClass):
-    __doc__ = _nr.PCG64DXSM.__doc__
-
-    def __init__(self, seed=None):
-        super().__init__(_plain(seed))
+MT19937 = _seeded(_nr.MT19937)
+PCG64 = _seeded(_nr.PCG64)
+PCG64DXSM = _seeded(_nr.PCG64DXSM)
+SFC64 = _seeded(_nr.SFC64)
 
 
 class Philox(_nr.Philox, metaclass=_NumpysClass):
@@ -96,11 +91,6 @@ class Philox(_nr.Philox, metaclass=_NumpysClass):
         super().__init__(_plain(seed), _plain(counter), _plain(key))
 
 
-class SFC64(_nr.SFC64, metaclass=_NumpysClass):
-    __doc__ = _nr.SFC64.__doc__
-
-    def __init__(self, seed=None):
-        super().__init__(_plain(seed))
 get_bit_generator = _nr.get_bit_generator  # the global RandomState's bit generator (no arrays)
 set_bit_generator = _nr.set_bit_generator
 # import wsarray.random.bit_generator / .mtrand, as numpy.random's.
