@@ -5,12 +5,17 @@
 
 A NumPy-style MLP 784-1024-10 (float32, softmax cross-entropy, plain SGD) written with wsarray,
 trained on a synthetic 10-class problem (batches of 256, 40 per epoch). ``serial``: the model's own
-fit_batch in a loop (BLAS on every core). ``workers=k``: ParallelWrapper with averaging every 5
-iterations, BLAS capped at cores // k threads per worker (so workers x BLAS threads <= cores).
-Each variant runs in turn within every repeat; medians.
+fit_batch in a loop (BLAS on every core); ``serial, BLAS 1``: the same with one BLAS thread.
+``workers=k``: ParallelWrapper with averaging every 5 iterations, BLAS capped at cores // k threads
+per worker (so workers x BLAS threads <= cores); ``workers=2, 2x epochs``: twice the epochs, which
+averaging needs to reach the serial loss (s/epoch stays per epoch). Each variant runs in turn
+within every repeat; medians. The load average is printed: on a shared machine, BLAS pools of 2
+threads slow down many times when other processes take a core, single-threaded BLAS much less.
 """
 
 import argparse
+import contextlib
+import os
 import statistics
 import sys
 import time
@@ -69,13 +74,22 @@ def data(batches=40, batch=256, seed=1):
 
 def run(variant, batches, epochs):
     model = MLP()
+    if variant.endswith("2x epochs"):
+        epochs *= 2
     start = time.perf_counter()
-    if variant == "serial":
-        for _ in range(epochs):
-            for x, y in batches:
-                model.fit_batch(np.asarray(x), np.asarray(y))
+    if variant.startswith("serial"):
+        limits = contextlib.nullcontext()
+        if variant.endswith("BLAS 1"):
+            import threadpoolctl
+
+            limits = threadpoolctl.threadpool_limits(1, user_api="blas")
+        with limits:
+            for _ in range(epochs):
+                for x, y in batches:
+                    model.fit_batch(np.asarray(x), np.asarray(y))
     else:
-        ParallelWrapper(model, workers=int(variant[-1]), averaging_frequency=5).fit(batches, epochs=epochs)
+        workers = int(variant.split("=")[1][0])
+        ParallelWrapper(model, workers=workers, averaging_frequency=5).fit(batches, epochs=epochs)
     seconds = (time.perf_counter() - start) / epochs
     x = np.asarray(numpy.concatenate([b[0] for b in batches]))
     y = np.asarray(numpy.concatenate([b[1] for b in batches]))
@@ -88,19 +102,22 @@ def main(argv=None):
     parser.add_argument("--epochs", type=int, default=2)
     args = parser.parse_args(argv)
     batches = data()
-    variants = ["serial", "workers=1", "workers=2"]
+    variants = ["serial", "serial, BLAS 1", "workers=1", "workers=2", "workers=2, 2x epochs"]
+    load_before = os.getloadavg()[0]
     runs = {v: [] for v in variants}
     for k in range(args.repeats):
         for v in variants:
             runs[v].append(run(v, batches, args.epochs))
             print(f"  repeat {k + 1}: {v} {runs[v][-1][0]:.3f} s/epoch", file=sys.stderr)
     base = statistics.median(s for s, _ in runs["serial"])
-    print(f"MLP 784-1024-10 float32, 40 batches of 256 per epoch, {args.epochs} epochs, medians of {args.repeats}")
-    print(f"{'variant':10s} {'s/epoch':>8s} {'vs serial':>9s} {'final loss':>10s}")
+    print(f"MLP 784-1024-10 float32, 40 batches of 256 per epoch, {args.epochs} epochs, medians of "
+          f"{args.repeats}; load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
+          f"on {os.cpu_count()} cores")
+    print(f"{'variant':22s} {'s/epoch':>8s} {'vs serial':>9s} {'final loss':>10s}")
     for v in variants:
         s = statistics.median(t for t, _ in runs[v])
         loss = statistics.median(v_ for _, v_ in runs[v])
-        print(f"{v:10s} {s:8.3f} {s / base:8.2f}x {loss:10.4f}")
+        print(f"{v:22s} {s:8.3f} {s / base:8.2f}x {loss:10.4f}")
     return 0
 
 

@@ -198,3 +198,141 @@ def test_ctrl_c_in_the_caller_stops_the_workers():
         ParallelWrapper(Slow(8), workers=2).fit(batches)
     timer.join()
     assert set(threading.enumerate()) <= before
+
+
+def _threads():
+    return {t for t in threading.enumerate() if t.name.startswith(("wsarray-parallel", "wsarray-data"))}
+
+
+@pytest.mark.parametrize("mode", ["none", "single", "separate"])
+def test_no_thread_left_and_parameters_valid_after_a_fit_in_every_mode(mode):
+    batches, x, y = dataset(n=512)
+    before = _threads()
+    for cls in (LogReg, InPlace):
+        model = cls(8)
+        pw = ParallelWrapper(model, workers=2, averaging_frequency=3, workspace_mode=mode)
+        pw.fit(batches, epochs=2)
+        assert _threads() == before  # the workers and the owned iterator's producer joined
+        for name, value in model.params.items():
+            assert not value.is_attached(), name
+        with wnp.workspace("AFTER"):  # the parameters outlive any workspace of the fit
+            loss = model.loss(wnp.asarray(x), wnp.asarray(y))
+        assert loss < LogReg(8).loss(wnp.asarray(x), wnp.asarray(y))
+        assert np.isfinite(np.asarray(model.params["w"])).all()
+
+
+class Logged:
+    """Every replica logs its parameters when each step starts (a shared log: deepcopy keeps it)."""
+
+    class Log(list):
+        def __deepcopy__(self, memo):
+            return self
+
+    def __init__(self, log):
+        self.params = {"w": wnp.zeros(2)}
+        self.calls = 0
+        self.log = log
+
+    def fit_batch(self, x, y):
+        start = np.asarray(self.params["w"]).copy()
+        self.log.append((id(self), self.calls, start))
+        threading.Event().wait(0.002)  # let an averaging that did not wait for the step run now
+        changed = not np.array_equal(np.asarray(self.params["w"]), start)
+        self.calls += 1
+        self.params["w"] += float(x[0])
+        return 1.0 if changed else 0.0
+
+
+def test_averaging_waits_for_every_step_and_starts_each_round_from_the_average():
+    # 8 batches carrying 0..7, 2 workers taking up to 2 each per round: rounds of exactly 4.
+    log = Logged.Log()
+    model = Logged(log)
+    scores = []
+    pw = ParallelWrapper(model, workers=2, averaging_frequency=2, listener=lambda i, e, s: scores.append(s))
+    pw.fit([(np.full(1, float(k)), np.zeros(1)) for k in range(8)])
+    assert scores == [0.0] * 8  # no parameter changed under a running step
+    replicas = {rid for rid, _, _ in log}
+    assert len(replicas) == 2 and id(model) not in replicas
+    # Round 2 starts (each replica's 3rd step) from the mean of round 1: (0+1+2+3) / 2.
+    starts = [w.tolist() for _, calls, w in log if calls == 2]
+    assert starts == [[3.0, 3.0], [3.0, 3.0]]
+    assert [w.tolist() for _, calls, w in log if calls == 0] == [[0.0, 0.0]] * 2
+    assert np.asarray(model.params["w"]).tolist() == [3.0 + (4 + 5 + 6 + 7) / 2] * 2
+    assert pw.stats()["rounds"] == 2 and pw.stats()["batches_per_worker"] == [4, 4]
+
+
+class Counting(LogReg):
+    """Counts steps over every replica (a shared counter), fails on the 3rd."""
+
+    class Counter(list):
+        def __deepcopy__(self, memo):
+            return self
+
+    def __init__(self, d, counter, exc):
+        super().__init__(d)
+        self.counter, self.exc = counter, exc
+
+    def fit_batch(self, x, y):
+        self.counter.append(1)
+        if len(self.counter) == 3:
+            raise self.exc
+        threading.Event().wait(0.001)  # a step long enough for the caller to see the error soon
+        return super().fit_batch(x, y)
+
+
+@pytest.mark.parametrize("exc", [ValueError("step 3 failed"), KeyboardInterrupt()])
+def test_an_exception_in_a_worker_stops_the_fit_early(exc):
+    batches, _, _ = dataset(n=16 * 1000, batch=16)
+    counter = Counting.Counter()
+    model = Counting(8, counter, exc)
+    w_before = np.asarray(model.params["w"]).copy()
+    before = _threads()
+    with pytest.raises(type(exc)) as info:
+        ParallelWrapper(model, workers=2, averaging_frequency=400).fit(batches, epochs=3)
+    assert str(info.value) == str(exc)  # the replica's copy of it
+    assert any("ParallelWrapper worker" in n and "in model.fit_batch" in n for n in info.value.__notes__)
+    # The other worker stops after its step in progress, long before the end of its round of 400.
+    assert len(counter) < 100
+    assert _threads() == before
+    assert np.array_equal(np.asarray(model.params["w"]), w_before)  # a failed fit leaves the model
+
+
+class SlowSource:
+    """Batches whose source takes long for each after the first: workers wait in next()."""
+
+    def __init__(self, release):
+        self.release = release
+
+    def __iter__(self):
+        rng = np.random.default_rng(0)
+        yield rng.normal(size=(4, 8)) + 5, np.zeros(4)  # Failing raises on it
+        while not self.release.wait(0.01):
+            pass
+        yield rng.normal(size=(4, 8)), np.zeros(4)
+
+
+def test_an_error_is_raised_while_another_worker_waits_for_a_slow_source():
+    release = threading.Event()
+    before = _threads()
+    safety = threading.Timer(10.0, release.set)  # a fit that waits for the source ends anyway
+    safety.start()
+    try:
+        with pytest.raises(ValueError, match="bad batch"):
+            ParallelWrapper(Failing(8), workers=2, averaging_frequency=1).fit(SlowSource(release))
+        # Raised while the source is still blocked, with every worker joined (the one waiting in
+        # next() was not left to wait); only the producer, inside the source's next(), remains.
+        assert not release.is_set()
+        assert all(t.name.startswith("wsarray-data") for t in _threads() - before)
+    finally:
+        release.set()
+        safety.cancel()
+
+
+def test_a_second_fit_goes_on_from_the_averaged_parameters():
+    batches, _, _ = dataset(n=256)
+    want = serial(LogReg(8), batches, epochs=2)
+    model = LogReg(8)
+    pw = ParallelWrapper(model, workers=1)
+    pw.fit(batches).fit(batches)
+    assert np.array_equal(np.asarray(model.params["w"]), np.asarray(want.params["w"]))
+    assert pw.stats()["epochs"] == 2 and pw.stats()["iterations"] == 2 * len(batches)

@@ -222,21 +222,24 @@ class Pipeline:
 
     # -- the consumer ------------------------------------------------------------------------
 
-    def take(self, key):
-        """The next batch for consumer ``key``; retires that consumer's previous batch first."""
+    def take(self, key, cancel=None):
+        """The next batch for consumer ``key``; retires that consumer's previous batch first.
+
+        ``cancel``: an Event; once set, a consumer waiting for a batch stops waiting
+        (StopIteration), so a worker pool can stop without closing an iterator it does not own."""
         if os.getpid() != self.pid:
             raise RuntimeError(f"{self.who}: this iterator was made in the parent process; after "
                                "os.fork() its producer thread does not exist here: make a new "
                                "AsyncIterator in the child")
         self.release(key)
         start = time.perf_counter()
-        item = self._take_synchronous() if self.synchronous else self._take_ready()
+        item = self._take_synchronous() if self.synchronous else self._take_ready(cancel)
         return self._hand_out(key, item, time.perf_counter() - start)
 
-    def _take_ready(self):
+    def _take_ready(self, cancel=None):
         with self.cond:
             while True:
-                if self.closed or self.finished:
+                if self.closed or self.finished or (cancel is not None and cancel.is_set()):
                     raise StopIteration
                 self.ensure_producer()
                 if self.ready:

@@ -158,6 +158,10 @@ class AsyncIterator:
     def __next__(self):
         return self._p.take(self._key())
 
+    def _next_unless(self, cancel):
+        """``next(self)``, but a wait for a batch ends (StopIteration) once Event ``cancel`` is set."""
+        return self._p.take(self._key(), cancel)
+
     def __iter__(self):
         p = self._p
         if p.finished and not p.closed and not p.one_shot():

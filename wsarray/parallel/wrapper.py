@@ -10,7 +10,8 @@ The model passed in ends with the averaged parameters.
 Rounds are driven from the caller's thread: it tells each worker to train up to
 ``averaging_frequency`` batches, waits for every report (a timeout loop, so Ctrl-C works), then
 averages. A worker's exception stops the fit and is raised again in the caller with a note naming
-the worker; every thread is joined before ``fit`` returns or raises.
+the worker; every thread is joined before ``fit`` returns or raises (a worker waiting for a batch
+stops waiting, without closing an iterator the caller owns).
 """
 
 import copy
@@ -27,6 +28,7 @@ __all__ = ["ParallelWrapper"]
 
 WHO = "wsarray.parallel.ParallelWrapper()"
 _WAIT_S = 0.05
+_CLOSE_WAIT_S = 1.0  # how long a fit that ends waits for its own iterator's producer
 _numbers = itertools.count(1)
 _MODES = {"none": WorkspaceMode.NONE, "single": WorkspaceMode.SINGLE, "separate": WorkspaceMode.SEPARATE}
 
@@ -129,8 +131,8 @@ class ParallelWrapper:
                 _assign(self.model.params, replicas[0].params)
         finally:
             crew.stop()
-            if owned:
-                it.close()
+            if owned:  # a producer still inside the source's next() finishes on its own (daemon)
+                it.close(timeout=_CLOSE_WAIT_S)
             if token is not None:
                 _blas.release_blas_cap(token)
             _blas.settle()
@@ -224,9 +226,9 @@ class _Crew:
                         if self.stopping.is_set():
                             break
                         try:
-                            batch = next(it)
+                            batch = it._next_unless(self.stopping)  # a stop ends a wait for a batch
                         except StopIteration:
-                            exhausted = True
+                            exhausted = not self.stopping.is_set()
                             break
                         scores.append(mgr.run_step(_step, model, batch))
                 except BaseException as e:  # noqa: BLE001 - every failure reaches the caller
