@@ -8,32 +8,35 @@ wsarray.fft; their implementation helpers, and those of the chapters below, are 
 
 from typing import TYPE_CHECKING
 
-from .constants import *
+# The chapter modules, bound before the star imports (which may rebind a chapter's name, such as
+# `ndarray`, to the object it exports); their lists make __all__ below.
 from . import constants as _constants
-from .creation import *
 from . import creation as _creation
-from .data_types import *
 from . import data_types as _data_types
-from .elementwise import *
 from . import elementwise as _elementwise
-from .indexing import *
 from . import indexing as _indexing
-from .info import *
 from . import info as _info
-from .linear_algebra import *
 from . import linear_algebra as _linear_algebra
-from .manipulation import *
 from . import manipulation as _manipulation
-from .searching import *
 from . import searching as _searching
-from .set_functions import *
 from . import set_functions as _set_functions
-from .sorting import *
 from . import sorting as _sorting
-from .statistical import *
 from . import statistical as _statistical
-from .utility import *
 from . import utility as _utility
+
+from .constants import *
+from .creation import *
+from .data_types import *
+from .elementwise import *
+from .indexing import *
+from .info import *
+from .linear_algebra import *
+from .manipulation import *
+from .searching import *
+from .set_functions import *
+from .sorting import *
+from .statistical import *
+from .utility import *
 
 # Hidden from type checkers, which cannot follow this sum inside wsarray's import cycle: to them
 # the star imports above export each chapter's names.

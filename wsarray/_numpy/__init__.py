@@ -13,50 +13,53 @@ A NumPy name in none of these modules raises an ``AttributeError`` that says so 
 
 from typing import TYPE_CHECKING
 
-from .bitwise import *
+# The chapter modules, bound before the star imports (which may rebind a chapter's name, such as
+# `ndarray`, to the object it exports); their lists make __all__ below.
 from . import bitwise as _bitwise
-from .constants import *
 from . import constants as _constants
-from .creation import *
 from . import creation as _creation
-from .data_types import *
 from . import data_types as _data_types
-from .datetime import *
 from . import datetime as _datetime
-from .errors import *
 from . import errors as _errors
-from .functional import *
 from . import functional as _functional
-from .indexing import *
 from . import indexing as _indexing
-from .io import *
 from . import io as _io
-from .linear_algebra import *
 from . import linear_algebra as _linear_algebra
-from .logic import *
 from . import logic as _logic
-from .manipulation import *
 from . import manipulation as _manipulation
-from .math import *
 from . import math as _math
-from .misc import *
 from . import misc as _misc
-from .ndarray import *
 from . import ndarray as _ndarray
-from .polynomials import *
 from . import polynomials as _polynomials
-from .scalars import *
 from . import scalars as _scalars
-from .sets import *
 from . import sets as _sets
-from .sorting import *
 from . import sorting as _sorting
-from .statistics import *
 from . import statistics as _statistics
-from .subclasses import *
 from . import subclasses as _subclasses
-from .window import *
 from . import window as _window
+
+from .bitwise import *
+from .constants import *
+from .creation import *
+from .data_types import *
+from .datetime import *
+from .errors import *
+from .functional import *
+from .indexing import *
+from .io import *
+from .linear_algebra import *
+from .logic import *
+from .manipulation import *
+from .math import *
+from .misc import *
+from .ndarray import *
+from .polynomials import *
+from .scalars import *
+from .sets import *
+from .sorting import *
+from .statistics import *
+from .subclasses import *
+from .window import *
 from .missing import NOT_PROVIDED_BY_DESIGN, __getattr__  # noqa: F401
 
 # Hidden from type checkers, which cannot follow this sum inside wsarray's import cycle: to them
