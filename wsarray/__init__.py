@@ -24,28 +24,33 @@ except ImportError:  # the source folder, not the installed (compiled) package?
     ) from None
 
 from importlib.metadata import version as _dist_version
+from typing import TYPE_CHECKING
 
 # Drop-in: code that gates features on np.__version__ must see the NumPy doing the math, and
 # NumPy's version module and build configuration (np.version.version, np.__config__.show()).
-from numpy import __config__, __version__, version  # noqa: F401
+from numpy import __config__ as __config__
+from numpy import __version__ as __version__
+from numpy import version as version
 
+from . import _array_api, _numpy, _workspaces  # their __all__, below
 from . import char, dtypes, emath, exceptions, fft, lib, linalg, memory, strings
 from ._array_api import *
-from ._array_api import __all__ as _array_api_all
-from ._config import show_config
-from ._core import Array
+from ._config import show_config as show_config
 from ._core import Function as _Function
-from ._device import Device
+from ._device import Device as Device
 from ._numpy import *
-from ._numpy import __all__ as _numpy_all
-from ._numpy import __getattr__  # noqa: F401  (NumPy names not provided; lazy submodules)
+from ._typing import Array as Array  # the core's class; a numpy.ndarray subclass to type checkers
 from ._workspaces import *
-from ._workspaces import __all__ as _workspaces_all
-from .fusion import FuseWarning, fuse
+
+if not TYPE_CHECKING:  # a module __getattr__ would make every misspelt name valid to a type checker
+    from ._numpy import __getattr__  # noqa: F401  (NumPy names not provided; lazy submodules)
+from .fusion import FuseWarning as FuseWarning
+from .fusion import fuse as fuse
 
 # After everything above: wsarray.data uses the namespace. The workspace modes of a training step
 # are part of the workspace API (Deeplearning4j's WorkspaceMode); the pipeline stays in wsarray.data.
-from .data import WorkspaceManager, WorkspaceMode
+from .data import WorkspaceManager as WorkspaceManager
+from .data import WorkspaceMode as WorkspaceMode
 
 # Shown as wsarray.Array / wsarray.Function (type(x), help(), error messages), where users meet them.
 Array.__module__ = _Function.__module__ = "wsarray"
@@ -54,12 +59,13 @@ __wsarray_version__ = _dist_version("wsarray")  # one source: pyproject.toml
 __array_api_version__ = "2025.12"
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
-__all__ = (
-    ["__version__", "Array", "Device", "FuseWarning", "WorkspaceManager", "WorkspaceMode", "fuse",
-     "show_config", "char", "ctypeslib", "dtypes", "emath",
-     "exceptions", "fft", "lib", "linalg", "memory", "polynomial", "random", "strings", "testing", "typing"]
-    + _array_api_all + _numpy_all + _workspaces_all
-)
+if not TYPE_CHECKING:  # to type checkers the star imports export their modules' names themselves
+    __all__ = (
+        ["__version__", "Array", "Device", "FuseWarning", "WorkspaceManager", "WorkspaceMode", "fuse",
+         "show_config", "char", "ctypeslib", "dtypes", "emath", "exceptions", "fft", "lib", "linalg",
+         "memory", "polynomial", "random", "strings", "testing", "typing"]
+        + _array_api.__all__ + _numpy.__all__ + _workspaces.__all__
+    )
 
 
 # ---- pickling (the compiled core names these) -------------------------------------------------

@@ -1,4 +1,5 @@
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 from wsarray import (
     Array as Array,
@@ -7,6 +8,9 @@ from wsarray import (
     WorkspaceMemoryError as WorkspaceMemoryError
 )
 
+
+class _ScopeStack:
+    """The scopes open in a context (wsarray internal)."""
 
 class WorkspaceConfig:
     """
@@ -69,38 +73,41 @@ class WorkspaceConfig:
     def trim_after_cycles(self) -> int: ...
 
     @property
-    def allocation(self) -> str: ...
+    def allocation(self) -> Literal['overallocate', 'strict']: ...
 
     @property
-    def learning(self) -> str: ...
+    def learning(self) -> Literal['first_loop', 'over_time', 'none']: ...
 
     @property
-    def spill(self) -> str: ...
+    def spill(self) -> Literal['external', 'reallocate', 'fail']: ...
 
     @property
-    def reset(self) -> str: ...
+    def reset(self) -> Literal['block_left', 'end_of_buffer']: ...
 
     @property
-    def location(self) -> str: ...
+    def location(self) -> Literal['ram', 'mmap']: ...
 
     @property
     def device(self) -> str: ...
 
-    def __eq__(self, arg: WorkspaceConfig, /) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
     def __repr__(self) -> str: ...
 
-def parse_size(size: object | None) -> int:
+def parse_size(size: int | str) -> int:
     """Bytes in a size given as an int or a string like '64MB' or '1.5GiB'."""
+
+class _ThreadCleanup:
+    """Ends a thread's workspaces when it exits (internal)."""
 
 class Scope:
     """
     A borrow of an enclosing open workspace, or a scope_out(): `with` it (in the context that opened the workspace).
     """
 
-    def __enter__(self) -> object: ...
+    def __enter__(self) -> Scope: ...
 
-    def __exit__(self, *args) -> bool: ...
+    def __exit__(self, *args: object) -> Literal[False]: ...
 
     def __repr__(self) -> str: ...
 
@@ -108,6 +115,38 @@ def scope_out() -> Scope:
     """
     Context manager: allocations inside bypass every workspace (arrays are detached).
     """
+
+class _Slot:
+    """A batch slot of the data pipeline's ring (wsarray.data; internal)."""
+
+    def __init__(self, name: object, config: WorkspaceConfig, hint: object | None = None) -> None: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def is_open(self) -> bool: ...
+
+    @property
+    def alive(self) -> bool: ...
+
+    def begin(self) -> None:
+        """Open the slot's cycle (the producer, before it fills it)."""
+
+    def fill(self) -> Scope:
+        """
+        Context manager: allocations inside go to the slot, whose cycle must be open.
+        """
+
+    def retire(self) -> None:
+        """
+        End the slot's cycle: its arrays become stale and its memory serves a later batch.
+        """
+
+    def stats(self) -> dict: ...
+
+    def destroy(self) -> None:
+        """Give the slot's memory back to the OS; its arrays become stale."""
 
 class Workspace:
     """
@@ -129,11 +168,11 @@ class Workspace:
     @property
     def alive(self) -> bool: ...
 
-    def __enter__(self) -> object: ...
+    def __enter__(self) -> Workspace: ...
 
-    def __exit__(self, *args) -> bool: ...
+    def __exit__(self, *args: object) -> Literal[False]: ...
 
-    def __eq__(self, other: object | None) -> object: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
     def __hash__(self) -> int: ...
 
@@ -142,17 +181,92 @@ class Workspace:
         Context manager: allocations inside go to this workspace, whose cycle must be open in an enclosing 'with' block of the same context.
         """
 
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         """
         stats() -> dict: name, capacity (bytes mapped), used (bytes in live blocks), peak_cycle_bytes (peak of the last cycle), spilled_bytes / spilled_cycle_bytes / spills (served outside the chunks), cycles, allocations, allocated_bytes, reused_bytes (served from memory used before: no fresh pages), frees, os_maps, learned_size, live_arrays, wraps (circular), chunks, trimmed_bytes (idle pages given back), zeroed_bytes, initialized (learning done), generation, open, alive.
         """
+
+    def _check_heap(self) -> str:
+        """Heap invariants of every chunk ('' when consistent); for tests."""
 
     def destroy(self) -> None:
         """Give the workspace's memory back to the OS; its arrays become invalid."""
 
     def __repr__(self) -> str: ...
 
-def workspace(name: object, config: object | None = None) -> Workspace:
+def _test_workspace_allocate(ws: Workspace, nbytes: int, zero: bool = False) -> int:
+    """
+    Allocate `nbytes` from the workspace without an array; returns the address (for tests).
+    """
+
+def _test_workspace_free(address: int) -> bool:
+    """Free a block by address; False if no workspace owns it (for tests)."""
+
+def _test_owned_size(address: int) -> object:
+    """
+    Bytes requested for the live block at `address`, None if none (for tests).
+    """
+
+def workspace(name: str, config: WorkspaceConfig | None = None) -> Workspace:
     """
     The workspace `name` of this thread, created with `config` on first use.
+    """
+
+def _destroy_all() -> None: ...
+
+def _destroy(name: str) -> None: ...
+
+def _exists(name: str) -> bool: ...
+
+def _active(name: str) -> bool: ...
+
+def _current() -> str | None: ...
+
+def _statistics() -> dict[str, dict[str, Any]]: ...
+
+def _stack() -> list[tuple[str, str | None]]: ...
+
+def _add_cycle_listener(listener: Callable[[dict[str, Any]], object]) -> None: ...
+
+def _remove_cycle_listener(listener: object) -> None: ...
+
+def _cycle_listeners() -> list[Callable[[dict[str, Any]], object]]: ...
+
+def _zombie_bytes() -> int: ...
+
+def _set_gc_window(ms: int) -> None: ...
+
+_MAX_GC_WINDOW_MS: int = 9223372036853
+
+def _get_gc_window() -> int: ...
+
+def _gc_collections() -> int: ...
+
+def _collect() -> int: ...
+
+def _build_info() -> dict:
+    """Facts about this build (wsarray.show_config() prints them)."""
+
+def _set_operator(name: str, func: object) -> None: ...
+
+class _ArrayIterator:
+    def __iter__(self, /):
+        """Implement iter(self)."""
+
+    def __next__(self, /):
+        """Implement next(self)."""
+
+class _BoundMethod:
+    def __call__(self, *args, **kwargs) -> object: ...
+
+    def __repr__(self) -> str: ...
+
+def _fusion_run(slots: list, steps: list, rows: int, cols: int, block: int, parts: int) -> bool:
+    """
+    Run a fused plan block by block (wsarray/fusion/native.py); False: redo it through NumPy.
+    """
+
+def _fusion_reduce(slots: list, steps: list, result_slot: int, reduce: object, ranges: list, partials: object, identity: object | None, carry: bool, block: int, parts: int) -> bool:
+    """
+    Partial reductions of a fused plan's blocks (wsarray/fusion/native.py).
     """

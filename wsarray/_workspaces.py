@@ -9,6 +9,8 @@ until the generator resumes and leaves it (the caller's arrays go into that work
 import contextvars as _contextvars
 import functools as _functools
 import inspect as _inspect
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar, overload
 
 from ._core import (
     Workspace,
@@ -32,7 +34,7 @@ __all__ = [
 ]
 
 
-def workspace(name="WSA_DEFAULT", config=None):
+def workspace(name: str = "WSA_DEFAULT", config: WorkspaceConfig | None = None) -> Workspace:
     """The workspace ``name`` of the current thread (created on first use with ``config``).
 
     ``with wsarray.workspace("LOOP"):`` runs one cycle: every array made inside comes from the
@@ -43,7 +45,10 @@ def workspace(name="WSA_DEFAULT", config=None):
     return _workspace(name, config)
 
 
-class isolated:  # noqa: N801  (used as a function and a decorator)
+_T = TypeVar("_T")
+
+
+class isolated(Generic[_T]):  # noqa: N801  (used as a function and a decorator)
     """Run a generator (or any iterator) in a ``contextvars`` context of its own.
 
     ``for batch in wsarray.isolated(loader()):`` -- the workspace scopes the generator opens
@@ -53,7 +58,12 @@ class isolated:  # noqa: N801  (used as a function and a decorator)
     copy of the one current when the generator was wrapped (its scopes included).
     """
 
-    def __new__(cls, gen):
+    @overload
+    def __new__(cls, gen: Callable[..., Iterator[_T]]) -> Callable[..., "isolated[_T]"]: ...  # type: ignore[misc]
+    @overload
+    def __new__(cls, gen: Iterator[_T]) -> "isolated[_T]": ...
+
+    def __new__(cls, gen: Any) -> Any:
         if _inspect.isgeneratorfunction(gen):
             @_functools.wraps(gen)
             def isolated_function(*args, **kwargs):
@@ -68,27 +78,27 @@ class isolated:  # noqa: N801  (used as a function and a decorator)
         self._context = _contextvars.copy_context()
         return self
 
-    def __iter__(self):
+    def __iter__(self) -> "isolated[_T]":
         return self
 
-    def __next__(self):
+    def __next__(self) -> _T:
         return self._context.run(next, self._gen)
 
-    def send(self, value):
+    def send(self, value: Any) -> _T:
         """Resume the generator with ``value`` (generator.send) in its context."""
         return self._context.run(self._gen.send, value)
 
-    def throw(self, *args):
+    def throw(self, *args: Any) -> _T:
         """Raise an exception in the generator (generator.throw) in its context."""
         return self._context.run(self._gen.throw, *args)
 
-    def close(self):
+    def close(self) -> None:
         """Close the generator (its ``with`` blocks exit) in its context."""
         close = getattr(self._gen, "close", None)
         if close is not None:
             self._context.run(close)
 
-    def __del__(self):
+    def __del__(self) -> None:
         # Garbage collection closes the generator here, in its own context, rather than wherever
         # the collector happens to run.
         try:

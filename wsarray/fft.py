@@ -1,7 +1,7 @@
 """``wsarray.fft``: NumPy's FFTs with results in the current workspace."""
 import numpy.fft as _fft
 
-from ._core import Function as _F
+from ._typing import array_function as _F
 from ._numpy._routing import numpy_function as _numpy_function
 from ._array_api._impl import fft as _impl
 

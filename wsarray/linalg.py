@@ -2,7 +2,8 @@
 (``norm``, ``lstsq``, ``cond``, ...: NumPy's scalars), results in the current workspace."""
 import numpy.linalg as _la
 
-from ._core import Function as _F
+from ._typing import array_function as _F
+from ._typing import numpy_typed as _N
 from ._numpy._routing import numpy_function as _numpy_function
 from ._array_api._impl import linalg as _impl
 
@@ -17,8 +18,8 @@ cond = _numpy_function(_la.cond, "linalg.cond")
 cross = _F(_la.cross, "linalg.cross")
 det = _F(_la.det, "linalg.det")
 diagonal = _F(_la.diagonal, "linalg.diagonal")
-eig = _F(_la.eig, "linalg.eig")  # NumPy's dtype rule wins over the standard's (README)
-eigh = _F(_la.eigh, "linalg.eigh")
+eig = _N(_la.eig, "linalg.eig")  # NumPy's dtype rule wins over the standard's (README)
+eigh = _N(_la.eigh, "linalg.eigh")
 eigvals = _F(_la.eigvals, "linalg.eigvals")
 eigvalsh = _F(_la.eigvalsh, "linalg.eigvalsh")
 inv = _F(_la.inv, "linalg.inv")
@@ -32,10 +33,10 @@ multi_dot = _numpy_function(_la.multi_dot, "linalg.multi_dot")
 norm = _numpy_function(_la.norm, "linalg.norm")
 outer = _F(_la.outer, "linalg.outer")
 pinv = _F(_impl.pinv, "linalg.pinv")
-qr = _F(_la.qr, "linalg.qr")
-slogdet = _F(_la.slogdet, "linalg.slogdet")
+qr = _N(_la.qr, "linalg.qr")
+slogdet = _N(_la.slogdet, "linalg.slogdet")
 solve = _F(_la.solve, "linalg.solve")
-svd = _F(_la.svd, "linalg.svd")
+svd = _N(_la.svd, "linalg.svd")
 svdvals = _F(_la.svdvals, "linalg.svdvals")
 tensordot = _F(_la.tensordot, "linalg.tensordot")
 tensorinv = _numpy_function(_la.tensorinv, "linalg.tensorinv")

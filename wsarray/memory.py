@@ -14,8 +14,12 @@ Garbage collection, in Python terms (ND4J's MemoryManager names):
 """
 
 import gc as _gc
+from collections.abc import Callable
+from typing import IO, Any
 
 from . import _core
+
+CycleListener = Callable[[dict[str, Any]], object]
 
 __all__ = [
     "add_cycle_listener",
@@ -39,13 +43,13 @@ __all__ = [
 ]
 
 
-def _name(fn, name):
+def _name(fn: str, name: object) -> str:
     if not isinstance(name, str):
         raise TypeError(f"wsarray.memory.{fn}(): name must be a str, not {type(name).__name__}")
     return name
 
 
-def device_info():
+def device_info() -> list[dict[str, Any]]:
     """Memory of each usable GPU: a list of dicts (``device``, ``free``, ``total``, ``pool_used``,
     ``pool_total``: CuPy's pool on it); empty where no GPU is usable (``wsarray.cuda.status()``
     says why). Imports CuPy on first use, never before."""
@@ -54,7 +58,7 @@ def device_info():
     return cuda.device_info()
 
 
-def set_auto_gc_window(ms):
+def set_auto_gc_window(ms: int) -> None:
     """Collect garbage at workspace cycle ends, at most once per ``ms`` milliseconds (0: never)."""
     if isinstance(ms, bool) or not isinstance(ms, int):
         raise TypeError("wsarray.memory.set_auto_gc_window(): ms must be an int number of milliseconds")
@@ -64,34 +68,34 @@ def set_auto_gc_window(ms):
     _core._set_gc_window(ms)
 
 
-def get_auto_gc_window():
+def get_auto_gc_window() -> int:
     """The auto GC window in milliseconds (0: off)."""
     return _core._get_gc_window()
 
 
-def toggle_periodic_gc(enabled):
+def toggle_periodic_gc(enabled: bool) -> None:
     """Turn Python's automatic cyclic garbage collector on (True) or off (False)."""
     if not isinstance(enabled, bool):
         raise TypeError("wsarray.memory.toggle_periodic_gc(): enabled must be a bool")
     (_gc.enable if enabled else _gc.disable)()
 
 
-def is_periodic_gc_active():
+def is_periodic_gc_active() -> bool:
     """True while Python's automatic cyclic garbage collector runs."""
     return _gc.isenabled()
 
 
-def invoke_gc():
+def invoke_gc() -> int:
     """Run a full garbage collection now; returns the number of unreachable objects found."""
     return _core._collect()
 
 
-def gc_collections():
+def gc_collections() -> int:
     """How many collections wsarray has run (auto GC window and invoke_gc)."""
     return _core._gc_collections()
 
 
-def destroy_all_workspaces_for_current_thread():
+def destroy_all_workspaces_for_current_thread() -> None:
     """Destroy every workspace of this thread, returning their memory to the operating system.
 
     Raises WorkspaceError (destroying nothing) while any of them is open or borrowed.
@@ -99,37 +103,37 @@ def destroy_all_workspaces_for_current_thread():
     _core._destroy_all()
 
 
-def destroy_workspace(name):
+def destroy_workspace(name: str) -> None:
     """Destroy the workspace ``name`` of this thread; its memory goes back to the OS."""
     _core._destroy(_name("destroy_workspace", name))
 
 
-def workspace_exists(name):
+def workspace_exists(name: str) -> bool:
     """True if this thread has a workspace called ``name``."""
     return _core._exists(_name("workspace_exists", name))
 
 
-def workspace_active(name):
+def workspace_active(name: str) -> bool:
     """True if the workspace ``name`` has an open cycle on this thread."""
     return _core._active(_name("workspace_active", name))
 
 
-def current_workspace():
+def current_workspace() -> str | None:
     """Name of the workspace allocations go to now (None outside workspaces or in scope_out())."""
     return _core._current()
 
 
-def workspace_stack():
+def workspace_stack() -> list[tuple[str, str | None]]:
     """This thread's scopes, outermost first, as (kind, workspace name) pairs."""
     return _core._stack()
 
 
-def allocation_statistics():
+def allocation_statistics() -> dict[str, dict[str, Any]]:
     """Statistics of every workspace of this thread: {name: {capacity, used, ...}}."""
     return _core._statistics()
 
 
-def print_allocation_statistics(file=None):
+def print_allocation_statistics(file: IO[str] | None = None) -> None:
     """Print a table of this thread's workspaces and their statistics."""
     stats = allocation_statistics()
     cols = ["capacity", "used", "peak_cycle_bytes", "spilled_bytes", "reused_bytes", "cycles",
@@ -145,7 +149,7 @@ def print_allocation_statistics(file=None):
         print("  ".join(c.rjust(w) for c, w in zip(r, widths)), file=file)
 
 
-def add_cycle_listener(listener):
+def add_cycle_listener(listener: CycleListener) -> CycleListener:
     """Call ``listener(event)`` each time a workspace cycle ends, on the thread that ended it.
 
     ``event`` is a dict: ``workspace`` (name), ``cycle`` (cycles completed), ``peak_cycle_bytes``,
@@ -157,11 +161,11 @@ def add_cycle_listener(listener):
     return listener
 
 
-def remove_cycle_listener(listener):
+def remove_cycle_listener(listener: CycleListener) -> None:
     """Stop calling ``listener`` (ValueError if it was not added)."""
     _core._remove_cycle_listener(listener)
 
 
-def cycle_listeners():
+def cycle_listeners() -> list[CycleListener]:
     """The listeners added with ``add_cycle_listener``, in call order."""
     return _core._cycle_listeners()

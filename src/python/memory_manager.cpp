@@ -84,27 +84,27 @@ void export_memory_manager(nb::module_ &m) {
         auto all = tw.all();
         named("memory.destroy_all_workspaces_for_current_thread", [&] { tw.destroy_all(); });
         for (auto &ws : all) release_holders(*ws);
-    });
+    }, nb::sig("def _destroy_all() -> None"));
     m.def("_destroy", [](nb::handle name) {
         destroy_named(name_of(name, "memory.destroy_workspace"), "memory.destroy_workspace");
-    });
+    }, nb::sig("def _destroy(name: str) -> None"));
     m.def("_exists", [](nb::handle name) {
         return (bool) wsa::ThreadWorkspaces::current().find(name_of(name, "memory.workspace_exists"));
-    });
+    }, nb::sig("def _exists(name: str) -> bool"));
     m.def("_active", [](nb::handle name) {
         auto ws = wsa::ThreadWorkspaces::current().find(name_of(name, "memory.workspace_active"));
         return ws && ws->cycle_open();
-    });
+    }, nb::sig("def _active(name: str) -> bool"));
     m.def("_current", []() -> nb::object {
         wsa::Workspace *t = current_target();
         if (!t) return nb::none();
         return nb::str(t->name().c_str());
-    });
+    }, nb::sig("def _current() -> str | None"));
     m.def("_statistics", []() {
         nb::dict d;
         for (auto &ws : wsa::ThreadWorkspaces::current().all()) d[ws->name().c_str()] = stats_dict(*ws);
         return d;
-    });
+    }, nb::sig("def _statistics() -> dict[str, dict[str, typing.Any]]"));
     m.def("_stack", []() {
         nb::list out;
         for (const wsa::Frame *f : wsa::live_frames(current_stack())) {
@@ -115,14 +115,14 @@ void export_memory_manager(nb::module_ &m) {
             out.append(nb::make_tuple(kind, f->ws ? nb::object(nb::str(f->ws->name().c_str())) : nb::none()));
         }
         return out;
-    });
+    }, nb::sig("def _stack() -> list[tuple[str, str | None]]"));
     g_listeners = new std::vector<nb::object>();
     m.def("_add_cycle_listener", [](nb::handle f) {
         if (!PyCallable_Check(f.ptr()))
             raise(PyExc_TypeError, "wsarray.memory.add_cycle_listener(): the listener must be callable, not " +
                                        std::string(Py_TYPE(f.ptr())->tp_name));
         g_listeners->push_back(nb::borrow(f));
-    });
+    }, nb::sig("def _add_cycle_listener(listener: collections.abc.Callable[[dict[str, typing.Any]], object]) -> None"));
     m.def("_remove_cycle_listener", [](nb::handle f) {
         for (auto it = g_listeners->begin(); it != g_listeners->end(); ++it)
             if (it->is(f)) {
@@ -130,12 +130,12 @@ void export_memory_manager(nb::module_ &m) {
                 return;
             }
         raise(PyExc_ValueError, "wsarray.memory.remove_cycle_listener(): this listener was not added");
-    });
+    }, nb::sig("def _remove_cycle_listener(listener: object) -> None"));
     m.def("_cycle_listeners", []() {
         nb::list out;
         for (auto &f : *g_listeners) out.append(f);
         return out;
-    });
+    }, nb::sig("def _cycle_listeners() -> list[collections.abc.Callable[[dict[str, typing.Any]], object]]"));
     m.def("_zombie_bytes", []() { return wsa::Workspace::zombie_bytes(); });
     m.def("_set_gc_window", [](long long ms) {
         if (ms < 0)
@@ -145,11 +145,11 @@ void export_memory_manager(nb::module_ &m) {
                                         std::to_string(kMaxGcWindowMs) + " ms (about 292 years)");
         gc_state.window_ms = ms;
         gc_state.last = std::chrono::steady_clock::now();
-    });
+    }, nb::sig("def _set_gc_window(ms: int) -> None"));
     m.attr("_MAX_GC_WINDOW_MS") = kMaxGcWindowMs;
     m.def("_get_gc_window", []() { return gc_state.window_ms; });
     m.def("_gc_collections", []() { return gc_state.collections; });
-    m.def("_collect", []() { return collect_now(); });
+    m.def("_collect", []() { return collect_now(); }, nb::sig("def _collect() -> int"));
 }
 
 } // namespace wsa_py

@@ -218,13 +218,22 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
     cls.def_ro("cycles_before_initialization", &wsa::Config::cycles_before_initialization);
     cls.def_ro("temp_file_path", &wsa::Config::temp_file_path);
     cls.def_ro("trim_after_cycles", &wsa::Config::trim_after_cycles);
-    cls.def_prop_ro("allocation", [](const wsa::Config &c) { return wsa::to_string(c.allocation); });
-    cls.def_prop_ro("learning", [](const wsa::Config &c) { return wsa::to_string(c.learning); });
-    cls.def_prop_ro("spill", [](const wsa::Config &c) { return wsa::to_string(c.spill); });
-    cls.def_prop_ro("reset", [](const wsa::Config &c) { return wsa::to_string(c.reset); });
-    cls.def_prop_ro("location", [](const wsa::Config &c) { return wsa::to_string(c.location); });
+    cls.def_prop_ro("allocation", [](const wsa::Config &c) { return wsa::to_string(c.allocation); },
+                    nb::for_getter(nb::sig("def allocation(self) -> typing.Literal['overallocate', 'strict']")));
+    cls.def_prop_ro("learning", [](const wsa::Config &c) { return wsa::to_string(c.learning); },
+                    nb::for_getter(nb::sig("def learning(self) -> typing.Literal['first_loop', 'over_time', 'none']")));
+    cls.def_prop_ro("spill", [](const wsa::Config &c) { return wsa::to_string(c.spill); },
+                    nb::for_getter(nb::sig("def spill(self) -> typing.Literal['external', 'reallocate', 'fail']")));
+    cls.def_prop_ro("reset", [](const wsa::Config &c) { return wsa::to_string(c.reset); },
+                    nb::for_getter(nb::sig("def reset(self) -> typing.Literal['block_left', 'end_of_buffer']")));
+    cls.def_prop_ro("location", [](const wsa::Config &c) { return wsa::to_string(c.location); },
+                    nb::for_getter(nb::sig("def location(self) -> typing.Literal['ram', 'mmap']")));
     cls.def_prop_ro("device", [](const wsa::Config &c) { return c.device ? c.device->name : std::string("cpu"); });
-    cls.def("__eq__", [](const wsa::Config &a, const wsa::Config &b) { return a == b; });
+    // Anything else compares unequal (NotImplemented), as Python's own objects do.
+    cls.def("__eq__", [](const wsa::Config &a, nb::handle b) -> nb::object {
+        if (!nb::isinstance<wsa::Config>(b)) return nb::borrow(Py_NotImplemented);
+        return nb::bool_(a == nb::cast<const wsa::Config &>(b));
+    }, nb::arg("other").none(), nb::sig("def __eq__(self, other: object, /) -> bool"));
     cls.def("__repr__", [](const wsa::Config &c) {
         return "WorkspaceConfig(initial_size=" + std::to_string(c.initial_size) +
                ", min_size=" + std::to_string(c.min_size) + ", max_size=" + std::to_string(c.max_size) +
@@ -238,6 +247,7 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
     });
 
     m.def("parse_size", [](nb::handle v) { return size_arg(v, "size"); }, nb::arg("size").none(),
+          nb::sig("def parse_size(size: int | str) -> int"),
           "Bytes in a size given as an int or a string like '64MB' or '1.5GiB'.");
 }
 

@@ -192,15 +192,15 @@ void export_workspaces(nb::module_ &m) {
         ScopeObject &o = nb::cast<ScopeObject &>(self);
         enter_scope(o, scope_function(o));
         return nb::borrow(self);
-    });
+    }, nb::sig("def __enter__(self) -> Scope"));
     scope_cls.def("__exit__", [](ScopeObject &o, nb::args) {
         exit_scope(o, scope_function(o));
         return false;
-    });
+    }, nb::sig("def __exit__(self, *args: object) -> typing.Literal[False]"));
     scope_cls.def("__repr__", [](ScopeObject &o) {
         return o.ws ? "<wsarray.Scope borrow of '" + o.ws->name() + "'>" : std::string("<wsarray.Scope scope_out>");
     });
-    m.def("scope_out", []() { return ScopeObject{}; },
+    m.def("scope_out", []() { return ScopeObject{}; }, nb::sig("def scope_out() -> Scope"),
           "Context manager: allocations inside bypass every workspace (arrays are detached).");
 
     auto slot_cls = nb::class_<Slot>(m, "_Slot", "A batch slot of the data pipeline's ring (wsarray.data; internal).");
@@ -246,20 +246,21 @@ void export_workspaces(nb::module_ &m) {
     workspace_cls.def("__enter__", [](nb::handle self) {
         enter_cycle(nb::cast<WorkspaceHandle &>(self));
         return nb::borrow(self);
-    });
+    }, nb::sig("def __enter__(self) -> Workspace"));
     workspace_cls.def("__exit__", [](WorkspaceHandle &h, nb::args) {
         exit_cycle(h);
         return false;
-    });
+    }, nb::sig("def __exit__(self, *args: object) -> typing.Literal[False]"));
     workspace_cls.def("__eq__", [](WorkspaceHandle &h, nb::handle other) -> nb::object {
         if (!nb::isinstance<WorkspaceHandle>(other)) return nb::borrow(Py_NotImplemented);
         return nb::bool_(nb::cast<WorkspaceHandle &>(other).ws == h.ws);
-    }, nb::arg("other").none());
+    }, nb::arg("other").none(), nb::sig("def __eq__(self, other: object, /) -> bool"));
     workspace_cls.def("__hash__", [](WorkspaceHandle &h) { return (Py_hash_t) std::hash<const void *>()(h.ws.get()); });
     workspace_cls.def("borrow", [](WorkspaceHandle &h) { return ScopeObject{h.ws, {}}; },
                       "Context manager: allocations inside go to this workspace, whose cycle must be open in "
                       "an enclosing 'with' block of the same context.");
     workspace_cls.def("stats", [](WorkspaceHandle &h) { return stats_dict(*h.ws); },
+                      nb::sig("def stats(self) -> dict[str, typing.Any]"),
                       "stats() -> dict: name, capacity (bytes mapped), used (bytes in live blocks), peak_cycle_bytes "
                       "(peak of the last cycle), spilled_bytes / spilled_cycle_bytes / spills (served outside "
                       "the chunks), cycles, allocations, allocated_bytes, reused_bytes (served from memory used "
@@ -313,6 +314,7 @@ void export_workspaces(nb::module_ &m) {
         if (fresh) watch_thread_exit(*ws);
         return WorkspaceHandle{ws};
     }, nb::arg("name"), nb::arg("config").none() = nb::none(),
+          nb::sig("def workspace(name: str, config: WorkspaceConfig | None = None) -> Workspace"),
           "The workspace `name` of this thread, created with `config` on first use.");
 }
 

@@ -27,6 +27,8 @@ def test_config_defaults_and_repr():
     assert "learning='first_loop'" in repr(c)
     assert wnp.WorkspaceConfig(initial_size="1MB") == wnp.WorkspaceConfig(initial_size=MB)
     assert not (wnp.WorkspaceConfig(initial_size="1MB") == wnp.WorkspaceConfig())
+    # Anything else compares unequal rather than raising (the stub types __eq__ as taking any object).
+    assert c != "WSA_DEFAULT" and not (c == 0) and c != None  # noqa: E711
 
 
 @pytest.mark.parametrize(

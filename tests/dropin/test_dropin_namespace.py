@@ -5,6 +5,7 @@ for NumPy names wsarray does not provide. Results are wsarray arrays in the curr
 import gc
 import importlib
 import os
+import typing
 import weakref
 
 import numpy as np
@@ -200,7 +201,10 @@ def test_numpy_settings_types_and_constants_are_numpys():
     from wsarray.typing import NDArray
     assert wt.assert_raises is np.testing.assert_raises and wnp.testing is wt
     assert wt.assert_allclose.__wrapped__ is np.testing.assert_allclose
-    assert AxisError is np.exceptions.AxisError and NDArray is np.typing.NDArray
+    assert AxisError is np.exceptions.AxisError
+    # wsarray's NDArray is its Array of a scalar type (a numpy.ndarray subclass to type checkers).
+    assert typing.get_origin(NDArray[np.float64]) is wnp.Array
+    assert typing.get_args(NDArray[np.float64])[1] == np.dtype[np.float64]
     assert wnp.dtypes.Float64DType is np.dtypes.Float64DType
     wt.assert_array_equal(wnp.arange(3), np.arange(3))
     with wnp.printoptions(precision=2):

@@ -1,5 +1,5 @@
 """The committed stub of the compiled core (wsarray/_core.pyi) is what nanobind's stub generator
-makes of the build, so it cannot drift (regenerate: python -m nanobind.stubgen -m wsarray._core
+makes of the build, so it cannot drift (regenerate: python -m nanobind.stubgen -P -m wsarray._core
 -o wsarray/_core.pyi, from outside the repository's root)."""
 import os
 import subprocess
@@ -19,7 +19,7 @@ def test_the_committed_stub_is_the_generated_one(tmp_path):
         pytest.skip(f"the core was built with nanobind {built_with}, the stub generator is {nanobind.__version__}: "
                     "signatures are written differently across versions")
     out = tmp_path / "_core.pyi"
-    proc = subprocess.run([sys.executable, "-P", "-m", "nanobind.stubgen", "-q", "-m", "wsarray._core", "-o",
+    proc = subprocess.run([sys.executable, "-P", "-m", "nanobind.stubgen", "-q", "-P", "-m", "wsarray._core", "-o",
                            str(out)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     with open(os.path.join(REPO, "wsarray", "_core.pyi")) as f:

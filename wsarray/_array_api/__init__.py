@@ -6,32 +6,41 @@ NumPy does. The ``linalg`` and ``fft`` extensions are the public modules wsarray
 wsarray.fft; their implementation helpers, and those of the chapters below, are in ``_impl``.
 """
 
-from .constants import *
-from .constants import __all__ as _constants
-from .creation import *
-from .creation import __all__ as _creation
-from .data_types import *
-from .data_types import __all__ as _data_types
-from .elementwise import *
-from .elementwise import __all__ as _elementwise
-from .indexing import *
-from .indexing import __all__ as _indexing
-from .info import *
-from .info import __all__ as _info
-from .linear_algebra import *
-from .linear_algebra import __all__ as _linear_algebra
-from .manipulation import *
-from .manipulation import __all__ as _manipulation
-from .searching import *
-from .searching import __all__ as _searching
-from .set_functions import *
-from .set_functions import __all__ as _set_functions
-from .sorting import *
-from .sorting import __all__ as _sorting
-from .statistical import *
-from .statistical import __all__ as _statistical
-from .utility import *
-from .utility import __all__ as _utility
+from typing import TYPE_CHECKING
 
-__all__ = (_constants + _creation + _data_types + _elementwise + _indexing + _info + _linear_algebra
-           + _manipulation + _searching + _set_functions + _sorting + _statistical + _utility)
+# The chapter modules, bound before the star imports (which may rebind a chapter's name, such as
+# `ndarray`, to the object it exports); their lists make __all__ below.
+from . import constants as _constants
+from . import creation as _creation
+from . import data_types as _data_types
+from . import elementwise as _elementwise
+from . import indexing as _indexing
+from . import info as _info
+from . import linear_algebra as _linear_algebra
+from . import manipulation as _manipulation
+from . import searching as _searching
+from . import set_functions as _set_functions
+from . import sorting as _sorting
+from . import statistical as _statistical
+from . import utility as _utility
+
+from .constants import *
+from .creation import *
+from .data_types import *
+from .elementwise import *
+from .indexing import *
+from .info import *
+from .linear_algebra import *
+from .manipulation import *
+from .searching import *
+from .set_functions import *
+from .sorting import *
+from .statistical import *
+from .utility import *
+
+# Hidden from type checkers, which cannot follow this sum inside wsarray's import cycle: to them
+# the star imports above export each chapter's names.
+if not TYPE_CHECKING:
+    __all__ = (_constants.__all__ + _creation.__all__ + _data_types.__all__ + _elementwise.__all__ + _indexing.__all__ +
+               _info.__all__ + _linear_algebra.__all__ + _manipulation.__all__ + _searching.__all__ +
+               _set_functions.__all__ + _sorting.__all__ + _statistical.__all__ + _utility.__all__)

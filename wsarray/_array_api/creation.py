@@ -2,7 +2,8 @@
 
 import numpy as _np
 
-from .._core import Function as _F
+from .._typing import array_function as _F
+from .._typing import numpy_typed as _N
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
@@ -18,7 +19,7 @@ from_dlpack = _F(_np.from_dlpack, "from_dlpack")
 full = _F(_np.full, "full")
 full_like = _F(_np.full_like, "full_like")
 linspace = _F(_np.linspace, "linspace")
-meshgrid = _F(_np.meshgrid, "meshgrid")
+meshgrid = _N(_np.meshgrid, "meshgrid")
 ones = _F(_np.ones, "ones")
 ones_like = _F(_np.ones_like, "ones_like")
 tril = _F(_np.tril, "tril")

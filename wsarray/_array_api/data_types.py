@@ -23,7 +23,8 @@ from numpy import (
     uint64,
 )
 
-from .._core import Function as _F
+from .._typing import array_function as _F
+from .._typing import numpy_typed as _N
 from ._impl import data_types as _impl
 
 __all__ = [
@@ -33,11 +34,11 @@ __all__ = [
 ]
 
 astype = _F(_impl.astype, "astype")
-can_cast = _F(_impl.can_cast, "can_cast")
+can_cast = _N(_impl.can_cast, "can_cast")
 # Classes, as NumPy's (isinstance(np.finfo(x), np.finfo), np.finfo[np.float64]); they hold no arrays.
 finfo = _impl.finfo
 iinfo = _impl.iinfo
-isdtype = _F(_np.isdtype, "isdtype")
-result_type = _F(_impl.result_type, "result_type")
+isdtype = _N(_np.isdtype, "isdtype")
+result_type = _N(_impl.result_type, "result_type")
 
 bool = _np.bool_  # the array API's name for the boolean dtype  # noqa: A001

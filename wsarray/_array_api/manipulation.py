@@ -2,7 +2,8 @@
 
 import numpy as _np
 
-from .._core import Function as _F
+from .._typing import array_function as _F
+from .._typing import numpy_typed as _N
 
 __all__ = [
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip",
@@ -10,8 +11,8 @@ __all__ = [
     "unstack"
 ]
 
-broadcast_arrays = _F(_np.broadcast_arrays, "broadcast_arrays")
-broadcast_shapes = _F(_np.broadcast_shapes, "broadcast_shapes")
+broadcast_arrays = _N(_np.broadcast_arrays, "broadcast_arrays")
+broadcast_shapes = _N(_np.broadcast_shapes, "broadcast_shapes")
 broadcast_to = _F(_np.broadcast_to, "broadcast_to")
 concat = _F(_np.concatenate, "concatenate")
 expand_dims = _F(_np.expand_dims, "expand_dims")
@@ -24,4 +25,4 @@ roll = _F(_np.roll, "roll")
 squeeze = _F(_np.squeeze, "squeeze")
 stack = _F(_np.stack, "stack")
 tile = _F(_np.tile, "tile")
-unstack = _F(_np.unstack, "unstack")
+unstack = _N(_np.unstack, "unstack")

@@ -3,7 +3,8 @@
 
 import numpy as _np
 
-from .._core import Function as _F
+from .._typing import array_function as _F
+from .._typing import numpy_typed as _N
 from ._impl import sets as _impl
 
 __all__ = [
@@ -11,7 +12,7 @@ __all__ = [
 ]
 
 isin = _F(_np.isin, "isin")
-unique_all = _F(_np.unique_all, "unique_all")
-unique_counts = _F(_np.unique_counts, "unique_counts")
-unique_inverse = _F(_np.unique_inverse, "unique_inverse")
+unique_all = _N(_np.unique_all, "unique_all")
+unique_counts = _N(_np.unique_counts, "unique_counts")
+unique_inverse = _N(_np.unique_inverse, "unique_inverse")
 unique_values = _F(_impl.unique_values, "unique_values")

@@ -11,52 +11,62 @@ chapter, scalars, constants, NumPy's subclasses), so that NumPy programs run unc
 A NumPy name in none of these modules raises an ``AttributeError`` that says so (missing.py).
 """
 
+from typing import TYPE_CHECKING
+
+# The chapter modules, bound before the star imports (which may rebind a chapter's name, such as
+# `ndarray`, to the object it exports); their lists make __all__ below.
+from . import bitwise as _bitwise
+from . import constants as _constants
+from . import creation as _creation
+from . import data_types as _data_types
+from . import datetime as _datetime
+from . import errors as _errors
+from . import functional as _functional
+from . import indexing as _indexing
+from . import io as _io
+from . import linear_algebra as _linear_algebra
+from . import logic as _logic
+from . import manipulation as _manipulation
+from . import math as _math
+from . import misc as _misc
+from . import ndarray as _ndarray
+from . import polynomials as _polynomials
+from . import scalars as _scalars
+from . import sets as _sets
+from . import sorting as _sorting
+from . import statistics as _statistics
+from . import subclasses as _subclasses
+from . import window as _window
+
 from .bitwise import *
-from .bitwise import __all__ as _bitwise
 from .constants import *
-from .constants import __all__ as _constants
 from .creation import *
-from .creation import __all__ as _creation
 from .data_types import *
-from .data_types import __all__ as _data_types
 from .datetime import *
-from .datetime import __all__ as _datetime
 from .errors import *
-from .errors import __all__ as _errors
 from .functional import *
-from .functional import __all__ as _functional
 from .indexing import *
-from .indexing import __all__ as _indexing
 from .io import *
-from .io import __all__ as _io
 from .linear_algebra import *
-from .linear_algebra import __all__ as _linear_algebra
 from .logic import *
-from .logic import __all__ as _logic
 from .manipulation import *
-from .manipulation import __all__ as _manipulation
 from .math import *
-from .math import __all__ as _math
 from .misc import *
-from .misc import __all__ as _misc
 from .ndarray import *
-from .ndarray import __all__ as _ndarray
 from .polynomials import *
-from .polynomials import __all__ as _polynomials
 from .scalars import *
-from .scalars import __all__ as _scalars
 from .sets import *
-from .sets import __all__ as _sets
 from .sorting import *
-from .sorting import __all__ as _sorting
 from .statistics import *
-from .statistics import __all__ as _statistics
 from .subclasses import *
-from .subclasses import __all__ as _subclasses
 from .window import *
-from .window import __all__ as _window
 from .missing import NOT_PROVIDED_BY_DESIGN, __getattr__  # noqa: F401
 
-__all__ = (_bitwise + _constants + _creation + _data_types + _datetime + _errors + _functional +
-           _indexing + _io + _linear_algebra + _logic + _manipulation + _math + _misc + _ndarray +
-           _polynomials + _scalars + _sets + _sorting + _statistics + _subclasses + _window)
+# Hidden from type checkers, which cannot follow this sum inside wsarray's import cycle: to them
+# the star imports above export each chapter's names.
+if not TYPE_CHECKING:
+    __all__ = (_bitwise.__all__ + _constants.__all__ + _creation.__all__ + _data_types.__all__ + _datetime.__all__ +
+               _errors.__all__ + _functional.__all__ + _indexing.__all__ + _io.__all__ + _linear_algebra.__all__ +
+               _logic.__all__ + _manipulation.__all__ + _math.__all__ + _misc.__all__ + _ndarray.__all__ +
+               _polynomials.__all__ + _scalars.__all__ + _sets.__all__ + _sorting.__all__ + _statistics.__all__ +
+               _subclasses.__all__ + _window.__all__)

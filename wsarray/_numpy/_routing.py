@@ -7,13 +7,20 @@ results returned as NumPy's scalars, as NumPy returns them (``np.dot(v, v)``, ``
 The standard's functions (wsarray/_array_api) return the standard's 0-d arrays instead.
 """
 
+from typing import TypeVar, cast
+
 from .._core import Function
 
 __all__ = ["numpy_function"]
 
+_FuncT = TypeVar("_FuncT")
 
-def numpy_function(func, name):
-    """A wsarray function running NumPy's ``func`` under ``name`` ("median", "linalg.norm")."""
+
+def numpy_function(func: _FuncT, name: str) -> _FuncT:
+    """A wsarray function running NumPy's ``func`` under ``name`` ("median", "linalg.norm").
+
+    Typed as ``func`` itself: type checkers see NumPy's signature and result types (wsarray's arrays
+    are NumPy arrays to them; see wsarray/_typing.py)."""
     f = Function(func, name)
     f._numpy_scalars = True
-    return f
+    return cast(_FuncT, f)

@@ -5,12 +5,16 @@ batches (features, labels, masks; nested structures too). Other values in it (No
 mask, ints, strings, ...) are passed through as they are: they are neither copied nor retired.
 """
 
+from typing import TypeVar
+
 import numpy
 
 from .. import Array
 from .. import array as _wsarray_array
 
 __all__ = ["detach", "map_arrays", "array_leaves", "sample_count", "batch_nbytes"]
+
+_BatchT = TypeVar("_BatchT")
 
 
 def map_arrays(batch, fn):
@@ -69,7 +73,7 @@ def _collect(node, leaves, seen):
             _collect(v, leaves, seen)
 
 
-def detach(batch):
+def detach(batch: _BatchT) -> _BatchT:
     """An independent copy of a whole batch, outside every workspace.
 
     ``kept = wsarray.data.detach(batch)`` keeps a batch of ``wsarray.data.AsyncIterator`` past the
@@ -77,7 +81,7 @@ def detach(batch):
     named tuple, list, dict) is kept; wsarray Arrays are detached (``Array.detach()``), NumPy
     arrays copied, other values passed through. A batch already retired raises ``WorkspaceError``.
     """
-    return map_arrays(batch, _detach_leaf)
+    return map_arrays(batch, _detach_leaf)  # type: ignore[no-any-return]
 
 
 def _detach_leaf(leaf):

@@ -14,6 +14,8 @@ import atexit
 import itertools
 import threading
 import weakref
+from collections.abc import Iterable, Iterator
+from typing import Any, Generic, Literal, TypeVar
 
 from .. import WorkspaceConfig
 from ._pipeline import Pipeline
@@ -22,37 +24,39 @@ from ._ring import Ring
 __all__ = ["AsyncIterator", "Shielded", "shield"]
 
 _numbers = itertools.count(1)
-_live = weakref.WeakSet()  # pipelines stopped at interpreter exit
+_live: "weakref.WeakSet[Pipeline]" = weakref.WeakSet()  # pipelines stopped at interpreter exit
 EXIT_WAIT_S = 2.0
 
+_BatchT = TypeVar("_BatchT")
 
-class Shielded:
+
+class Shielded(Generic[_BatchT]):
     """An iterable that nothing wraps in prefetching (``shield()``; Deeplearning4j's
     AsyncShieldDataSetIterator). ``AsyncIterator(shield(x))`` iterates ``x`` synchronously in the
     caller's thread, with the same batch-validity rule; use it to debug a source."""
 
     async_supported = False
 
-    def __init__(self, iterable):
+    def __init__(self, iterable: Iterable[_BatchT]) -> None:
         self.iterable = iterable
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[_BatchT]:
         return iter(self.iterable)
 
-    def __len__(self):
-        return len(self.iterable)
+    def __len__(self) -> int:
+        return len(self.iterable)  # type: ignore[arg-type]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"wsarray.data.shield({self.iterable!r})"
 
 
-def shield(iterable):
+def shield(iterable: Iterable[_BatchT]) -> Shielded[_BatchT]:
     """Mark ``iterable`` so that nothing wraps it in prefetching (AsyncIterator iterates it
     synchronously, in the caller's thread)."""
     return iterable if isinstance(iterable, Shielded) else Shielded(iterable)
 
 
-class AsyncIterator:
+class AsyncIterator(Generic[_BatchT]):
     """Prefetch the batches of ``source`` on a background thread into memory owned by the iterator.
 
     ``AsyncIterator(source, queue_size=4, use_workspace=True, *, name=None, workspace_config=None,
@@ -102,8 +106,9 @@ class AsyncIterator:
 
     async_supported = False  # wrapping an AsyncIterator in another one iterates it synchronously
 
-    def __init__(self, source, queue_size=4, use_workspace=True, *, name=None, workspace_config=None,
-                 consumers=1):
+    def __init__(self, source: Iterable[_BatchT] | Iterator[_BatchT], queue_size: int = 4,
+                 use_workspace: bool = True, *, name: str | None = None,
+                 workspace_config: WorkspaceConfig | None = None, consumers: int = 1) -> None:
         fn = "wsarray.data.AsyncIterator()"
         if isinstance(queue_size, bool) or not isinstance(queue_size, int) or queue_size < 1:
             raise ValueError(f"{fn}: queue_size must be an int of at least 1, got {queue_size!r}")
@@ -151,18 +156,18 @@ class AsyncIterator:
     # -- iteration ----------------------------------------------------------------------------
 
     @property
-    def is_async(self):
+    def is_async(self) -> bool:
         """False when the source is iterated synchronously in the caller's thread (shielded)."""
         return not self._p.synchronous
 
-    def __next__(self):
-        return self._p.take(self._key())
+    def __next__(self) -> _BatchT:
+        return self._p.take(self._key())  # type: ignore[no-any-return]
 
     def _next_unless(self, cancel):
         """``next(self)``, but a wait for a batch ends (StopIteration) once Event ``cancel`` is set."""
         return self._p.take(self._key(), cancel)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[_BatchT]:
         p = self._p
         if p.finished and not p.closed and not p.one_shot():
             self.reset()  # a for loop over a finished iterator starts the next epoch
@@ -171,11 +176,11 @@ class AsyncIterator:
     def _key(self):
         return threading.get_ident() if self.consumers > 1 else None
 
-    def release(self):
+    def release(self) -> None:
         """Retire the batch the calling consumer holds now (it will not ask for another one)."""
         self._p.release(self._key())
 
-    def reset(self):
+    def reset(self) -> None:
         """Start a new epoch: drop the prefetched batches and iterate the source again.
 
         Waits for the batch being built to finish. The batch the consumer holds stays valid until
@@ -195,7 +200,7 @@ class AsyncIterator:
             p.drop_ready()
             p.restart()
 
-    def close(self, timeout=5.0):
+    def close(self, timeout: float = 5.0) -> bool:
         """Stop the producer thread, retire every batch and free the ring's memory.
 
         Waits up to ``timeout`` seconds for the batch being built; a source whose ``next()`` is
@@ -205,33 +210,33 @@ class AsyncIterator:
         self._finalizer.detach()
         return self._p.close(timeout)
 
-    def __enter__(self):
+    def __enter__(self) -> "AsyncIterator[_BatchT]":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         self.close()
         return False
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._p.source)
 
     # -- figures ------------------------------------------------------------------------------
 
     @property
-    def batch_number(self):
+    def batch_number(self) -> int:
         """Number of the batch handed out last (batches are counted over the iterator's life)."""
         return self._p.last_number
 
     @property
-    def epoch(self):
+    def epoch(self) -> int:
         return self._p.epoch
 
     @property
-    def last_wait_s(self):
+    def last_wait_s(self) -> float:
         """Seconds the consumer waited for the last batch (its ETL time)."""
         return self._p.figures["last_wait_s"]
 
-    def stats(self):
+    def stats(self) -> dict[str, Any]:
         """The iterator's figures (see the class docstring); ``workspace`` is None without a ring."""
         p = self._p
         with p.cond:
@@ -242,26 +247,26 @@ class AsyncIterator:
         out["workspace"] = p.ring.stats() if p.ring is not None and not p.freed else None
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         mode = "async" if self.is_async else "synchronous"
         return (f"<wsarray.data.AsyncIterator '{self.name}' {mode}, queue_size={self.queue_size}, "
                 f"ring of {self.ring_size} slots, batch {self.batch_number}>")
 
 
-class _Loop:
+class _Loop(Generic[_BatchT]):
     """What a ``for`` loop iterates: when the loop lets go of it early (break, an exception), the
     producer thread stops after the batch it is building; iterating again resumes."""
 
     __slots__ = ("_it", "_done")
 
-    def __init__(self, it):
+    def __init__(self, it: AsyncIterator[_BatchT]) -> None:
         self._it = it
         self._done = False
 
-    def __iter__(self):
+    def __iter__(self) -> "_Loop[_BatchT]":
         return self
 
-    def __next__(self):
+    def __next__(self) -> _BatchT:
         try:
             return self._it.__next__()
         except StopIteration:

@@ -13,6 +13,8 @@ normally instead, with a ``FuseWarning`` the first time: never a wrong result.
 import functools
 import math
 import warnings
+from collections.abc import Callable
+from typing import Any, overload
 
 import numpy as np
 
@@ -34,7 +36,7 @@ _EAGER_UP_TO = 16384  # elements: below this the function's own calls are faster
 class Fused:
     """A function compiled by ``wsarray.fuse`` (call it as the function itself)."""
 
-    def __init__(self, func, kernel_name=None):
+    def __init__(self, func: Callable[..., Any], kernel_name: str | None = None) -> None:
         if not callable(func):
             raise TypeError(f"wsarray.fuse(): expected a function, not {type(func).__name__}")
         self._func = func
@@ -67,7 +69,7 @@ class Fused:
         n = len(arrays) + len(scalars)
         return [arrays[k] if k in arrays else scalars[k] for k in range(n)]
 
-    def __call__(self, *args, out=None, **kwargs):
+    def __call__(self, *args: Any, out: Any = None, **kwargs: Any) -> Any:
         """Call the function on ``args``; ``out=`` (an array of the result's shape and dtype, any
         strides: ``u[1:-1, 1:-1]``) receives an elementwise result instead of a new array."""
         from .. import Array
@@ -163,7 +165,13 @@ def _elementwise_part(plan):
     return part
 
 
-def fuse(func=None, *, kernel_name=None):
+@overload
+def fuse(func: Callable[..., Any], *, kernel_name: str | None = None) -> Fused: ...
+@overload
+def fuse(func: None = None, *, kernel_name: str | None = None) -> Callable[[Callable[..., Any]], Fused]: ...
+
+
+def fuse(func: Callable[..., Any] | None = None, *, kernel_name: str | None = None) -> Any:
     """Fuse an elementwise function (see the module docstring): ``@wsarray.fuse`` or ``fuse(f)``."""
     if func is None:
         return lambda f: Fused(f, kernel_name)

@@ -14,6 +14,8 @@ import queue
 import time
 import warnings
 import weakref
+from collections.abc import Sequence
+from typing import Any, Literal
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 
@@ -55,9 +57,10 @@ class ParallelInference:
     pools there (a change made elsewhere is made again at the next one there, or at exit).
     """
 
-    def __init__(self, model, *, workers=2, mode="batched", batch_limit=32, queue_limit=64,
-                 max_wait_ms=0, workspace_config=None, replicate=False, devices=None,
-                 blas_threads="auto"):
+    def __init__(self, model: Any, *, workers: int = 2, mode: Literal["batched", "sequential"] = "batched",
+                 batch_limit: int = 32, queue_limit: int = 64, max_wait_ms: float = 0,
+                 workspace_config: WorkspaceConfig | None = None, replicate: bool = False,
+                 devices: Sequence[str] | None = None, blas_threads: int | Literal["auto"] | None = "auto") -> None:
         who = f"{WHO}()"
         _positive_int(workers, "workers", who)
         _positive_int(batch_limit, "batch_limit", who)
@@ -87,7 +90,7 @@ class ParallelInference:
 
     # -- requests -----------------------------------------------------------------------------
 
-    def submit(self, x, *, block=True, timeout=None):
+    def submit(self, x: Any, *, block: bool = True, timeout: float | None = None) -> "Future[Any]":
         """Queue request ``x`` (rows along axis 0); returns a ``concurrent.futures.Future`` of its
         detached result. Waits for queue room (``timeout`` seconds at most, None: no limit), or
         with ``block=False`` raises ``queue.Full`` at once when the queue is full. Do not modify
@@ -111,7 +114,7 @@ class ParallelInference:
             raise
         return request.future
 
-    def output(self, x, *, timeout=None):
+    def output(self, x: Any, *, timeout: float | None = None) -> Any:
         """Run request ``x`` and return its detached result (or raise its exception). On a
         timeout (``TimeoutError``) or an interruption (Ctrl-C) the request is cancelled if no
         worker has taken it yet."""
@@ -136,7 +139,7 @@ class ParallelInference:
 
     # -- statistics ---------------------------------------------------------------------------
 
-    def stats(self):
+    def stats(self) -> dict[str, Any]:
         """Counters since start (or ``reset_stats()``): requests, completed, failed, cancelled,
         rejected, batches, retried_batches, mean_batch_requests, mean_batch_rows, queue_wait_ms
         and latency_ms ({mean, p50, p99, max}), waiting (queued now), and per worker (cumulative
@@ -148,18 +151,18 @@ class ParallelInference:
         snap["workers"] = [w.counters() for w in self._core.workers]
         return snap
 
-    def reset_stats(self):
+    def reset_stats(self) -> None:
         """Zero the pool-wide counters and latency windows (per-worker figures stay cumulative)."""
         self._core.stats.reset()
 
     # -- shutdown -----------------------------------------------------------------------------
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         """True once shutdown() was called (new requests are refused)."""
         return self._core.queue.closed
 
-    def shutdown(self, wait=True, *, cancel_pending=False, timeout=None):
+    def shutdown(self, wait: bool = True, *, cancel_pending: bool = False, timeout: float | None = None) -> None:
         """Refuse new requests. Requests no worker has taken yet are run (default) or, with
         ``cancel_pending=True``, failed with ``CancelledError``. With ``wait``, return when the
         workers have stopped (``TimeoutError`` if some still run a batch after ``timeout``
@@ -174,10 +177,10 @@ class ParallelInference:
             raise TimeoutError(f"{who}: {len(busy)} worker(s) still running a batch after "
                                f"{timeout} s: {', '.join(busy)}")
 
-    def __enter__(self):
+    def __enter__(self) -> "ParallelInference":
         return self
 
-    def __exit__(self, exc_type, exc, tb):
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         # Leaving on an exception (Ctrl-C included) cancels what waits instead of draining it.
         self.shutdown(wait=True, cancel_pending=exc_type is not None)
         return False

@@ -19,6 +19,8 @@ import itertools
 import queue
 import threading
 import time
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from .. import Array, scope_out
 from ..data import AsyncIterator, WorkspaceManager, WorkspaceMode
@@ -59,9 +61,9 @@ class ParallelWrapper:
     ``stats()``: iterations, rounds, batches per worker, epochs, seconds.
     """
 
-    def __init__(self, model, workers=2, prefetch_buffer=8, averaging_frequency=5,
-                 report_score_after_averaging=False, workspace_mode="single", *, blas_threads="auto",
-                 listener=None):
+    def __init__(self, model: Any, workers: int = 2, prefetch_buffer: int = 8, averaging_frequency: int = 5,
+                 report_score_after_averaging: bool = False, workspace_mode: str | WorkspaceMode = "single",
+                 *, blas_threads: int | Literal["auto"] | None = "auto", listener: Any = None) -> None:
         for name, value in (("workers", workers), ("prefetch_buffer", prefetch_buffer),
                             ("averaging_frequency", averaging_frequency)):
             if isinstance(value, bool) or not isinstance(value, int):
@@ -94,13 +96,13 @@ class ParallelWrapper:
         self._stats = {"iterations": 0, "rounds": 0, "epochs": 0, "seconds": 0.0,
                        "batches_per_worker": [0] * workers}
 
-    def stats(self):
+    def stats(self) -> dict[str, Any]:
         """Figures of every fit so far (a copy)."""
         s = dict(self._stats)
         s["batches_per_worker"] = list(s["batches_per_worker"])
         return s
 
-    def fit(self, data, epochs=1):
+    def fit(self, data: Iterable[Any], epochs: int = 1) -> "ParallelWrapper":
         """Train on ``data`` for ``epochs`` epochs; returns self (the model holds the average)."""
         fn = f"{WHO[:-2]}.fit()"
         if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
