@@ -11,6 +11,7 @@ import json as _json
 import os as _os
 import platform as _platform
 import sys as _sys
+from typing import Any, Literal, overload
 
 __all__ = ["show_config"]
 
@@ -85,7 +86,11 @@ def _blas():
         return "?"
 
 
-def show_config(mode="stdout"):
+@overload
+def show_config(mode: Literal["stdout"] = "stdout") -> None: ...
+@overload
+def show_config(mode: Literal["dicts"]) -> dict[str, Any]: ...
+def show_config(mode: Literal["stdout", "dicts"] = "stdout") -> dict[str, Any] | None:
     """Print wsarray's environment report (``mode="stdout"``) or return it (``mode="dicts"``).
 
     Paste the printed text into bug reports. ``python -m wsarray --info`` prints the same.

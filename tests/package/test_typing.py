@@ -1,7 +1,9 @@
 """Type-checking user programs with mypy --strict against the installed package (py.typed).
 
 typing_programs/training_loop.py (workspaces, wsarray.data.AsyncIterator, wsarray.memory, the
-namespace, wsarray.typing) must check without an error, and run; typing_programs/mistakes.py marks
+namespace, wsarray.typing) and typing_programs/pipeline_tools.py (WorkspaceManager,
+PerformanceListener, save_batches/BatchDirectory, ParallelWrapper/ParallelInference, fuse,
+show_config) must check without an error, and run; typing_programs/mistakes.py marks
 each line mypy must report with ``# E:``. wsarray/_typing.py declares what type checkers see of
 wsarray.Array: the last test keeps its wsarray methods in step with the compiled class.
 """
@@ -22,11 +24,12 @@ PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "typing_prog
 def mypy_report(tmp_path_factory):
     pytest.importorskip("mypy", reason="mypy (the [test] extra) type-checks the programs")
     cache = tmp_path_factory.mktemp("mypy_cache")
-    # One run for both programs (numpy's stubs are the slow part); -P keeps the repository's
+    # One run for the three programs (numpy's stubs are the slow part); -P keeps the repository's
     # source folder off the path, so that mypy reads the installed package as users get it.
     proc = subprocess.run(
         [sys.executable, "-P", "-m", "mypy", "--strict", "--no-error-summary", "--show-error-codes",
-         "--cache-dir", str(cache), "training_loop.py", "mistakes.py"],
+         "--cache-dir", str(cache), "training_loop.py", "pipeline_tools.py",
+         "mistakes.py"],
         capture_output=True, text=True, cwd=PROGRAMS, timeout=300)
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr  # 2: mypy itself failed
     return proc.stdout
@@ -37,8 +40,9 @@ def _errors(report, program):
             if (m := re.match(re.escape(program) + r":(\d+): error:", line))}
 
 
-def test_the_training_loop_type_checks_strictly(mypy_report):
-    assert _errors(mypy_report, "training_loop.py") == {}, mypy_report
+@pytest.mark.parametrize("program", ["training_loop.py", "pipeline_tools.py"])
+def test_the_user_programs_type_check_strictly(mypy_report, program):
+    assert _errors(mypy_report, program) == {}, mypy_report
 
 
 def test_the_training_loop_runs():
@@ -48,11 +52,18 @@ def test_the_training_loop_runs():
     assert proc.stdout.count("epoch loss") == 3
 
 
+def test_the_pipeline_tools_program_runs():
+    proc = subprocess.run([sys.executable, "-P", "pipeline_tools.py"], capture_output=True, text=True,
+                          cwd=PROGRAMS, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "wrapper 8 (3,)" in proc.stdout and "inference 4 4" in proc.stdout, proc.stdout
+
+
 def test_each_mistake_is_reported(mypy_report):
     with open(os.path.join(PROGRAMS, "mistakes.py")) as f:
         marked = {i: [p.strip() for p in line.split("# E:")[1].split("|")]
                   for i, line in enumerate(f, 1) if "# E:" in line}
-    assert len(marked) == 6
+    assert len(marked) == 11
     errors = _errors(mypy_report, "mistakes.py")
     assert set(errors) == set(marked), mypy_report
     for line, pieces in marked.items():

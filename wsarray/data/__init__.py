@@ -15,8 +15,8 @@
 from ._batches import detach
 from .iterator import AsyncIterator, Shielded, shield
 from .listener import PerformanceListener
-from .modes import KINDS, WorkspaceManager, WorkspaceMode
+from .modes import KINDS, Kind, WorkspaceManager, WorkspaceMode
 from .saved import BatchDirectory, BatchFileError, save_batches
 
-__all__ = ["AsyncIterator", "BatchDirectory", "BatchFileError", "KINDS", "PerformanceListener",
+__all__ = ["AsyncIterator", "BatchDirectory", "BatchFileError", "KINDS", "Kind", "PerformanceListener",
            "Shielded", "WorkspaceManager", "WorkspaceMode", "detach", "save_batches", "shield"]

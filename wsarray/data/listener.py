@@ -12,12 +12,17 @@ progress bar shows them too. ``history`` keeps every report; ``plot(path)`` draw
 (``pip install "wsarray[plot]"``).
 """
 
+from __future__ import annotations
+
 import gc
 import logging
 import resource
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
+from os import PathLike
+from typing import Any, Literal, TypeVar
 
 from .. import memory
 from ._batches import sample_count
@@ -26,6 +31,9 @@ from .iterator import AsyncIterator
 __all__ = ["PerformanceListener"]
 
 MIB = 2 ** 20
+
+_BatchT = TypeVar("_BatchT")
+_PathT = TypeVar("_PathT", str, PathLike[str])
 
 
 class PerformanceListener:
@@ -42,8 +50,8 @@ class PerformanceListener:
     throughput, ETL and iteration time, and workspace memory over the iterations.
     """
 
-    def __init__(self, frequency=10, report_score=False, *, logger=None, progress="auto",
-                 clock=time.perf_counter):
+    def __init__(self, frequency: int = 10, report_score: bool = False, *, logger: logging.Logger | None = None,
+                 progress: bool | Literal["auto"] = "auto", clock: Callable[[], float] = time.perf_counter) -> None:
         fn = "wsarray.data.PerformanceListener()"
         if isinstance(frequency, bool) or not isinstance(frequency, int) or frequency < 1:
             raise ValueError(f"{fn}: frequency must be an int of at least 1, got {frequency!r}")
@@ -57,7 +65,7 @@ class PerformanceListener:
         self.progress = progress
         self.clock = clock
         self.iteration = 0
-        self.history = []
+        self.history: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._workspaces = {}   # (thread, name) -> latest {capacity, used}
         self._current = None    # the running iteration's record() values
@@ -66,12 +74,12 @@ class PerformanceListener:
 
     # -- the loop -----------------------------------------------------------------------------
 
-    def track(self, iterable, total=None):
+    def track(self, iterable: Iterable[_BatchT], total: int | None = None) -> Iterator[_BatchT]:
         """Iterate ``iterable``, timing each iteration (a generator; break out of it freely)."""
         source = iter(iterable)
         if total is None:
             try:
-                total = len(iterable)
+                total = len(iterable)  # type: ignore[arg-type]
             except TypeError:
                 total = None
         prefetching = iterable if isinstance(iterable, AsyncIterator) else None
@@ -100,7 +108,7 @@ class PerformanceListener:
             if bar is not None:
                 bar.close()
 
-    def record(self, score=None, samples=None):
+    def record(self, score: float | None = None, samples: int | None = None) -> None:
         """The current iteration's score (reported when ``report_score``) and sample count."""
         if self._current is None:
             raise RuntimeError("wsarray.data.PerformanceListener.record(): call it inside a loop "
@@ -172,7 +180,7 @@ class PerformanceListener:
             bar.set_postfix_str(line.split("; ", 1)[1] if "; " in line else line, refresh=True)
         self._start_interval()
 
-    def format(self, entry):
+    def format(self, entry: dict[str, Any]) -> str:
         """The report line of a ``history`` entry."""
         parts = [f"ETL: {_ms(entry['etl_s'])}", f"iteration {entry['iteration']}",
                  f"iteration time: {_ms(entry['iteration_s'])}",
@@ -205,7 +213,7 @@ class PerformanceListener:
 
     # -- the plot -----------------------------------------------------------------------------
 
-    def plot(self, path, title="wsarray.data.PerformanceListener"):
+    def plot(self, path: _PathT, title: str = "wsarray.data.PerformanceListener") -> _PathT:
         """Write a PNG of the history: throughput, ETL and iteration time, workspace memory."""
         from ._plot import plot_history
 

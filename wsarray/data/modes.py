@@ -11,9 +11,13 @@ per result that outlives the layer). Workspaces are per thread, so one manager s
 of worker threads, each getting its own workspaces of the same names.
 """
 
+from __future__ import annotations
+
 import contextlib
 import enum
 import itertools
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from .. import Array, WorkspaceConfig, WorkspaceError
 from .. import array as _wsarray_array
@@ -22,9 +26,11 @@ from .. import memory as _memory
 from .. import scope_out, workspace
 from .. import zeros as _wsarray_zeros
 
-__all__ = ["KINDS", "WorkspaceManager", "WorkspaceMode"]
+__all__ = ["KINDS", "Kind", "WorkspaceManager", "WorkspaceMode"]
 
-KINDS = ("input", "activations", "activation_grad", "working_memory", "updater")
+# A kind is checked by type checkers too: mgr.scope("workng_memory") is reported before it runs.
+Kind = Literal["input", "activations", "activation_grad", "working_memory", "updater"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
 # Open for the whole step(), in this order: arrays made in a step outside any scope() go to the
 # innermost, the activations.
 STEP_KINDS = ("input", "activation_grad", "activations")
@@ -32,6 +38,13 @@ SCOPED_KINDS = ("working_memory", "updater")              # a cycle per scope() 
 SINGLE_KEY = "all"
 
 _numbers = itertools.count(1)
+_T = TypeVar("_T")
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, DTypeLike
+
+    from .._core import Scope, Workspace
+    from ..typing import NDArray
 
 
 class WorkspaceMode(enum.Enum):
@@ -67,14 +80,16 @@ class WorkspaceManager:
     when the next cycle starts keeps its block (that cycle spills).
     """
 
-    def __init__(self, mode=WorkspaceMode.SEPARATE, configs=None, *, prefix=None):
+    def __init__(self, mode: WorkspaceMode | Literal["none", "single", "separate"] = WorkspaceMode.SEPARATE,
+                 configs: Mapping[Kind | Literal["all"], WorkspaceConfig] | None = None, *,
+                 prefix: str | None = None) -> None:
         fn = "wsarray.data.WorkspaceManager()"
         try:
             self.mode = WorkspaceMode(mode.lower() if isinstance(mode, str) else mode)
         except ValueError:
             raise ValueError(f"{fn}: mode must be a WorkspaceMode or 'none', 'single' or "
                              f"'separate', got {mode!r}") from None
-        configs = dict(configs or {})
+        configs: dict[str, WorkspaceConfig] = dict(configs or {})
         allowed = (SINGLE_KEY,) + KINDS
         for key, config in configs.items():
             if key not in allowed:
@@ -92,7 +107,7 @@ class WorkspaceManager:
 
     # -- names ------------------------------------------------------------------------------
 
-    def workspace_name(self, kind):
+    def workspace_name(self, kind: Kind) -> str | None:
         """The workspace ``kind`` goes to (None in NONE mode)."""
         self._check_kind(kind, "workspace_name")
         if self.mode is WorkspaceMode.NONE:
@@ -101,7 +116,7 @@ class WorkspaceManager:
             return f"{self.prefix}/{SINGLE_KEY}"
         return f"{self.prefix}/{kind}"
 
-    def _workspace(self, kind):
+    def _workspace(self, kind: Kind) -> Workspace:
         key = SINGLE_KEY if self.mode is WorkspaceMode.SINGLE else kind
         return workspace(self.workspace_name(kind), self.configs.get(key) or WorkspaceConfig())
 
@@ -113,7 +128,7 @@ class WorkspaceManager:
     # -- scopes -----------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def step(self):
+    def step(self) -> Iterator[WorkspaceManager]:
         """One training iteration: the step-long kinds' workspaces are open inside."""
         if self.mode is WorkspaceMode.NONE:
             with scope_out():
@@ -125,7 +140,7 @@ class WorkspaceManager:
                 stack.enter_context(self._workspace(kind))
             yield self
 
-    def scope(self, kind):
+    def scope(self, kind: Kind) -> Workspace | Scope:
         """A ``with`` block whose allocations go to ``kind``'s workspace."""
         self._check_kind(kind, "scope")
         if self.mode is WorkspaceMode.NONE:
@@ -134,13 +149,13 @@ class WorkspaceManager:
             return self._workspace(kind)  # a cycle of its own
         return self._borrow(kind, "scope")
 
-    def run_step(self, fn, *args, **kwargs):
+    def run_step(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         """``fn(*args, **kwargs)`` inside ``step()``: its local arrays are gone before the step's
         cycles end, so the workspaces learn the step's own size (see the class docstring)."""
         with self.step():
             return fn(*args, **kwargs)
 
-    def run_in(self, kind, fn, *args, **kwargs):
+    def run_in(self, kind: Kind, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         """``fn(*args, **kwargs)`` inside ``scope(kind)`` (a layer's forward or backward pass)."""
         with self.scope(kind):
             return fn(*args, **kwargs)
@@ -162,19 +177,20 @@ class WorkspaceManager:
 
     # -- arrays -----------------------------------------------------------------------------
 
-    def create(self, kind, shape, dtype=float):
+    def create(self, kind: Kind, shape: int | tuple[int, ...], dtype: DTypeLike = float) -> NDArray[Any]:
         """A zero-filled array in ``kind``'s workspace."""
         self._check_kind(kind, "create")
         with self._allocation_scope(kind, "create"):
             return _wsarray_zeros(shape, dtype=dtype)
 
-    def create_uninitialized(self, kind, shape, dtype=float):
+    def create_uninitialized(self, kind: Kind, shape: int | tuple[int, ...],
+                             dtype: DTypeLike = float) -> NDArray[Any]:
         """An uninitialized array in ``kind``'s workspace."""
         self._check_kind(kind, "create_uninitialized")
         with self._allocation_scope(kind, "create_uninitialized"):
             return _wsarray_empty(shape, dtype=dtype)
 
-    def leverage_to(self, kind, x):
+    def leverage_to(self, kind: Kind, x: ArrayLike) -> NDArray[Any]:
         """``x`` in ``kind``'s workspace: ``x`` itself when it is there already, else a copy there
         (NONE mode: ``x`` when it is outside every workspace, else a detached copy)."""
         self._check_kind(kind, "leverage_to")
@@ -183,7 +199,7 @@ class WorkspaceManager:
         with self._allocation_scope(kind, "leverage_to"):
             return _wsarray_array(x, copy=True)
 
-    def check(self, kind, x):
+    def check(self, kind: Kind, x: object) -> None:
         """Raise WorkspaceError unless ``x`` is in the workspace ``kind`` goes to
         (Deeplearning4j's validateArrayLocation)."""
         self._check_kind(kind, "check")
@@ -204,7 +220,7 @@ class WorkspaceManager:
 
     # -- figures and clean-up (this thread) -------------------------------------------------
 
-    def names(self):
+    def names(self) -> list[str]:
         """The workspace names this manager uses."""
         if self.mode is WorkspaceMode.NONE:
             return []
@@ -212,16 +228,16 @@ class WorkspaceManager:
             return [f"{self.prefix}/{SINGLE_KEY}"]
         return [f"{self.prefix}/{kind}" for kind in KINDS]
 
-    def stats(self):
+    def stats(self) -> dict[str, dict[str, Any]]:
         """{workspace name: stats()} of this thread's workspaces of this manager."""
         all_stats = _memory.allocation_statistics()
         return {name: all_stats[name] for name in self.names() if name in all_stats}
 
-    def destroy(self):
+    def destroy(self) -> None:
         """Destroy this thread's workspaces of this manager (their memory goes back to the OS)."""
         for name in self.names():
             if _memory.workspace_exists(name):
                 _memory.destroy_workspace(name)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"wsarray.data.WorkspaceManager({self.mode.name}, prefix={self.prefix!r})"

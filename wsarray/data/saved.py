@@ -10,10 +10,15 @@ truncated or corrupted file, or one whose dtype or shape differ from the index, 
 ``BatchFileError`` naming the file and the cause; the iterator stays usable for the good files.
 """
 
+from __future__ import annotations
+
 import collections
 import json
 import os
 import warnings
+from collections.abc import Iterable, Iterator
+from os import PathLike
+from typing import Any, Literal
 
 import numpy
 
@@ -32,7 +37,7 @@ VERSION = 1
 class BatchFileError(ValueError):
     """A batch file that cannot be read as its index says (``path``, ``batch``: its position)."""
 
-    def __init__(self, message, path, batch):
+    def __init__(self, message: str, path: str, batch: int) -> None:
         super().__init__(message)
         self.path = path
         self.batch = batch
@@ -40,7 +45,7 @@ class BatchFileError(ValueError):
 
 # -- writing ----------------------------------------------------------------------------------
 
-def save_batches(batches, directory, *, overwrite=False):
+def save_batches(batches: Iterable[Any], directory: str | PathLike[str], *, overwrite: bool = False) -> int:
     """Write every batch of ``batches`` to ``directory``, one NumPy file each, plus an index.
 
     A batch is an array (wsarray or NumPy) or a tuple, named tuple, list or dict (str keys) of
@@ -170,8 +175,9 @@ class BatchDirectory:
     # batch's slot, so the file's bytes are read straight into the slot.
     allocates_batch_only = True
 
-    def __init__(self, directory, *, mmap=False, verify=True, on_error="raise", shuffle=False,
-                 seed=None):
+    def __init__(self, directory: str | PathLike[str], *, mmap: bool = False, verify: bool = True,
+                 on_error: Literal["raise", "skip", "stop"] = "raise", shuffle: bool = False,
+                 seed: int | None = None) -> None:
         fn = "wsarray.data.BatchDirectory()"
         if on_error not in ("raise", "skip", "stop"):
             raise ValueError(f"{fn}: on_error must be 'raise', 'skip' or 'stop', got {on_error!r}")
@@ -185,19 +191,19 @@ class BatchDirectory:
         self.mmap, self.verify, self.on_error, self.shuffle = bool(mmap), bool(verify), on_error, shuffle
         self._rng = numpy.random.default_rng(seed)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._batches)
 
     @property
-    def files(self):
+    def files(self) -> list[str]:
         """Paths of the batch files, in index order."""
         return [os.path.join(self.directory, e["file"]) for e in self._batches]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         order = self._rng.permutation(len(self)) if self.shuffle else range(len(self))
         return _Reader(self, [int(i) for i in order])
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int) -> Any:
         n = len(self)
         if not isinstance(i, int) or isinstance(i, bool):
             raise TypeError(f"wsarray.data.BatchDirectory: batch indices are ints, not {type(i).__name__}")
@@ -205,7 +211,7 @@ class BatchDirectory:
             raise IndexError(f"wsarray.data.BatchDirectory: batch {i} out of range ({n} batches)")
         return self.read(i % n)
 
-    def read(self, i):
+    def read(self, i: int) -> Any:
         """Batch ``i`` (0-based, index order), read into the current scope."""
         entry = self._batches[i]
         path = os.path.join(self.directory, entry["file"])
@@ -257,7 +263,7 @@ class BatchDirectory:
                        f"index recorded {spec['crc32']:08x}")
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"wsarray.data.BatchDirectory('{self.directory}', {len(self)} batches)"
 
 

@@ -45,7 +45,7 @@ class Fused:
         self._warned = False
         functools.update_wrapper(self, func)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<wsarray.fuse of {self._name}>"
 
     def _signature(self, arrays, scalars):

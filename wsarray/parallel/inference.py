@@ -180,12 +180,12 @@ class ParallelInference:
     def __enter__(self) -> "ParallelInference":
         return self
 
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> Literal[False]:
         # Leaving on an exception (Ctrl-C included) cancels what waits instead of draining it.
         self.shutdown(wait=True, cancel_pending=exc_type is not None)
         return False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
         return (f"<wsarray.parallel.ParallelInference mode={self._mode!r} "
                 f"workers={len(self._core.workers)} {state}>")

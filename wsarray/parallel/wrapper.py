@@ -19,7 +19,7 @@ import itertools
 import queue
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from .. import Array, scope_out
@@ -62,8 +62,10 @@ class ParallelWrapper:
     """
 
     def __init__(self, model: Any, workers: int = 2, prefetch_buffer: int = 8, averaging_frequency: int = 5,
-                 report_score_after_averaging: bool = False, workspace_mode: str | WorkspaceMode = "single",
-                 *, blas_threads: int | Literal["auto"] | None = "auto", listener: Any = None) -> None:
+                 report_score_after_averaging: bool = False,
+                 workspace_mode: WorkspaceMode | Literal["none", "single", "separate"] = "single", *,
+                 blas_threads: int | Literal["auto"] | None = "auto",
+                 listener: Callable[[int, int, Any], object] | None = None) -> None:
         for name, value in (("workers", workers), ("prefetch_buffer", prefetch_buffer),
                             ("averaging_frequency", averaging_frequency)):
             if isinstance(value, bool) or not isinstance(value, int):
@@ -90,7 +92,7 @@ class ParallelWrapper:
         self.workspace_mode = mode
         self.blas_threads = blas_threads
         self.listener = listener
-        self.score = None
+        self.score: Any = None
         self._number = next(_numbers)
         self._manager = WorkspaceManager(mode, prefix=f"ParallelWrapper-{self._number}")
         self._stats = {"iterations": 0, "rounds": 0, "epochs": 0, "seconds": 0.0,
@@ -173,7 +175,7 @@ class ParallelWrapper:
         if self.listener is not None:
             self.listener(self._stats["iterations"], epoch, score)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"ParallelWrapper(workers={self.workers}, averaging_frequency={self.averaging_frequency}, "
                 f"workspace_mode={self.workspace_mode.name.lower()!r})")
 

@@ -1,6 +1,8 @@
 """Mistakes mypy --strict must report (tests/package/test_typing.py): each line marked with the E
 comment, with the pieces of mypy's message after the marker, separated by ``|``."""
 import wsarray as np
+from wsarray.data import BatchDirectory, PerformanceListener, WorkspaceManager
+from wsarray.parallel import ParallelWrapper
 
 # A number where a policy name is expected:
 config = np.WorkspaceConfig(spill=3)  # E: "spill" | "Literal['external', 'reallocate', 'fail']"
@@ -13,3 +15,11 @@ np.memory.destroy_workspace(a)  # E: "destroy_workspace" | "Array[ | expected "s
 with np.workspace(a):  # E: "workspace" | "Array[ | expected "str"
     pass
 np.memory.set_auto_gc_window("1s")  # E: "set_auto_gc_window" | expected "int"
+# A misspelt kind, policy or mode name (Literal types):
+mgr = WorkspaceManager("separate")
+with mgr.scope("workng_memory"):  # E: "scope" of "WorkspaceManager" | "Literal['workng_memory']"
+    pass
+BatchDirectory("saved", on_error="ignore")  # E: "on_error" to "BatchDirectory" | "Literal['ignore']"
+ParallelWrapper(object(), workspace_mode="double")  # E: "workspace_mode" to "ParallelWrapper" | "Literal['double']"
+PerformanceListener(10, progress="yes")  # E: "progress" to "PerformanceListener" | "Literal['yes']"
+np.show_config(mode="dict")  # E: No overload variant of "show_config"
