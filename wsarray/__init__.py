@@ -44,6 +44,8 @@ from ._workspaces import *
 
 if not TYPE_CHECKING:  # a module __getattr__ would make every misspelt name valid to a type checker
     from ._numpy import __getattr__  # noqa: F401  (NumPy names not provided; lazy submodules)
+else:  # the submodules that __getattr__ imports on first use (np.random, np.testing, ...), declared
+    from . import ctypeslib, polynomial, random, testing, typing
 from .fusion import FuseWarning as FuseWarning
 from .fusion import fuse as fuse
 

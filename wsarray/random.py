@@ -12,6 +12,7 @@ Bit generators and ``SeedSequence`` hold no arrays and are NumPy's own classes.
 """
 
 import sys as _sys
+from typing import TYPE_CHECKING, Any
 
 import numpy as _np
 import numpy.random as _nr
@@ -127,43 +128,48 @@ class _Routed:
         return str(self._impl)
 
 
-class Generator(_Routed):
-    """``numpy.random.Generator`` whose results are wsarray arrays (same numbers as NumPy)."""
+if TYPE_CHECKING:
+    # To type checkers these are NumPy's classes: the same methods and signatures (results typed
+    # as NumPy's arrays, as for NumPy's other names), so a misspelt method is reported.
+    from numpy.random import Generator, RandomState
+else:
+    class Generator(_Routed):
+        """``numpy.random.Generator`` whose results are wsarray arrays (same numbers as NumPy)."""
 
-    __slots__ = ()
-    _kind = "Generator"
+        __slots__ = ()
+        _kind = "Generator"
 
-    def __init__(self, bit_generator):
-        impl = bit_generator if isinstance(bit_generator, _nr.Generator) else _nr.Generator(bit_generator)
-        self._impl = impl
+        def __init__(self, bit_generator):
+            impl = bit_generator if isinstance(bit_generator, _nr.Generator) else _nr.Generator(bit_generator)
+            self._impl = impl
 
-    def shuffle(self, x, axis=0):
-        """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
-        if isinstance(x, list):
-            return self._impl.shuffle(x, axis=axis)
-        return _F(self._impl.shuffle, "random.Generator.shuffle")(x, axis=axis)
+        def shuffle(self, x, axis=0):
+            """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
+            if isinstance(x, list):
+                return self._impl.shuffle(x, axis=axis)
+            return _F(self._impl.shuffle, "random.Generator.shuffle")(x, axis=axis)
 
-    def spawn(self, n_children):
-        return [Generator(g) for g in self._impl.spawn(n_children)]
-
-
-class RandomState(_Routed):
-    """``numpy.random.RandomState`` whose results are wsarray arrays (same numbers as NumPy)."""
-
-    __slots__ = ()
-    _kind = "RandomState"
-
-    def __init__(self, seed=None):
-        self._impl = seed if isinstance(seed, _nr.RandomState) else _nr.RandomState(_plain(seed))
-
-    def shuffle(self, x):
-        """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
-        if isinstance(x, list):
-            return self._impl.shuffle(x)
-        return _F(self._impl.shuffle, "random.RandomState.shuffle")(x)
+        def spawn(self, n_children):
+            return [Generator(g) for g in self._impl.spawn(n_children)]
 
 
-def default_rng(seed=None):
+    class RandomState(_Routed):
+        """``numpy.random.RandomState`` whose results are wsarray arrays (same numbers as NumPy)."""
+
+        __slots__ = ()
+        _kind = "RandomState"
+
+        def __init__(self, seed=None):
+            self._impl = seed if isinstance(seed, _nr.RandomState) else _nr.RandomState(_plain(seed))
+
+        def shuffle(self, x):
+            """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
+            if isinstance(x, list):
+                return self._impl.shuffle(x)
+            return _F(self._impl.shuffle, "random.RandomState.shuffle")(x)
+
+
+def default_rng(seed: Any = None) -> Generator:
     """Like ``numpy.random.default_rng``; the Generator's results are wsarray arrays."""
     if isinstance(seed, Generator):
         return seed

@@ -23,3 +23,6 @@ BatchDirectory("saved", on_error="ignore")  # E: "on_error" to "BatchDirectory" 
 ParallelWrapper(object(), workspace_mode="double")  # E: "workspace_mode" to "ParallelWrapper" | "Literal['double']"
 PerformanceListener(10, progress="yes")  # E: "progress" to "PerformanceListener" | "Literal['yes']"
 np.show_config(mode="dict")  # E: No overload variant of "show_config"
+# Misspelt names of the namespace and of a lazily imported submodule's class:
+np.zeross(3)  # E: Module has no attribute "zeross" | maybe "zeros"
+np.random.default_rng(0).normall(size=3)  # E: "Generator" has no attribute "normall" | maybe "normal"

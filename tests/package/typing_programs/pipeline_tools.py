@@ -45,7 +45,7 @@ def step(mgr: WorkspaceManager, x: NDArray[np.float64]) -> float:
 
 
 def main() -> None:
-    rng = numpy.random.default_rng(0)
+    rng = np.random.default_rng(0)  # wsarray.random: NumPy's Generator to type checkers
     data: list[Batch] = [(np.asarray(rng.normal(size=(8, 3))), np.asarray(rng.normal(size=8)))
                          for _ in range(4)]
     with tempfile.TemporaryDirectory() as tmp:
