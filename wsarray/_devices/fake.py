@@ -70,6 +70,12 @@ class FakeDevice:
     def current_stream(self):
         return self.current
 
+    def record_event(self, stream):
+        return stream.record_event()
+
+    def wait_event(self, stream, event):
+        stream.wait_event(event)
+
     def synchronize(self):
         for s in list(self.streams):
             s.synchronize()

@@ -11,8 +11,8 @@ synchronizes the host; a cycle that begins on another stream makes that stream w
 to the backend only after a device synchronize (frees may come from garbage collection, any thread).
 
 A backend has: ``name`` ('cuda:0'), ``alignment``, ``alloc(size) -> address``, ``free(address,
-size)``, ``current_stream()``, ``synchronize()``; its streams have ``record_event()`` and
-``wait_event(event)``.
+size)``, ``current_stream()``, ``record_event(stream) -> event``, ``wait_event(stream, event)``,
+``synchronize()``.
 """
 
 import threading
@@ -70,7 +70,7 @@ class DeviceWorkspace:
     def __enter__(self):
         stream = self.backend.current_stream()
         if self._last_event is not None and stream is not self._last_stream:
-            stream.wait_event(self._last_event)
+            self.backend.wait_event(stream, self._last_event)
         self._ws.__enter__()
         self._home = stream
         _open_stack().append(self)
@@ -78,7 +78,7 @@ class DeviceWorkspace:
 
     def __exit__(self, *exc):
         try:
-            self._last_event = self._home.record_event()  # no host synchronize
+            self._last_event = self.backend.record_event(self._home)  # no host synchronize
             self._last_stream = self._home
         finally:
             stack = _open_stack()
