@@ -8,6 +8,7 @@
 #include "numpy_alloc.h"
 #include "scopes.h"
 #include "workspace_config.h"
+#include "device_source.h"
 #include "workspaces.h"
 
 NB_MODULE(_core, m) {
@@ -16,6 +17,7 @@ NB_MODULE(_core, m) {
     export_errors(m);            // WorkspaceError, WorkspaceMemoryError
     export_scopes(m);            // the context-local stack of scopes
     export_workspace_config(m);  // WorkspaceConfig, parse_size
+    export_device_source(m);     // _config_with_device_source (device layers)
     export_workspaces(m);        // Workspace, workspace(), Scope, scope_out(), _Slot
     export_memory_manager(m);    // what wsarray.memory calls
     export_build_info(m);        // _build_info (wsarray.show_config())

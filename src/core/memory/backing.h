@@ -28,7 +28,8 @@ enum class Source : unsigned char {
 
 /// Chunk memory from outside the core (a GPU's, through the CUDA layer). `alloc` returns `size`
 /// bytes aligned to `alignment`, or nullptr when it cannot (`why` may then name the reason); `free`
-/// gives them back. The core calls both with its mutex held: they must not call back into the core.
+/// gives them back. The core calls both with its mutex down (they may take the GIL and call back
+/// into the core), from any thread, a free possibly long after the workspace was destroyed.
 struct DeviceSource {
     void *(*alloc)(void *ctx, std::size_t size, std::string &why) = nullptr;
     void (*free)(void *ctx, void *ptr, std::size_t size) = nullptr;

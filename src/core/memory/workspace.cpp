@@ -27,6 +27,10 @@ struct Registry {
     std::map<std::uintptr_t, Chunk *> chunks;
     std::atomic<std::uintptr_t> lo{UINTPTR_MAX}, hi{0};  ///< quick reject for foreign pointers
     std::size_t zombie_bytes = 0;
+    /// Device chunks to give back once the mutex is down (a device source's callbacks may need
+    /// the GIL; calling them with the mutex held can deadlock against a thread that holds the GIL
+    /// and waits for the mutex). The source's shared pointer keeps it alive until then.
+    std::vector<std::pair<Mapping, std::shared_ptr<const DeviceSource>>> deferred;
 
     Chunk *find(const void *p) {
         auto a = (std::uintptr_t) p;
@@ -51,6 +55,10 @@ struct Registry {
     }
 };
 
+/// Unmap `c`'s memory (deferred for a device chunk: see Registry::deferred) and delete `c`.
+/// Mutex held; `c` is no longer registered.
+static void drop_chunk_locked(Chunk *c);
+
 static void lock_before_fork();
 static void unlock_in_parent();
 static void unlock_in_child();
@@ -63,6 +71,31 @@ static Registry &registry() {
         return reg;
     }();
     return *r;
+}
+
+/// Holds the registry mutex; on the way out, gives back the device chunks deferred meanwhile,
+/// with the mutex down.
+class Locked {
+public:
+    Locked() : lock_(registry().mu) {}
+    Locked(const Locked &) = delete;
+    Locked &operator=(const Locked &) = delete;
+    ~Locked() {
+        if (registry().deferred.empty()) return;
+        std::vector<std::pair<Mapping, std::shared_ptr<const DeviceSource>>> out;
+        out.swap(registry().deferred);
+        lock_.unlock();
+        for (auto &m : out) unmap(m.first);
+    }
+
+private:
+    std::unique_lock<std::mutex> lock_;
+};
+
+static void drop_chunk_locked(Chunk *c) {
+    if (c->mapping.source == Source::Device) registry().deferred.emplace_back(c->mapping, c->device);
+    else unmap(c->mapping);
+    delete c;
 }
 
 /// Runs in the parent just before fork(), mutex held. A shared file mapping would let parent and
@@ -102,7 +135,7 @@ static void unlock_in_child() {
 Workspace::Workspace(std::string name, Config config)
     : name_(std::move(name)), config_(std::move(config)), owner_(std::this_thread::get_id()),
       align_(config_.device ? std::max(config_.device->alignment, kAlign) : kAlign) {
-    std::lock_guard<std::mutex> lock(registry().mu);
+    Locked lock;
     if (config_.initial_size > 0) {
         try {
             map_chunk_locked(config_.initial_size, false);
@@ -146,8 +179,7 @@ Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill, std::size_t at_
     // capacity), and once a page has been touched later cycles reuse it without a fault.
     try {
         if (device) {
-            c->mapping = map_device(*config_.device, rounded);
-            c->device = config_.device;
+            map_device_unlocked(*c, rounded);
         } else if (notouch) c->mapping = map_notouch(rounded);
         else if (heap)  // spills are ordinary external memory, whatever the location
             c->mapping = map_heap(rounded);
@@ -174,10 +206,33 @@ Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill, std::size_t at_
     return c;
 }
 
+void Workspace::map_device_unlocked(Chunk &c, std::size_t size) {
+    std::shared_ptr<const DeviceSource> source = config_.device;
+    std::mutex &mu = registry().mu;
+    mu.unlock();
+    Mapping m;
+    try {
+        m = map_device(*source, size);
+    } catch (...) {
+        mu.lock();
+        throw;
+    }
+    mu.lock();
+    // While the mutex was down the workspace may have been destroyed, or another thread's chunk
+    // may have taken the room max_size leaves: then the memory goes back.
+    if (!alive() || size > room_locked()) {
+        registry().deferred.emplace_back(m, source);
+        if (!alive()) throw WorkspaceMisuse("workspace '" + name_ + "' was destroyed while it mapped a chunk");
+        throw WorkspaceOutOfMemory("workspace '" + name_ +
+                                   "' would exceed its max_size: " + describe_sizes_locked(size));
+    }
+    c.mapping = m;
+    c.device = std::move(source);
+}
+
 void Workspace::release_chunk_locked(Chunk *c) {
     registry().remove(c);
-    unmap(c->mapping);
-    delete c;
+    drop_chunk_locked(c);
 }
 
 std::string Workspace::describe_sizes_locked(std::size_t request) const {
@@ -196,7 +251,7 @@ void Workspace::note_allocation_locked(std::size_t total, bool reused) {
 }
 
 void *Workspace::allocate(std::size_t n, bool zero) {
-    std::lock_guard<std::mutex> lock(registry().mu);
+    Locked lock;
     return allocate_locked(n, zero);
 }
 
@@ -297,7 +352,7 @@ bool Workspace::free_if_owned(void *p) {
     Registry &r = registry();
     // Every NumPy array freed while the handler is installed asks, workspace memory or not.
     if (surely_foreign(r, p)) return false;
-    std::lock_guard<std::mutex> lock(r.mu);
+    Locked lock;
     Chunk *c = r.find(p);
     if (!c) return false;
     Workspace *ws = c->owner;
@@ -317,15 +372,13 @@ bool Workspace::free_if_owned(void *p) {
         } else {
             r.zombie_bytes -= c->capacity();
             r.remove(c);
-            unmap(c->mapping);
-            delete c;
+            drop_chunk_locked(c);
         }
     } else if (!ws) {
         if (c->live_blocks == 0) {
             r.zombie_bytes -= c->capacity();
             r.remove(c);
-            unmap(c->mapping);
-            delete c;
+            drop_chunk_locked(c);
         } else {
             // A destroyed workspace's chunk that raw views still pin: what they do not hold goes
             // back to the OS as it is freed.
@@ -345,7 +398,7 @@ std::shared_ptr<Workspace> Workspace::owner_of(const void *p) {
     // Quick reject before taking the lock: every array wrapped outside workspaces asks. A chunk
     // that holds `p` was registered (lo/hi widened) before the array at `p` could exist.
     if (surely_foreign(r, p)) return nullptr;
-    std::lock_guard<std::mutex> lock(r.mu);
+    Locked lock;
     Chunk *c = r.find(p);
     if (!c || !c->owner) return nullptr;
     return c->owner->weak_from_this().lock();
@@ -354,7 +407,7 @@ std::shared_ptr<Workspace> Workspace::owner_of(const void *p) {
 std::size_t Workspace::owned_size(const void *p) {
     Registry &r = registry();
     if (surely_foreign(r, p)) return kNotOwned;
-    std::lock_guard<std::mutex> lock(r.mu);
+    Locked lock;
     Chunk *c = r.find(p);
     if (!c) return kNotOwned;
     if (c->spill) return p == c->base() && c->live_blocks ? c->spill_requested : kNotOwned;
@@ -363,12 +416,12 @@ std::size_t Workspace::owned_size(const void *p) {
 }
 
 std::size_t Workspace::zombie_bytes() {
-    std::lock_guard<std::mutex> lock(registry().mu);
+    Locked lock;
     return registry().zombie_bytes;
 }
 
 void Workspace::begin_cycle() {
-    std::lock_guard<std::mutex> lock(registry().mu);
+    Locked lock;
     if (!alive())
         throw WorkspaceMisuse("workspace '" + name_ +
                               "' was destroyed; create it again "
@@ -411,7 +464,7 @@ void Workspace::trim_locked() {
 }
 
 std::string Workspace::end_cycle() noexcept {
-    std::lock_guard<std::mutex> lock(registry().mu);
+    Locked lock;
     if (!cycle_open()) return "";
     cycle_open_.store(false, std::memory_order_release);
     bump_scope_epoch();
@@ -468,7 +521,7 @@ std::string Workspace::end_cycle() noexcept {
 }
 
 void Workspace::destroy(DestroyReason why) {
-    std::lock_guard<std::mutex> lock(registry().mu);
+    Locked lock;
     destroy_locked(why);
 }
 
@@ -501,14 +554,14 @@ void Workspace::destroy_locked(DestroyReason why) {
 }
 
 std::string Workspace::check_heap() const {
-    std::lock_guard<std::mutex> lock(registry().mu);
+    Locked lock;
     for (std::size_t i = 0; i < chunks_.size(); ++i)
         if (std::string e = chunks_[i]->check(); !e.empty()) return "chunk " + std::to_string(i) + ": " + e;
     return "";
 }
 
 Stats Workspace::stats() const {
-    std::lock_guard<std::mutex> lock(registry().mu);
+    Locked lock;
     return stats_;
 }
 

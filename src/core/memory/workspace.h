@@ -147,6 +147,9 @@ private:
     /// WorkspaceOutOfMemory when max_size leaves less than `at_least` bytes.
     Chunk *map_chunk_locked(std::size_t size, bool spill, std::size_t at_least = 0);
     void release_chunk_locked(Chunk *c);
+    /// Map `size` bytes of device memory into `c` with the mutex down (held on entry and on return,
+    /// also when it throws): the device source's callbacks may need the GIL.
+    void map_device_unlocked(Chunk &c, std::size_t size);
     void learn_locked(std::size_t needed);
     void trim_locked();
     /// Bytes a new chunk may still take under max_size (SIZE_MAX without a cap).

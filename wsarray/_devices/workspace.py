@@ -1,0 +1,134 @@
+"""A workspace of device memory with the stream rule, over a backend.
+
+The core keeps the bookkeeping (out of band; the chunks are the backend's memory, allocated and
+freed through Python callbacks that the core calls with its mutex down). This layer adds streams:
+each cycle has a home stream (the backend's current stream when the cycle begins, held so that a
+recycled handle is not mistaken for it). Blocks allocated on the home stream reuse freed blocks
+freely (stream order makes that safe); an allocation on another stream goes to the backend's
+upstream allocator and is counted. Leaving a cycle records one event on the home stream and never
+synchronizes the host; a cycle that begins on another stream makes that stream wait on the event
+(else its kernels could overwrite blocks the previous cycle's kernels still write). Chunks go back
+to the backend only after a device synchronize (frees may come from garbage collection, any thread).
+
+A backend has: ``name`` ('cuda:0'), ``alignment``, ``alloc(size) -> address``, ``free(address,
+size)``, ``current_stream()``, ``record_event(stream) -> event``, ``wait_event(stream, event)``,
+``synchronize()``.
+"""
+
+import threading
+
+from .. import _core
+from .._core import WorkspaceConfig
+
+_local = threading.local()
+
+
+def _open_stack():
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
+
+
+def current_workspace(device):
+    """The innermost open device workspace of `device` ('cuda:0') on this thread, or None. Host
+    allocations never come here: the core passes device workspaces over for host arrays."""
+    for ws in reversed(_open_stack()):
+        if ws.device == device:
+            return ws
+    return None
+
+
+class DeviceWorkspace:
+    """Workspace `name` of this thread whose chunks are `backend`'s memory (see the module text)."""
+
+    def __init__(self, name, backend, config=None):
+        if config is None:
+            config = WorkspaceConfig()
+        elif not isinstance(config, WorkspaceConfig):
+            raise TypeError(
+                f"wsarray.DeviceWorkspace(): config must be a wsarray.WorkspaceConfig, not {type(config).__name__}"
+            )
+        self.backend = backend
+        self.device = backend.name
+        self._stats_lock = threading.Lock()  # frees (and their syncs) may come from any thread
+        self._upstream = {}  # address -> size of blocks allocated on a foreign stream
+        self._upstream_bytes = self._foreign_spills = self._syncs = 0
+        self._home = self._last_event = self._last_stream = None
+        source_config = _core._config_with_device_source(
+            config, backend.name, backend.alloc, self._give_back_chunk, backend.alignment
+        )
+        self._ws = _core.workspace(name, source_config)
+
+    def _give_back_chunk(self, address, size):
+        # Kernels queued on any stream may still use the chunk: wait for the device first.
+        self.backend.synchronize()
+        with self._stats_lock:
+            self._syncs += 1
+        self.backend.free(address, size)
+
+    def __enter__(self):
+        stream = self.backend.current_stream()
+        if self._last_event is not None and stream is not self._last_stream:
+            self.backend.wait_event(stream, self._last_event)
+        self._ws.__enter__()
+        self._home = stream
+        _open_stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            self._last_event = self.backend.record_event(self._home)  # no host synchronize
+            self._last_stream = self._home
+        finally:
+            stack = _open_stack()
+            if self in stack:
+                stack.reverse()
+                stack.remove(self)
+                stack.reverse()
+            self._home = None
+            self._ws.__exit__(*exc)
+        return False
+
+    def allocate(self, nbytes, stream=None):
+        """Address of `nbytes` of device memory for `stream` (the backend's current one if None)."""
+        if self._home is None:
+            raise _core.WorkspaceError(
+                f"wsarray.DeviceWorkspace.allocate(): workspace on {self.device} has no open cycle"
+            )
+        stream = self.backend.current_stream() if stream is None else stream
+        if stream is self._home:
+            return _core._test_workspace_allocate(self._ws, nbytes)
+        address = self.backend.alloc(max(nbytes, 1))
+        with self._stats_lock:
+            self._upstream[address] = max(nbytes, 1)
+            self._upstream_bytes += max(nbytes, 1)
+            self._foreign_spills += 1
+        return address
+
+    def free(self, address):
+        """Give back a block from allocate() (bookkeeping only for workspace blocks; any thread)."""
+        with self._stats_lock:
+            size = self._upstream.pop(address, None)
+        if size is not None:
+            self.backend.free(address, size)
+        else:
+            _core._test_workspace_free(address)
+
+    def stats(self):
+        s = self._ws.stats()
+        with self._stats_lock:
+            s.update(
+                device=self.device,
+                upstream_bytes=self._upstream_bytes,
+                foreign_stream_spills=self._foreign_spills,
+                syncs=self._syncs,
+            )
+        return s
+
+    def destroy(self):
+        """Give the chunks back (after a device synchronize); blocks still live become invalid."""
+        self._ws.destroy()
+
+    def __repr__(self):
+        return f"<wsarray DeviceWorkspace on {self.device}: {self._ws!r}>"
