@@ -97,6 +97,11 @@ class WorkspaceConfig:
 def parse_size(size: int | str) -> int:
     """Bytes in a size given as an int or a string like '64MB' or '1.5GiB'."""
 
+def _config_with_device_source(config: WorkspaceConfig, name: str, alloc: Callable, free: Callable, alignment: int = 256) -> WorkspaceConfig:
+    """
+    A copy of `config` whose chunks come from alloc(size) -> address or None and go back through free(address, size); both are called without the core's mutex, from any thread (device layers).
+    """
+
 class _ThreadCleanup:
     """Ends a thread's workspaces when it exits (internal)."""
 
