@@ -5,7 +5,7 @@
 #include "array_internal.h"
 
 #include "engine.h"
-#include "fast_numpy.h"
+#include "fast_indexing.h"
 #include "numpy_access.h"
 #include "numpy_alloc.h"
 #include "scopes.h"
@@ -41,6 +41,11 @@ struct ArrayIter {
 /// The next item (the caller has checked that one is left).
 nb::object array_iter_next(ArrayIter &it) {
     Array &a = self_of(it.array, "Array.__iter__");
+    // A numeric 1-D array's NumPy scalars, an array's rows: made directly (fast_indexing.h).
+    if (PyObject *item = fast_iter_item(a, it.array.ptr(), it.next)) {
+        ++it.next;
+        return nb::steal(item);
+    }
     {
         RouteGuard route(current_target());
         if (PyObject *item = PySequence_GetItem(a.data().ptr(), it.next)) {
@@ -106,8 +111,10 @@ PyObject *array_iter(PyObject *self) {
 PyObject *array_subscript(PyObject *s, PyObject *key) {
     return guarded([&]() -> PyObject * {
         Array &a = self_of(s, "Array.__getitem__");
-        // One element of a numeric array: its 0-d result made directly (fast_numpy.h).
+        // One element of a numeric array, and views (a[1:], a[1:-1, 2:], a row): made directly
+        // (fast_indexing.h).
         if (PyObject *r = fast_item(a, key)) return r;
+        if (PyObject *r = fast_view(a, s, key)) return r;
         // Basic indexing (ints, slices, ..., None, and tuples of them) and a single Array key (a
         // mask, indices) go straight to the ndarray; anything else (lists, tuples holding Arrays)
         // takes the general path, as do errors of basic indexing (which it names).
@@ -218,6 +225,7 @@ int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
                                        "' object does not support item assignment");
         if (is_basic_index(key)) {
             if (PyObject *v = plain_value(value)) {
+                if (fast_store(a, key, v)) return 0;  // one element (fast_indexing.h)
                 RouteGuard route(current_target());
                 if (PyObject_SetItem(a.data().ptr(), key, v) < 0) raise_routed_error("Array.__setitem__");
                 return 0;

@@ -1,10 +1,11 @@
 /// src/python/fast_numpy.cpp -- lean paths through NumPy's own loops (see fast_numpy.h): a 1-input
-/// ufunc or a small reduction run as NumPy's strided loop on a workspace output, creation functions
-/// allocating straight in the workspace, and one element of an array read without indexing.
+/// ufunc or a small reduction run as NumPy's strided loop on a workspace output, and creation
+/// functions allocating straight in the workspace.
 #include "numpy_api.h"
 
 #include "fast_numpy.h"
 
+#include "fast_indexing.h"
 #include "numpy_alloc.h"
 #include "numpy_loops.h"
 #include "scopes.h"
@@ -17,16 +18,6 @@ namespace {
 
 /// Builtin numeric type numbers (bool ... clongdouble, half) index the per-dtype caches.
 constexpr int kTypeSlots = NPY_HALF + 1;
-
-/// `d` if it is the canonical (native byte order, builtin) descriptor of a
-/// numeric type, else null. Borrowed.
-PyArray_Descr *canonical_numeric(PyArray_Descr *d) {
-    int t = d->type_num;
-    if (!((t >= NPY_BOOL && t <= NPY_CLONGDOUBLE) || t == NPY_HALF)) return nullptr;
-    PyArray_Descr *c = PyArray_DescrFromType(t);  // the builtin singleton (new reference)
-    Py_XDECREF(c);
-    return c == d ? d : nullptr;
-}
 
 /// NumPy releases the GIL around loops of more elements than this (NPY_BEGIN_THREADS_THRESHOLDED).
 constexpr npy_intp kReleaseGil = 500;
@@ -375,45 +366,6 @@ PyObject *fast_create(Creation kind, PyObject *const *args, Py_ssize_t nargs, Py
     if (kind == Creation::Ones) fill_one(res, n);
     else if (kind == Creation::Full) fill_as<double>(PyArray_DATA(res), n, fill);
     return wrap_new((PyObject *) res, target);
-}
-
-PyObject *fast_item(Array &a, PyObject *key) {
-    if (!PyLong_CheckExact(key) && !PyTuple_CheckExact(key)) return nullptr;
-    if (stands_for_scalar(a)) return nullptr;
-    PyObject *d = a.data().ptr();
-    if (!PyArray_CheckExact(d)) return nullptr;
-    auto *nd = (PyArrayObject *) d;
-    int ndim = PyArray_NDIM(nd);
-    if (ndim == 0) return nullptr;
-    PyArray_Descr *descr = canonical_numeric(PyArray_DESCR(nd));
-    if (!descr) return nullptr;
-    char *p = PyArray_BYTES(nd);
-    auto step = [&](PyObject *k, int axis) {
-        if (!PyLong_CheckExact(k)) return false;
-        int overflow = 0;
-        long long i = PyLong_AsLongLongAndOverflow(k, &overflow);
-        if (overflow) return false;
-        npy_intp n = PyArray_DIM(nd, axis);
-        if (i < 0) i += n;
-        if (i < 0 || i >= n) return false;  // the general path raises NumPy's IndexError
-        p += (npy_intp) i * PyArray_STRIDE(nd, axis);
-        return true;
-    };
-    if (PyLong_CheckExact(key)) {
-        if (ndim != 1 || !step(key, 0)) return nullptr;
-    } else if (PyTuple_CheckExact(key) && PyTuple_GET_SIZE(key) == ndim) {
-        for (int i = 0; i < ndim; ++i)
-            if (!step(PyTuple_GET_ITEM(key, i), i)) return nullptr;
-    } else {
-        return nullptr;
-    }
-    // NumPy returns a scalar here, and so does this: a scalar result holding that NumPy scalar.
-    nb::object value = nb::steal(PyArray_Scalar(p, descr, d));
-    if (!value) {
-        PyErr_Clear();
-        return nullptr;  // the general path reports the failure
-    }
-    return make_scalar_result(value.ptr());
 }
 
 } // namespace wsa_py

@@ -3,9 +3,9 @@
 /// A 1-input ufunc on one contiguous Array (np.exp(a)) and a small reduction (a.max()) run the
 /// strided loop NumPy's own dispatch picks, on an output allocated in the current workspace,
 /// without NumPy's per-call argument parsing and dispatch; zeros/empty/ones/full/arange allocate
-/// straight in the workspace; a[i] of a numeric array builds its result directly. Results are
-/// NumPy's; whatever does not fit (a raised floating-point flag included) returns null, and the
-/// caller takes the general path through NumPy.
+/// straight in the workspace (indexing: fast_indexing.h). Results are NumPy's; whatever does not
+/// fit (a raised floating-point flag included) returns null, and the caller takes the general
+/// path through NumPy.
 #pragma once
 #include "array_record.h"
 
@@ -44,10 +44,5 @@ enum class Creation { None, Zeros, Empty, Ones, Full, Arange };
 /// current workspace; `arange(stop)` / `arange(start, stop)` with Python ints (NumPy's default
 /// integer). Null with no error set when it does not apply.
 PyObject *fast_create(Creation kind, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);
-
-/// `a[key]` for an integer (or a tuple of integers, one per axis) selecting one element of a
-/// builtin numeric dtype: the 0-d result made directly (as NumPy's scalar wrapped). Null with no
-/// error set when it does not apply (out-of-range indices included: the general path raises).
-PyObject *fast_item(Array &a, PyObject *key);
 
 } // namespace wsa_py

@@ -6,6 +6,8 @@
 /// accessors of numpy_access.h instead, without NumPy's headers.
 #pragma once
 #define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+// wsarray requires NumPy 2 (pyproject.toml): its API (PyArray_Pack, direct descriptor fields) is usable.
+#define NPY_TARGET_VERSION NPY_2_0_API_VERSION
 #define PY_ARRAY_UNIQUE_SYMBOL wsarray_ARRAY_API
 #ifndef WSARRAY_DEFINE_NUMPY_API
 #define NO_IMPORT_ARRAY
