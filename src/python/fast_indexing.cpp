@@ -209,6 +209,8 @@ PyArray_Descr *canonical_numeric(PyArray_Descr *d) {
     return builtin_descrs()[t] == d ? d : nullptr;
 }
 
+PyArray_Descr *builtin_descr(int type_num) { return builtin_numeric(type_num) ? builtin_descrs()[type_num] : nullptr; }
+
 PyObject *fast_item(Array &a, PyObject *key) {
     if (!PyLong_CheckExact(key) && !PyTuple_CheckExact(key)) return nullptr;
     PyArrayObject *nd = plain_ndarray(a);

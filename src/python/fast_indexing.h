@@ -18,6 +18,8 @@ namespace wsa_py {
 /// `d` if it is the canonical descriptor (the builtin singleton, native byte order) of a builtin
 /// numeric type (bool ... clongdouble, half), else null. Borrowed.
 _PyArray_Descr *canonical_numeric(_PyArray_Descr *d);
+/// The canonical descriptor of builtin numeric type `type_num` (borrowed; NumPy keeps it).
+_PyArray_Descr *builtin_descr(int type_num);
 
 /// `a[key]` for an int (1-D) or a tuple of ints (one per axis) selecting one element of a
 /// builtin numeric dtype: the scalar result holding the NumPy scalar NumPy returns.

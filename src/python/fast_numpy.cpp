@@ -25,9 +25,17 @@ constexpr npy_intp kReleaseGil = 500;
 /// A new, uninitialised C-ordered array in `target`; null with no error set if allocation failed
 /// (the general path then reports it). Steals a reference to `descr`.
 PyArrayObject *new_array_in(wsa::Workspace *target, PyArray_Descr *descr, int nd, npy_intp *dims, bool zeroed = false) {
-    RouteGuard route(target);
-    PyObject *r = zeroed ? PyArray_Zeros(nd, dims, descr, 0)
-                         : PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, nullptr, nullptr, 0, nullptr);
+    auto make = [&] {
+        return zeroed ? PyArray_Zeros(nd, dims, descr, 0)
+                      : PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, nullptr, nullptr, 0, nullptr);
+    };
+    PyObject *r;
+    if (!target && !routing_active()) {
+        r = make();  // NumPy's own memory already: no route to set up and restore
+    } else {
+        RouteGuard route(target);
+        r = make();
+    }
     if (!r) {
         PyErr_Clear();
         clear_allocation_error();
@@ -242,11 +250,7 @@ bool dims_of(PyObject *shape, npy_intp *dims, int &nd) {
 
 /// A builtin numeric descriptor for a dtype argument (None: float64). Borrowed; null if not one.
 PyArray_Descr *dtype_of(PyObject *dtype) {
-    if (!dtype || dtype == Py_None) {
-        PyArray_Descr *f8 = PyArray_DescrFromType(NPY_DOUBLE);  // the singleton NumPy keeps alive
-        Py_XDECREF(f8);
-        return f8;
-    }
+    if (!dtype || dtype == Py_None) return builtin_descr(NPY_DOUBLE);
     PyArray_Descr *d = nullptr;
     if (!PyArray_DescrConverter2(dtype, &d) || !d) {
         PyErr_Clear();

@@ -148,6 +148,8 @@ std::string RouteGuard::lost() const {
     return "";
 }
 
+bool routing_active() { return tl_route != nullptr; }
+
 void clear_allocation_error() {
     if (!tl_error.empty()) tl_error.clear();
 }

@@ -39,6 +39,9 @@ private:
     std::uint64_t serial_ = 0;
 };
 
+/// Is a RouteGuard with a workspace up on this thread (NumPy's allocations going to a workspace)?
+bool routing_active();
+
 /// If a routed allocation failed since the last call, the workspace's message (else empty), and
 /// clear it. `misuse`: the workspace could not allocate at all (destroyed), not out of memory.
 std::string take_allocation_error(bool *misuse = nullptr);
