@@ -100,7 +100,14 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
         std::string fn = std::string("Array.") + attr, name = attr;
         cls.def_prop_rw(attr, [fn, name](nb::handle s) {
             Array &a = self_of(s, fn.c_str());
-            return wrap_ndarray(attribute_owner(a).attr(name.c_str()), s);
+            nb::object value = attribute_owner(a).attr(name.c_str());
+            if (name == "flat") {
+                // NumPy's flatiter refuses wsarray indices: wsarray._flatiter.FlatIter holds it and the Array.
+                static PyObject *flat_iter =
+                    nb::object(nb::module_::import_("wsarray._flatiter").attr("FlatIter")).release().ptr();
+                return nb::borrow(flat_iter)(value, s);
+            }
+            return wrap_ndarray(value, s);
         }, [fn, name](nb::handle s, nb::handle value) {
             nb::object args = nb::make_tuple(s, nb::str(name.c_str()), value);
             apply(fn.c_str(), ops.setattr, args.ptr(), nullptr);

@@ -1,0 +1,88 @@
+"""Regressions of the long tail NumPy's own test suite found (issue 23, bench/numpy_suite_findings.md,
+"What is left"): a.flat with wsarray indices, memoryviews of structured arrays, numpy.ma with wsarray
+outputs, wsarray.random's leftovers, NumPy's scalar constructors given results. Each compares with
+NumPy's result, or NumPy's error class and message."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import wsarray as wnp
+
+
+@pytest.fixture(params=["outside", "inside"])
+def scope(request):
+    """Run a test outside any workspace and inside one."""
+    if request.param == "outside":
+        yield None
+    else:
+        with wnp.workspace("DROPIN_TAIL") as ws:
+            yield ws
+
+
+# ---- a.flat (C22) ------------------------------------------------------------------------------
+
+FLAT_INDICES = [
+    lambda xp: xp.arange(9) % 2 == 0,            # boolean mask
+    lambda xp: xp.asarray([1, 0, 7]),            # integer array
+    lambda xp: xp.asarray([[1, 2], [3, 8]]),     # 2-d integer array
+    lambda xp: [True, 1],                        # list, mixed
+    lambda xp: 4, lambda xp: -1, lambda xp: slice(1, None, 3), lambda xp: Ellipsis, lambda xp: (),
+]
+
+
+@pytest.mark.parametrize("make_index", FLAT_INDICES)
+def test_flat_indexing_with_wsarray_indices_as_numpy(make_index, scope):
+    ref = np.arange(9.0).reshape(3, 3)
+    w = wnp.asarray(ref)
+    want = ref.flat[make_index(np)]
+    got = w.flat[make_index(wnp)]
+    assert type(got) is type(want) if np.isscalar(want) else type(got) is wnp.Array
+    np.testing.assert_array_equal(np.asarray(got), want)
+    try:
+        ref.flat[make_index(np)] = -1
+    except IndexError as e:  # NumPy refuses some (a 0-d index): the same error
+        with pytest.raises(IndexError, match=str(e)):
+            w.flat[make_index(wnp)] = wnp.asarray(-1.0)
+    else:
+        w.flat[make_index(wnp)] = wnp.asarray(-1.0)
+    np.testing.assert_array_equal(np.asarray(w), ref)
+
+
+def test_flat_errors_as_numpy():
+    for xp in (np, wnp):
+        a = xp.arange(9)
+        with pytest.raises(IndexError, match="boolean index did not match indexed flat iterator"):
+            a.flat[xp.zeros(10, dtype=bool)]
+        with pytest.raises(IndexError, match="boolean indices for iterators are not supported"):
+            a.flat[[True, True]]
+        with pytest.raises(IndexError):
+            a.flat[9]
+
+
+def test_flat_iterates_and_keeps_numpys_attributes(scope):
+    ref = np.arange(6).reshape(2, 3)
+    w = wnp.asarray(ref)
+    f, g = w.flat, ref.flat
+    assert isinstance(f, np.flatiter) and f.base is w and len(f) == len(g) == 6
+    assert [next(f), next(f)] == [next(g), next(g)]
+    assert (f.index, f.coords) == (g.index, g.coords) == (2, (0, 2))
+    assert f[4] == g[4] and f.index == g.index == 0  # indexing resets the iterator, as NumPy's
+    assert list(w.flat) == list(ref.flat)
+    copied = f.copy()
+    assert type(copied) is wnp.Array
+    np.testing.assert_array_equal(np.asarray(copied), g.copy())
+    np.testing.assert_array_equal(np.asarray(w.flat), np.asarray(ref.flat))
+    np.testing.assert_array_equal(np.asarray(w.flat == 3), ref.flat == 3)
+    np.testing.assert_array_equal(np.asarray(w.flat < wnp.asarray(3)), ref.flat < 3)
+    w.flat = 7
+    assert (np.asarray(w) == 7).all()
+
+
+def test_flat_after_its_cycle_raises():
+    with wnp.workspace("DROPIN_TAIL_FLAT"):
+        f = wnp.arange(4).flat
+    for use in (lambda: f[0], lambda: next(f), lambda: f.copy(), lambda: f.index):
+        with pytest.raises(wnp.WorkspaceError, match="Array.flat"):
+            use()
