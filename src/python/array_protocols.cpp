@@ -15,6 +15,23 @@ namespace wsa_py {
 
 namespace {
 
+/// Whether NumPy reads the format string of `data`'s buffer back as its dtype (false with a Python
+/// error set where NumPy refuses to export it at all).
+bool buffer_round_trips(nb::handle data) {
+    Py_buffer probe;
+    if (PyObject_GetBuffer(data.ptr(), &probe, PyBUF_RECORDS_RO) < 0) return false;
+    nb::object format = nb::steal(PyUnicode_FromString(probe.format ? probe.format : "B"));
+    PyBuffer_Release(&probe);
+    if (!format.is_valid()) return false;
+    try {
+        static PyObject *from_format = nb::object(
+            nb::module_::import_("numpy._core._internal").attr("_dtype_from_pep3118")).release().ptr();
+        return nb::borrow(from_format)(format).equal(data.attr("dtype"));
+    } catch (nb::python_error &) {  // a format NumPy cannot parse back
+        return false;
+    }
+}
+
 int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     Array &a = array_of(self);
     if (!token_valid(a.token)) {
@@ -26,13 +43,23 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
         view->obj = nullptr;
         return -1;
     }
-    if (ndarray_void(a.data().ptr()) || ndarray_dtype_metadata(a.data().ptr())) {
-        // NumPy cannot always read back the format string it exports for these (padding, str
-        // fields; raw V24 becomes "24x", an empty structure; metadata is dropped): refusing makes
-        // np.asarray(x) take __array_interface__ or __array__, which keep the dtype.
-        PyErr_SetString(PyExc_BufferError, "wsarray.Array.__buffer__(): arrays of void dtypes (structured "
-                                           "or raw bytes) or dtypes with metadata do not export a buffer; use "
-                                           "np.asarray(x) or x.to_numpy()");
+    // Structured and raw void dtypes: NumPy's own export where NumPy reads its format string back as
+    // the same dtype (np.asarray(x) takes the buffer first and would otherwise build another dtype,
+    // or fail: padding, raw V5 as "5x"); NumPy's error where NumPy refuses (out-of-order fields).
+    // Metadata never survives the format string.
+    bool metadata = ndarray_dtype_metadata(a.data().ptr());
+    if (metadata || (ndarray_void(a.data().ptr()) && !buffer_round_trips(a.data()))) {
+        if (PyErr_Occurred()) {  // NumPy's own refusal to export
+            view->obj = nullptr;
+            return -1;
+        }
+        PyErr_SetString(PyExc_BufferError, metadata ? "wsarray.Array.__buffer__(): arrays of dtypes with metadata "
+                                                      "do not export a buffer (its format string drops the "
+                                                      "metadata); use np.asarray(x) or x.to_numpy()"
+                                                    : "wsarray.Array.__buffer__(): this void dtype does not export a "
+                                                      "buffer: NumPy reads its format string back as another dtype "
+                                                      "(raw bytes, padded structures); use np.asarray(x) or "
+                                                      "x.to_numpy()");
         view->obj = nullptr;
         return -1;
     }

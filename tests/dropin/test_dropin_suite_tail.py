@@ -86,3 +86,34 @@ def test_flat_after_its_cycle_raises():
     for use in (lambda: f[0], lambda: next(f), lambda: f.copy(), lambda: f.index):
         with pytest.raises(wnp.WorkspaceError, match="Array.flat"):
             use()
+
+
+# ---- buffers of structured arrays (C15) --------------------------------------------------------
+
+ROUND_TRIP_DTYPES = [
+    np.dtype([("a", "i4"), ("s", "U3")]), np.dtype([("a", ("i", (2, 2)))]),
+    np.dtype([("a", "b"), ("b", "i"), ("sub", np.dtype("b,i")), ("c", "i")], align=True),
+    np.dtype({"f0": (int, 3)}), np.dtype([("x", [("y", "i2")])]),
+]
+
+
+@pytest.mark.parametrize("dtype", ROUND_TRIP_DTYPES, ids=str)
+def test_structured_buffer_exported_as_numpy_where_it_round_trips(dtype, scope):
+    ref = np.arange(2 * dtype.itemsize, dtype=np.int8).view(dtype)
+    w = wnp.asarray(ref.copy())
+    got, want = memoryview(w), memoryview(ref)
+    assert (got.format, got.itemsize, got.shape, got.strides) == (want.format, want.itemsize, want.shape,
+                                                                  want.strides)
+    back = np.asarray(got)
+    # (padding bytes are not copied into the workspace: compare the fields)
+    assert back.dtype == dtype and back.tolist() == ref.tolist()
+    assert np.shares_memory(back, w.to_numpy())
+
+
+def test_structured_buffer_refused_as_numpy_refuses():
+    dt = np.dtype({"formats": ["<i4", "<i4"], "names": ["one", "two"], "offsets": [4, 0], "itemsize": 8})
+    with pytest.raises(ValueError) as want:
+        memoryview(np.empty(1, dt))
+    with pytest.raises(ValueError, match=str(want.value)):
+        memoryview(wnp.empty(1, dt))
+    assert np.asarray(wnp.empty(1, dt)).dtype == dt  # converts through __array__ all the same
