@@ -59,6 +59,21 @@ PyObject *get_dtype(PyObject *s, void *) {
 
 int set_dtype(PyObject *s, PyObject *dtype, void *) { return set_ndarray_attr(s, "dtype", dtype, "Array.dtype"); }
 
+PyObject *get_strides(PyObject *s, void *) {
+    return guarded([&]() -> PyObject * {
+        Array &a = self_of(s, "Array.strides");
+        if (stands_for_scalar(a)) return PyTuple_New(0);
+        PyObject *r = PyObject_GetAttrString(a.data().ptr(), "strides");
+        if (!r) raise_pending("Array.strides");
+        return r;
+    }, (PyObject *) nullptr);
+}
+
+/// a.strides = ...: NumPy's (deprecated since NumPy 2.4, with its warning; bounds checked by NumPy).
+int set_strides(PyObject *s, PyObject *strides, void *) {
+    return set_ndarray_attr(s, "strides", strides, "Array.strides");
+}
+
 PyObject *get_ndim(PyObject *s, void *) {
     return guarded([&] {
         Array &a = self_of(s, "Array.ndim");
@@ -76,6 +91,7 @@ PyObject *get_size(PyObject *s, void *) {
 PyGetSetDef array_getset[] = {
     {"shape", get_shape, set_shape, "Dimensions of the array (assignable, as NumPy's).", nullptr},
     {"dtype", get_dtype, set_dtype, "Data type of the array's elements (assignable, as NumPy's).", nullptr},
+    {"strides", get_strides, set_strides, "Bytes to step in each dimension (assignable, as NumPy's).", nullptr},
     {"ndim", get_ndim, nullptr, "Number of dimensions.", nullptr},
     {"size", get_size, nullptr, "Number of elements.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};

@@ -118,3 +118,92 @@ def test_structured_buffer_refused_as_numpy_refuses():
     with pytest.raises(ValueError, match=str(want.value)):
         memoryview(wnp.empty(1, dt))
     assert np.asarray(wnp.empty(1, dt)).dtype == dt  # converts through __array__ all the same
+
+
+# ---- wsarray.random's leftovers ----------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["Generator", "RandomState"])
+def test_random_pickles_as_numpy(kind, scope):
+    make = {"Generator": lambda m: m.Generator(m.PCG64DXSM(3)), "RandomState": lambda m: m.RandomState(3)}[kind]
+    w, ref = make(wnp.random), make(np.random)
+    w.random(4), ref.random(4)
+    want_next = pickle.loads(pickle.dumps(ref)).random(3)
+    back = pickle.loads(pickle.dumps(w))
+    assert type(back) is type(w)
+    got = back.random(3)
+    assert type(got) is wnp.Array
+    np.testing.assert_array_equal(np.asarray(got), want_next)
+    # NumPy's reduce: (constructor, (bit generator,), state); an old-style pickle names the generator
+    ctor, args, state = w.__reduce__()
+    want_ctor, want_args, want_state = ref.__reduce__()
+    assert type(args[0]).__name__ == type(want_args[0]).__name__ and type(state) is type(want_state)
+    old = ctor(type(args[0]).__name__)
+    assert type(old) is type(w)
+    if kind == "Generator":
+        old.bit_generator.state = args[0].state
+    else:
+        old.set_state(state)
+    np.testing.assert_array_equal(np.asarray(old.random(3)), want_next)
+
+
+def test_random_state_getstate_is_numpys():
+    w, ref = wnp.random.RandomState(7), np.random.RandomState(7)
+    got, want = w.__getstate__(), ref.__getstate__()
+    assert got["bit_generator"] == want["bit_generator"] == "MT19937"
+    np.testing.assert_array_equal(got["state"]["key"], want["state"]["key"])
+    first = w.standard_normal()
+    w.__setstate__(got)
+    assert w.standard_normal() == first
+
+
+def test_random_isinstance_accepts_numpys_own():
+    assert isinstance(np.random.default_rng(), wnp.random.Generator)
+    assert isinstance(np.random.RandomState(), wnp.random.RandomState)
+    assert not isinstance(np.random.RandomState(), wnp.random.Generator)
+    wrapped = wnp.random.default_rng(np.random.default_rng(1))
+    assert type(wrapped) is wnp.random.Generator and type(wrapped.random(2)) is wnp.Array
+
+
+@pytest.mark.parametrize("make", [lambda m: m, lambda m: m.RandomState(5), lambda m: m.default_rng(5)],
+                         ids=["global", "RandomState", "Generator"])
+def test_shuffle_warning_names_the_callers_line(make):
+    values, want_values = ({i: i for i in range(9)} for _ in range(2))
+    np.random.seed(5)
+    with pytest.warns(UserWarning, match="you are shuffling a 'dict' object") as want:
+        make(np.random).shuffle(want_values)
+    np.random.seed(5)
+    with pytest.warns(UserWarning) as got:
+        make(wnp.random).shuffle(values)
+    assert len(got) == 1 and str(got[0].message) == str(want[0].message)
+    assert got[0].filename == __file__
+    assert values == want_values  # the same swaps
+    with pytest.raises(TypeError, match="has no len"), pytest.warns(UserWarning, match="'int' object"):
+        make(wnp.random).shuffle(3)  # NumPy's warning, then its error
+
+
+# ---- a.strides = ..., sort's argument checks -----------------------------------------------------
+
+def test_strides_settable_as_numpy(scope):
+    for xp in (np, wnp):
+        a = xp.arange(6, dtype="i8").reshape(2, 3)
+        with pytest.warns(DeprecationWarning, match="Setting the strides on a NumPy array") as rec:
+            a.strides = (8, 16)
+        assert rec[0].filename == __file__
+        assert a.strides == (8, 16) and a.tolist() == [[0, 2, 4], [1, 3, 5]]
+        with pytest.raises(ValueError, match="strides is not compatible with available memory"), \
+                pytest.warns(DeprecationWarning):
+            a.strides = (100, 8)
+    assert wnp.sum(wnp.arange(3.0)).strides == ()
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+def test_sort_kind_and_stable_refused_as_numpy(name):
+    a = [3.0, 1.0, 2.0]
+    for stable in (True, False):
+        with pytest.raises(ValueError) as want:
+            getattr(np, name)(np.asarray(a), kind="stable", stable=stable)
+        with pytest.raises(ValueError, match=f"wsarray.{name}\\(\\): " + str(want.value).replace(".", r"\.")):
+            getattr(wnp, name)(wnp.asarray(a), kind="stable", stable=stable)
+    for kw in ({}, {"kind": "stable"}, {"stable": True}, {"stable": False}):
+        np.testing.assert_array_equal(np.asarray(getattr(wnp, name)(wnp.asarray(a), **kw)),
+                                      getattr(np, name)(np.asarray(a)))
