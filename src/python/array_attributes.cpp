@@ -177,7 +177,10 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
             kwargs.contains("refcheck") ? nb::object(kwargs["refcheck"]) : nb::object(nb::bool_(true));
         int check = PyObject_IsTrue(refcheck.ptr());
         if (check < 0) raise_pending("Array.resize");
-        if (check && Py_REFCNT(s.ptr()) > 2)
+        // A weak reference counts as a reference too, as NumPy's check of its weakreflist.
+        static PyObject *weak_count =
+            nb::object(nb::module_::import_("weakref").attr("getweakrefcount")).release().ptr();
+        if (check && (Py_REFCNT(s.ptr()) > 2 || nb::cast<Py_ssize_t>(nb::borrow(weak_count)(s)) > 0))
             raise(PyExc_ValueError, "wsarray.Array.resize(): cannot resize an array that references or is "
                                     "referenced\nby another object in this way.\nUse the np.resize function "
                                     "to get a new resized copy or\n set refcheck=False to disable this check");

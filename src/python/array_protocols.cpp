@@ -183,15 +183,18 @@ void export_array_protocols(nb::class_<Array> &cls) {
     }, nb::arg("array").none(), nb::arg("context").none() = nb::none(),
             nb::arg("return_scalar").none() = nb::bool_(false));
     cls.def("__array_function__",
-            [](nb::handle, nb::handle func, nb::handle types, nb::tuple args, nb::dict kwargs) -> nb::object {
+            [](nb::handle, nb::handle func, nb::handle types, nb::handle args, nb::handle kwargs) -> nb::object {
+        // NumPy's checks and messages (ndarray.__array_function__).
+        if (!PyTuple_Check(args.ptr())) raise(PyExc_TypeError, "args must be a tuple.");
+        if (!PyDict_Check(kwargs.ptr())) raise(PyExc_TypeError, "kwargs must be a dict.");
         // NEP 18: a type that is neither wsarray's nor NumPy's (or a subclass) handles the call.
         for (nb::handle t : types)
             if (!PyType_Check(t.ptr()) ||
                 ((PyTypeObject *) t.ptr() != ArrayType && !PyType_IsSubtype((PyTypeObject *) t.ptr(), ndarray_type())))
                 return nb::borrow(Py_NotImplemented);
-        std::string name = nb::cast<std::string>(func.attr("__name__"));
+        std::string name = nb::cast<std::string>(nb::str(nb::getattr(func, "__name__", nb::str("__array_function__"))));
         return apply(name.c_str(), func.ptr(), args.ptr(), kwargs.ptr());
-    });
+    }, nb::arg("func"), nb::arg("types"), nb::arg("args").none(), nb::arg("kwargs").none());
     cls.def("__array_namespace__", [](nb::handle s, nb::handle api_version) {
         self_of(s, "Array.__array_namespace__");
         nb::module_ ws = nb::module_::import_("wsarray");

@@ -207,3 +207,52 @@ def test_sort_kind_and_stable_refused_as_numpy(name):
     for kw in ({}, {"kind": "stable"}, {"stable": True}, {"stable": False}):
         np.testing.assert_array_equal(np.asarray(getattr(wnp, name)(wnp.asarray(a), **kw)),
                                       getattr(np, name)(np.asarray(a)))
+
+
+# ---- single checks: resize with weak references, deprecated aliases, __array_function__ ----------
+
+def test_resize_refused_while_weakly_referenced_as_numpy(scope):
+    import weakref
+
+    for xp in (np, wnp):
+        x = xp.zeros(3)
+        ref = weakref.ref(x)
+        with pytest.raises(ValueError, match="cannot resize an array that references or is referenced"):
+            x.resize((5, 1))
+        del ref
+        x.resize((5, 1))
+        assert x.shape == (5, 1)
+
+
+@pytest.mark.parametrize("use", [lambda xp: xp.finfo(None), lambda xp: xp.chararray, lambda xp: xp.lib.math],
+                         ids=["finfo(None)", "chararray", "lib.math"])
+def test_deprecated_aliases_warn_as_numpy(use):
+    with pytest.warns(DeprecationWarning) as want:
+        expected = use(np)
+    with pytest.warns(DeprecationWarning) as got:
+        result = use(wnp)
+    assert str(got[0].message) == str(want[0].message) and got[0].filename == __file__
+    if isinstance(expected, np.finfo):
+        assert result.dtype == expected.dtype and result.eps == expected.eps
+    else:
+        assert result is expected
+
+
+def test_array_function_method_as_numpys():
+    a, n = wnp.asarray([1, 2]), np.asarray([1, 2])
+    got = a.__array_function__(func=np.reshape, types=(np.ndarray,), args=(a, (2, 1)), kwargs={})
+    assert type(got) is wnp.Array
+    np.testing.assert_array_equal(np.asarray(got), np.reshape(n, (2, 1)))
+    got = a.__array_function__(func=lambda x: x * 2, types=(np.ndarray,), args=(a,), kwargs={})
+    np.testing.assert_array_equal(np.asarray(got), n * 2)
+
+    class Other:
+        pass
+
+    assert a.__array_function__(func=np.reshape, types=(np.ndarray, Other), args=(a,), kwargs={}) \
+        is NotImplemented
+    for x in (n, a):
+        with pytest.raises(TypeError, match="args must be a tuple"):
+            x.__array_function__(np.reshape, (np.ndarray,), x, (2, 1))
+        with pytest.raises(TypeError, match="kwargs must be a dict"):
+            x.__array_function__(np.reshape, (np.ndarray,), (x,), (2, 1))
