@@ -44,11 +44,36 @@ BitGenerator = _nr.BitGenerator
 
 
 def _plain(x):
-    """A seed as NumPy's Cython code takes it: a wsarray array as its NumPy array (or scalar)."""
+    """A seed as NumPy's Cython code takes it: a wsarray array as its NumPy array (or scalar), a
+    user's own ISeedSequence behind an adapter whose generate_state gives NumPy arrays."""
     if isinstance(x, _Array):
         n = _np.asarray(x)
         return n[()] if n.ndim == 0 else n
+    if isinstance(x, bit_generator.ISeedSequence) and not isinstance(x, (_nr.SeedSequence, _UserSeedSequence)):
+        spawnable = isinstance(x, bit_generator.ISpawnableSeedSequence)
+        return (_UserSpawnableSeedSequence if spawnable else _UserSeedSequence)(x)
     return x
+
+
+class _UserSeedSequence(bit_generator.ISeedSequence):
+    """A user's ISeedSequence as NumPy's bit generators take it: its generate_state may return a
+    wsarray array (written with ``import wsarray as np``), which NumPy's Cython code refuses.
+    Other attributes are the user's object's."""
+
+    def __init__(self, seq):
+        self.wrapped = seq
+
+    def generate_state(self, n_words, dtype=_np.uint32):
+        return _np.asarray(self.wrapped.generate_state(n_words, dtype))
+
+    def __getattr__(self, name):
+        return getattr(self.wrapped, name)
+
+
+class _UserSpawnableSeedSequence(_UserSeedSequence, bit_generator.ISpawnableSeedSequence):
+    def spawn(self, n_children):
+        # the children go to NumPy's bit generator classes (Generator.spawn): adapted as well
+        return [_plain(child) for child in self.wrapped.spawn(n_children)]
 
 
 class _NumpysClass(type):

@@ -256,3 +256,44 @@ def test_array_function_method_as_numpys():
             x.__array_function__(np.reshape, (np.ndarray,), x, (2, 1))
         with pytest.raises(TypeError, match="kwargs must be a dict"):
             x.__array_function__(np.reshape, (np.ndarray,), (x,), (2, 1))
+
+
+def _user_seed_sequences(xp):
+    """A user's non-spawnable and spawnable ISeedSequence whose states come from ``xp``."""
+    from numpy.random.bit_generator import ISeedSequence, ISpawnableSeedSequence
+
+    class Plain:
+        def generate_state(self, n_words, dtype=np.uint32):
+            return xp.arange(n_words, dtype=dtype) + 1
+
+    class Spawnable(Plain):
+        def __init__(self, k=0):
+            self.k = k
+
+        def generate_state(self, n_words, dtype=np.uint32):
+            return xp.arange(n_words, dtype=dtype) + self.k + 1
+
+        def spawn(self, n_children):
+            return [Spawnable(self.k + i + 1) for i in range(n_children)]
+
+    ISeedSequence.register(Plain)
+    ISpawnableSeedSequence.register(Spawnable)
+    return Plain, Spawnable
+
+
+def test_user_seed_sequence_returning_wsarray_arrays_seeds_as_numpy(scope):
+    plain, spawnable = _user_seed_sequences(wnp)
+    np_plain, np_spawnable = _user_seed_sequences(np)
+    got = wnp.random.default_rng(plain()).random(4)
+    assert isinstance(got, wnp.Array)
+    np.testing.assert_array_equal(np.asarray(got), np.random.default_rng(np_plain()).random(4))
+    assert wnp.random.PCG64(plain()).random_raw() == np.random.PCG64(np_plain()).random_raw()
+    kids = wnp.random.default_rng(spawnable()).spawn(2)
+    np_kids = np.random.default_rng(np_spawnable()).spawn(2)
+    assert [k.random() for k in kids] == [k.random() for k in np_kids]
+    # a non-spawnable one refuses spawning with NumPy's error
+    for spawn in (wnp.random.default_rng(plain()).spawn, wnp.random.default_rng(plain()).bit_generator.spawn):
+        with pytest.raises(TypeError, match="The underlying SeedSequence does not implement spawning"):
+            spawn(2)
+    with pytest.raises(TypeError, match="The underlying SeedSequence does not implement spawning"):
+        np.random.default_rng(np_plain()).spawn(2)
