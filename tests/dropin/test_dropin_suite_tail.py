@@ -297,3 +297,68 @@ def test_user_seed_sequence_returning_wsarray_arrays_seeds_as_numpy(scope):
             spawn(2)
     with pytest.raises(TypeError, match="The underlying SeedSequence does not implement spawning"):
         np.random.default_rng(np_plain()).spawn(2)
+
+
+# ---- operators defer as ndarray's (__array_priority__, in-place overrides) -------------------------
+
+class _HighPriority:
+    """No __array_ufunc__, a higher __array_priority__ than an ndarray's: NumPy defers to it."""
+
+    __array_priority__ = 1000.0
+
+    def _answer(self, other):
+        return "deferred"
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __pow__ = __rpow__ = _answer
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _answer
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _answer
+    __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = __matmul__ = __rmatmul__ = _answer
+
+
+class _LowPriority(_HighPriority):
+    __array_priority__ = -1.0
+
+
+OPERATORS = ["add", "sub", "mul", "pow", "truediv", "floordiv", "mod", "and_", "or_", "xor", "lshift",
+             "rshift", "matmul"]
+
+
+@pytest.mark.parametrize("name", OPERATORS)
+def test_operators_defer_to_higher_array_priority_as_numpy(name, scope):
+    import operator
+
+    op = getattr(operator, name)
+    for xp in (np, wnp):
+        a = xp.arange(1, 3)
+        assert op(a, _HighPriority()) == "deferred" and op(_HighPriority(), a) == "deferred"
+    # A lower priority: NumPy keeps the operation (the object as an object array's element)
+    try:
+        want = op(np.arange(1, 3), _LowPriority())
+    except (TypeError, ValueError) as e:  # matmul: NumPy's error, the same
+        with pytest.raises(type(e)):
+            op(wnp.arange(1, 3), _LowPriority())
+    else:
+        got = op(wnp.arange(1, 3), _LowPriority())
+        assert type(got) is wnp.Array and got.tolist() == want.tolist()
+
+
+def test_inplace_operator_returns_an_overrides_result_as_numpy(scope):
+    from numpy.lib.mixins import NDArrayOperatorsMixin
+
+    class Wrapped(NDArrayOperatorsMixin):
+        def __init__(self, value):
+            self.value = value
+
+        def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+            inputs = [x.value if isinstance(x, Wrapped) else x for x in inputs]
+            return Wrapped(getattr(ufunc, method)(*inputs))
+
+    for xp in (np, wnp):
+        a = xp.asarray([0, 1])
+        a += Wrapped(1)
+        assert type(a) is Wrapped
+        np.testing.assert_array_equal(np.asarray(a.value), [1, 2])
+    b = wnp.asarray([0, 1])
+    before = b
+    b += 1  # no override: the Array itself, written in place
+    assert b is before and b.tolist() == [1, 2]
