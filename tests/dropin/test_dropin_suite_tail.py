@@ -362,3 +362,31 @@ def test_inplace_operator_returns_an_overrides_result_as_numpy(scope):
     before = b
     b += 1  # no override: the Array itself, written in place
     assert b is before and b.tolist() == [1, 2]
+
+
+# ---- floor_divide.at agrees with floor_divide (the standard's special cases) ---------------------
+
+@pytest.mark.parametrize("dtype", ["f8", "f4", "i8"])
+def test_floor_divide_at_agrees_with_floor_divide(dtype, scope):
+    rng = np.random.default_rng(3)
+    index = rng.integers(0, 20, size=60)
+    values = np.arange(60, dtype=dtype) - 5  # zeros among them: x // 0, then inf // x (floats)
+    at = wnp.ones(20, dtype=dtype)
+    loop = wnp.ones(20, dtype=dtype)
+    with np.errstate(all="ignore"):
+        wnp.floor_divide.at(at, wnp.asarray(index), wnp.asarray(values))
+        for i, v in zip(index, values):
+            loop[i] = wnp.floor_divide(loop[i], v)
+        if dtype == "i8":  # no special cases: NumPy's own at
+            ref = np.ones(20, dtype=dtype)
+            np.floor_divide.at(ref, index, values)
+            np.testing.assert_array_equal(np.asarray(at), ref)
+    np.testing.assert_array_equal(np.asarray(at), np.asarray(loop))
+    # the special cases themselves: inf // 2 is inf, 1 // -inf is -0.0 (NumPy: nan, -1)
+    if dtype != "i8":
+        x = wnp.asarray([np.inf, 1.0, 7.0], dtype=dtype)
+        wnp.floor_divide.at(x, [0, 1, 2, 2], wnp.asarray([2.0, -np.inf, 2.0, 2.0], dtype=dtype))
+        assert np.asarray(x).tolist() == [np.inf, -0.0, 1.0] and np.signbit(np.asarray(x)[1])
+        m = wnp.ones((2, 3))
+        wnp.floor_divide.at(m, (wnp.asarray([0, 1]), wnp.asarray([2, 2])), np.inf)
+        assert np.asarray(m).tolist() == [[1, 1, 0], [1, 1, 0]]
