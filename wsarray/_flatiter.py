@@ -30,6 +30,7 @@ _setitem = _numpy_function(lambda flat, array, index, value: flat.__setitem__(in
                            "Array.flat.__setitem__")
 _copy = _numpy_function(lambda flat, array: flat.copy(), "Array.flat.copy")
 _check = _numpy_function(lambda array: None, "Array.flat")
+_PLAIN_VALUES = (int, float, bool, complex)  # values NumPy's flatiter takes as they are
 _compare = {
     name: _numpy_function(lambda flat, array, other, op=op: op(flat, other), f"Array.flat.__{name}__")
     for name, op in (("eq", operator.eq), ("ne", operator.ne), ("lt", operator.lt),
@@ -71,16 +72,23 @@ class FlatIter:
         return len(self._flat)
 
     def __iter__(self):
-        return self
+        # NumPy's iterator itself (checked now, sharing index/coords with this object): a loop over
+        # a.flat runs at NumPy's speed. Like memoryview(a), it is not checked again once made.
+        return self._checked()
 
     def __next__(self):
         return next(self._checked())
 
     def __getitem__(self, index):
+        if type(index) is int:  # a.flat[i] in element loops: NumPy's scalar, no engine call
+            return self._checked()[index]
         return _getitem(self._flat, self._array, index)
 
     def __setitem__(self, index, value):
-        _setitem(self._flat, self._array, index, value)
+        if type(index) is int and type(value) in _PLAIN_VALUES:
+            self._checked()[index] = value
+        else:
+            _setitem(self._flat, self._array, index, value)
 
     def __delitem__(self, index):
         del self._checked()[index]  # NumPy's error

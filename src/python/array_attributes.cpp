@@ -119,9 +119,8 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
             nb::object value = attribute_owner(a).attr(name.c_str());
             if (name == "flat") {
                 // NumPy's flatiter refuses wsarray indices: wsarray._flatiter.FlatIter holds it and the Array.
-                static PyObject *flat_iter =
-                    nb::object(nb::module_::import_("wsarray._flatiter").attr("FlatIter")).release().ptr();
-                return nb::borrow(flat_iter)(value, s);
+                static PyObject *flat_iter = nullptr;
+                return cached_attr(flat_iter, "wsarray._flatiter", "FlatIter")(value, s);
             }
             return wrap_ndarray(value, s);
         }, [fn, name](nb::handle s, nb::handle value) {
@@ -178,9 +177,9 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
         int check = PyObject_IsTrue(refcheck.ptr());
         if (check < 0) raise_pending("Array.resize");
         // A weak reference counts as a reference too, as NumPy's check of its weakreflist.
-        static PyObject *weak_count =
-            nb::object(nb::module_::import_("weakref").attr("getweakrefcount")).release().ptr();
-        if (check && (Py_REFCNT(s.ptr()) > 2 || nb::cast<Py_ssize_t>(nb::borrow(weak_count)(s)) > 0))
+        static PyObject *weak_count = nullptr;
+        if (check && (Py_REFCNT(s.ptr()) > 2 ||
+                      nb::cast<Py_ssize_t>(cached_attr(weak_count, "weakref", "getweakrefcount")(s)) > 0))
             raise(PyExc_ValueError, "wsarray.Array.resize(): cannot resize an array that references or is "
                                     "referenced\nby another object in this way.\nUse the np.resize function "
                                     "to get a new resized copy or\n set refcheck=False to disable this check");

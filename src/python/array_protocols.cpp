@@ -24,9 +24,9 @@ bool buffer_round_trips(nb::handle data) {
     PyBuffer_Release(&probe);
     if (!format.is_valid()) return false;
     try {
-        static PyObject *from_format = nb::object(
-            nb::module_::import_("numpy._core._internal").attr("_dtype_from_pep3118")).release().ptr();
-        return nb::borrow(from_format)(format).equal(data.attr("dtype"));
+        static PyObject *from_format = nullptr;
+        return cached_attr(from_format, "numpy._core._internal", "_dtype_from_pep3118")(format)
+            .equal(data.attr("dtype"));
     } catch (nb::python_error &) {  // a format NumPy cannot parse back
         return false;
     }

@@ -390,3 +390,38 @@ def test_floor_divide_at_agrees_with_floor_divide(dtype, scope):
         m = wnp.ones((2, 3))
         wnp.floor_divide.at(m, (wnp.asarray([0, 1]), wnp.asarray([2, 2])), np.inf)
         assert np.asarray(m).tolist() == [[1, 1, 0], [1, 1, 0]]
+
+
+def test_flat_from_many_threads_at_once():
+    # NumPy's test_parallel_flat_iterator: threads that meet a.flat at the same moment (it hung
+    # when the first a.flat imported wsarray._flatiter under a C++ static's guard).
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import threading
+        import wsarray as np
+        x = np.arange(20).reshape(5, 4).T
+        want = list(np.asarray(x).flat)
+        barrier = threading.Barrier(8)
+        errors = []
+        def work():
+            try:
+                barrier.wait(timeout=30)
+                for _ in range(200):
+                    assert list(x.flat) == want
+                    y = np.arange(10)
+                    y.flat[np.arange(10)] = np.arange(10)
+            except Exception as e:
+                errors.append(e)
+        threads = [threading.Thread(target=work) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert not any(t.is_alive() for t in threads) and not errors, errors
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
