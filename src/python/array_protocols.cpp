@@ -25,8 +25,8 @@ bool buffer_round_trips(nb::handle data) {
     if (!format.is_valid()) return false;
     try {
         static PyObject *from_format = nullptr;
-        return cached_attr(from_format, "numpy._core._internal", "_dtype_from_pep3118")(format)
-            .equal(data.attr("dtype"));
+        return cached_attr(from_format, "numpy._core._internal", "_dtype_from_pep3118")(format).equal(
+            data.attr("dtype"));
     } catch (nb::python_error &) {  // a format NumPy cannot parse back
         return false;
     }
