@@ -425,3 +425,46 @@ def test_flat_from_many_threads_at_once():
     """)
     done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+# ---- like= (NEP 35) hands the override wsarray's function ----------------------------------------
+
+class _Duck:
+    """Another array library's type: implements NumPy's functions through __array_function__."""
+
+    def __init__(self, answer=None):
+        self.answer = answer
+        self.calls = []
+
+    def __array_function__(self, func, types, args, kwargs):
+        self.calls.append((func, types, args, kwargs))
+        return self.answer if self.answer is not None else NotImplemented
+
+
+@pytest.mark.parametrize("name, args", [("asarray", (1,)), ("array", ([1, 2],)), ("arange", (3,)),
+                                        ("ones", ((2,),)), ("full", ((2,), 7)), ("empty", ((1,),))])
+def test_like_dispatches_to_the_override_with_wsarrays_function(name, args):
+    duck = _Duck(answer="answered")
+    assert getattr(wnp, name)(*args, like=duck) == "answered"
+    func, types, got_args, kwargs = duck.calls[0]
+    assert func is getattr(wnp, name) and types == (_Duck,) and got_args == args and "like" not in kwargs
+    # NumPy's own dispatch, for comparison: the same call, NumPy's function
+    ref = _Duck(answer="answered")
+    assert getattr(np, name)(*args, like=ref) == "answered" and ref.calls[0][0] is getattr(np, name)
+
+
+def test_like_errors_as_numpy():
+    with pytest.raises(TypeError, match="no implementation found for 'numpy.asarray'"):
+        np.asarray(1, like=_Duck())
+    with pytest.raises(TypeError, match="no implementation found for 'wsarray.asarray' on types that implement "
+                                        "__array_function__"):
+        wnp.asarray(1, like=_Duck())
+    for xp in (np, wnp):  # the arguments are checked before dispatching
+        duck = _Duck(answer="answered")
+        with pytest.raises(TypeError, match="unexpected keyword argument 'bad'"):
+            xp.array(1, bad=True, like=duck)
+        assert not duck.calls
+    # like= a wsarray or NumPy array, or None: no dispatch, a wsarray array
+    for like in (None, wnp.zeros(1), np.zeros(1)):
+        got = wnp.asarray([1, 2], like=like)
+        assert type(got) is wnp.Array and got.tolist() == [1, 2]
