@@ -468,3 +468,11 @@ def test_like_errors_as_numpy():
     for like in (None, wnp.zeros(1), np.zeros(1)):
         got = wnp.asarray([1, 2], like=like)
         assert type(got) is wnp.Array and got.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("name", ["can_cast", "result_type"])
+def test_signature_attribute_as_numpys(name):
+    import inspect
+
+    f, ref = getattr(wnp, name), getattr(np, name)
+    assert f.__signature__ == ref.__signature__ == inspect.signature(f) == inspect.signature(ref)

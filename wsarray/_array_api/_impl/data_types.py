@@ -1,4 +1,5 @@
 """``finfo``/``iinfo`` objects and the data type functions that differ from NumPy's."""
+import inspect as _inspect
 import operator as _operator
 import types as _types
 import warnings as _warnings
@@ -189,3 +190,9 @@ def result_type(*arrays_and_dtypes):
     if not arrays_and_dtypes:
         raise ValueError("wsarray.result_type(): at least one array or dtype is required")
     return _np.result_type(*arrays_and_dtypes)
+
+
+# NumPy's C functions carry an explicit __signature__ (inspect, IDEs and NumPy's own tests read it);
+# these two have NumPy's signature exactly, so they carry it too.
+can_cast.__signature__ = _inspect.signature(_np.can_cast)
+result_type.__signature__ = _inspect.signature(_np.result_type)
