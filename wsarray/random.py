@@ -12,10 +12,13 @@ Bit generators and ``SeedSequence`` hold no arrays and are NumPy's own classes.
 """
 
 import sys as _sys
+import warnings as _warnings
+from collections.abc import Sequence as _Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as _np
 import numpy.random as _nr
+import numpy.random._pickle as _nr_pickle
 # NumPy's modules of the bit generator base class and the legacy RandomState: no array memory.
 from numpy.random import bit_generator, mtrand
 
@@ -41,11 +44,36 @@ BitGenerator = _nr.BitGenerator
 
 
 def _plain(x):
-    """A seed as NumPy's Cython code takes it: a wsarray array as its NumPy array (or scalar)."""
+    """A seed as NumPy's Cython code takes it: a wsarray array as its NumPy array (or scalar), a
+    user's own ISeedSequence behind an adapter whose generate_state gives NumPy arrays."""
     if isinstance(x, _Array):
         n = _np.asarray(x)
         return n[()] if n.ndim == 0 else n
+    if isinstance(x, bit_generator.ISeedSequence) and not isinstance(x, (_nr.SeedSequence, _UserSeedSequence)):
+        spawnable = isinstance(x, bit_generator.ISpawnableSeedSequence)
+        return (_UserSpawnableSeedSequence if spawnable else _UserSeedSequence)(x)
     return x
+
+
+class _UserSeedSequence(bit_generator.ISeedSequence):
+    """A user's ISeedSequence as NumPy's bit generators take it: its generate_state may return a
+    wsarray array (written with ``import wsarray as np``), which NumPy's Cython code refuses.
+    Other attributes are the user's object's."""
+
+    def __init__(self, seq):
+        self.wrapped = seq
+
+    def generate_state(self, n_words, dtype=_np.uint32):
+        return _np.asarray(self.wrapped.generate_state(n_words, dtype))
+
+    def __getattr__(self, name):
+        return getattr(self.wrapped, name)
+
+
+class _UserSpawnableSeedSequence(_UserSeedSequence, bit_generator.ISpawnableSeedSequence):
+    def spawn(self, n_children):
+        # the children go to NumPy's bit generator classes (Generator.spawn): adapted as well
+        return [_plain(child) for child in self.wrapped.spawn(n_children)]
 
 
 class _NumpysClass(type):
@@ -99,11 +127,59 @@ _sys.modules[__name__ + ".bit_generator"] = bit_generator
 _sys.modules[__name__ + ".mtrand"] = mtrand
 
 
-class _Routed:
+# NumPy's warning for shuffling what is not a Sequence, given here so that it names the caller's line
+# (NumPy's Cython code warns with stacklevel=1: the frame that called it, which would be wsarray's).
+_UNTYPED = ("you are shuffling a '{}' object which is not a subclass of 'Sequence'; `shuffle` is not "
+            "guaranteed to behave correctly. E.g., non-numpy array/tensor objects with view semantics "
+            "may contain duplicates after shuffling.")
+
+
+class _AsSequence(_Sequence):
+    """A non-Sequence (a dict) seen as a Sequence: NumPy's untyped shuffle swaps its items as it
+    would the object's own, without a second warning."""
+
+    __slots__ = ("_x",)
+
+    def __init__(self, x):
+        self._x = x
+
+    def __len__(self):
+        return len(self._x)
+
+    def __getitem__(self, i):
+        return self._x[i]
+
+    def __setitem__(self, i, value):
+        self._x[i] = value
+
+
+def _shuffle(numpy_shuffle, name, x, **kwargs):
+    """Shuffle ``x`` in place with NumPy's ``numpy_shuffle``; called by the public wrappers only."""
+    if isinstance(x, list):  # as it is: the engine would shuffle an unwrapped copy of the list
+        return numpy_shuffle(x, **kwargs)
+    if not isinstance(x, (_np.ndarray, _Sequence)):  # (Arrays pass as numpy.ndarray)
+        _warnings.warn(_UNTYPED.format(type(x).__name__), UserWarning, stacklevel=3)
+        return numpy_shuffle(_AsSequence(x), **kwargs)
+    return _F(numpy_shuffle, name)(x, **kwargs)
+
+
+class _AcceptsNumpys(type):
+    """isinstance(x, wsarray.random.Generator) holds for NumPy's own Generator too (an unpickled one,
+    one a library made): the wrapper differs only in returning wsarray arrays."""
+
+    def __instancecheck__(cls, obj):
+        return type.__instancecheck__(cls, obj) or isinstance(obj, cls._numpy_class)
+
+    def __subclasscheck__(cls, sub):
+        return type.__subclasscheck__(cls, sub) or issubclass(sub, cls._numpy_class)
+
+
+class _Routed(metaclass=_AcceptsNumpys):
     """Common part of Generator and RandomState: NumPy's object behind, methods routed."""
 
     __slots__ = ("_impl",)
     _kind = ""
+    _numpy_class = ()
 
     def __getattr__(self, name):
         # Every public method of NumPy's Generator / RandomState returns numbers or arrays (or
@@ -115,11 +191,20 @@ class _Routed:
             return _F(value, f"random.{self._kind}.{name}")
         return value
 
-    def __getstate__(self):
-        return self._impl
+    def __reduce__(self):
+        # NumPy's pickle (bit generator, state), rebuilt as this wrapper: _ctor takes NumPy's
+        # helper's arguments, so old-style pickles that name the bit generator load too.
+        _, args, state = self._impl.__reduce__()
+        return (_CTORS[self._kind], args, state)
 
-    def __setstate__(self, impl):
-        self._impl = impl
+    def __getstate__(self):
+        return self._impl.__getstate__()
+
+    def __setstate__(self, state):
+        if isinstance(state, self._numpy_class):  # pickles of earlier wsarray versions hold NumPy's object
+            self._impl = state
+        elif state is not None:
+            self._impl.__setstate__(state)
 
     def __repr__(self):  # NumPy's text, with this object's address
         return f"{self._impl} at 0x{id(self):X}"
@@ -138,6 +223,7 @@ else:
 
         __slots__ = ()
         _kind = "Generator"
+        _numpy_class = _nr.Generator
 
         def __init__(self, bit_generator):
             impl = bit_generator if isinstance(bit_generator, _nr.Generator) else _nr.Generator(bit_generator)
@@ -145,9 +231,7 @@ else:
 
         def shuffle(self, x, axis=0):
             """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
-            if isinstance(x, list):
-                return self._impl.shuffle(x, axis=axis)
-            return _F(self._impl.shuffle, "random.Generator.shuffle")(x, axis=axis)
+            return _shuffle(self._impl.shuffle, "random.Generator.shuffle", x, axis=axis)
 
         def spawn(self, n_children):
             return [Generator(g) for g in self._impl.spawn(n_children)]
@@ -158,20 +242,32 @@ else:
 
         __slots__ = ()
         _kind = "RandomState"
+        _numpy_class = _nr.RandomState
 
         def __init__(self, seed=None):
             self._impl = seed if isinstance(seed, _nr.RandomState) else _nr.RandomState(_plain(seed))
 
         def shuffle(self, x):
             """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
-            if isinstance(x, list):
-                return self._impl.shuffle(x)
-            return _F(self._impl.shuffle, "random.RandomState.shuffle")(x)
+            return _shuffle(self._impl.shuffle, "random.RandomState.shuffle", x)
+
+
+def _generator_ctor(*args, **kwargs):
+    """Unpickles a wsarray Generator (NumPy's helper's arguments: a bit generator or its name)."""
+    return Generator(getattr(_nr_pickle, "__generator_ctor")(*args, **kwargs))
+
+
+def _randomstate_ctor(*args, **kwargs):
+    """Unpickles a wsarray RandomState (NumPy's helper's arguments)."""
+    return RandomState(getattr(_nr_pickle, "__randomstate_ctor")(*args, **kwargs))
+
+
+_CTORS = {"Generator": _generator_ctor, "RandomState": _randomstate_ctor}
 
 
 def default_rng(seed: Any = None) -> Generator:
     """Like ``numpy.random.default_rng``; the Generator's results are wsarray arrays."""
-    if isinstance(seed, Generator):
+    if type(seed) is Generator:  # (isinstance holds for NumPy's Generator too: that one is wrapped)
         return seed
     return Generator(_nr.default_rng(seed._impl if isinstance(seed, _Routed) else _plain(seed)))
 
@@ -214,15 +310,10 @@ rayleigh = _F(_nr.rayleigh, "random.rayleigh")
 sample = _F(_nr.sample, "random.sample")
 seed = _F(_nr.seed, "random.seed")
 set_state = _F(_nr.set_state, "random.set_state")
-_shuffle = _F(_nr.shuffle, "random.shuffle")
-
-
 def shuffle(x):
     """Shuffle ``x`` in place (NumPy's global state). A Python list is shuffled as it is: the engine
     would otherwise shuffle an unwrapped copy of a list that holds wsarray arrays."""
-    if isinstance(x, list):
-        return _nr.shuffle(x)
-    return _shuffle(x)
+    return _shuffle(_nr.shuffle, "random.shuffle", x)
 
 
 standard_cauchy = _F(_nr.standard_cauchy, "random.standard_cauchy")

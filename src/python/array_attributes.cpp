@@ -59,6 +59,21 @@ PyObject *get_dtype(PyObject *s, void *) {
 
 int set_dtype(PyObject *s, PyObject *dtype, void *) { return set_ndarray_attr(s, "dtype", dtype, "Array.dtype"); }
 
+PyObject *get_strides(PyObject *s, void *) {
+    return guarded([&]() -> PyObject * {
+        Array &a = self_of(s, "Array.strides");
+        if (stands_for_scalar(a)) return PyTuple_New(0);
+        PyObject *r = PyObject_GetAttrString(a.data().ptr(), "strides");
+        if (!r) raise_pending("Array.strides");
+        return r;
+    }, (PyObject *) nullptr);
+}
+
+/// a.strides = ...: NumPy's (deprecated since NumPy 2.4, with its warning; bounds checked by NumPy).
+int set_strides(PyObject *s, PyObject *strides, void *) {
+    return set_ndarray_attr(s, "strides", strides, "Array.strides");
+}
+
 PyObject *get_ndim(PyObject *s, void *) {
     return guarded([&] {
         Array &a = self_of(s, "Array.ndim");
@@ -76,6 +91,7 @@ PyObject *get_size(PyObject *s, void *) {
 PyGetSetDef array_getset[] = {
     {"shape", get_shape, set_shape, "Dimensions of the array (assignable, as NumPy's).", nullptr},
     {"dtype", get_dtype, set_dtype, "Data type of the array's elements (assignable, as NumPy's).", nullptr},
+    {"strides", get_strides, set_strides, "Bytes to step in each dimension (assignable, as NumPy's).", nullptr},
     {"ndim", get_ndim, nullptr, "Number of dimensions.", nullptr},
     {"size", get_size, nullptr, "Number of elements.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
@@ -100,7 +116,13 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
         std::string fn = std::string("Array.") + attr, name = attr;
         cls.def_prop_rw(attr, [fn, name](nb::handle s) {
             Array &a = self_of(s, fn.c_str());
-            return wrap_ndarray(attribute_owner(a).attr(name.c_str()), s);
+            nb::object value = attribute_owner(a).attr(name.c_str());
+            if (name == "flat") {
+                // NumPy's flatiter refuses wsarray indices: wsarray._flatiter.FlatIter holds it and the Array.
+                static PyObject *flat_iter = nullptr;
+                return cached_attr(flat_iter, "wsarray._flatiter", "FlatIter")(value, s);
+            }
+            return wrap_ndarray(value, s);
         }, [fn, name](nb::handle s, nb::handle value) {
             nb::object args = nb::make_tuple(s, nb::str(name.c_str()), value);
             apply(fn.c_str(), ops.setattr, args.ptr(), nullptr);
@@ -154,7 +176,10 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
             kwargs.contains("refcheck") ? nb::object(kwargs["refcheck"]) : nb::object(nb::bool_(true));
         int check = PyObject_IsTrue(refcheck.ptr());
         if (check < 0) raise_pending("Array.resize");
-        if (check && Py_REFCNT(s.ptr()) > 2)
+        // A weak reference counts as a reference too, as NumPy's check of its weakreflist.
+        static PyObject *weak_count = nullptr;
+        if (check && (Py_REFCNT(s.ptr()) > 2 ||
+                      nb::cast<Py_ssize_t>(cached_attr(weak_count, "weakref", "getweakrefcount")(s)) > 0))
             raise(PyExc_ValueError, "wsarray.Array.resize(): cannot resize an array that references or is "
                                     "referenced\nby another object in this way.\nUse the np.resize function "
                                     "to get a new resized copy or\n set refcheck=False to disable this check");

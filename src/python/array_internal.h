@@ -34,6 +34,17 @@ inline nb::object attribute_owner(Array &a) {
     return nb::borrow(scalar_of(a));
 }
 
+/// `module.attr`, looked up on first use and kept in `slot` (a plain pointer set under the GIL). Not
+/// a C++ function-local static: the import can run Python code, which lets another thread in, and
+/// that thread would wait on the static's guard while holding the GIL (a deadlock).
+inline nb::handle cached_attr(PyObject *&slot, const char *module, const char *attr) {
+    if (!slot) {
+        nb::object found = nb::module_::import_(module).attr(attr);
+        if (!slot) slot = found.release().ptr();  // kept forever
+    }
+    return slot;
+}
+
 /// NumPy's `f(x)` through the engine (a scalar result's unary operators never come here: see
 /// unary_slot).
 nb::object call1(const char *name, PyObject *f, nb::handle x);

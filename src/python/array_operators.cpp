@@ -152,7 +152,23 @@ bool should_defer(PyObject *other) {
     static PyObject *name = PyUnicode_InternFromString("__array_ufunc__");
     // Also an operand of another array library (Dask, CuPy, ...): its reflected operator sees
     // this Array itself (NumPy's ufunc would see only the ndarray wsarray hands it).
-    return _PyType_Lookup(Py_TYPE(other), name) == Py_None || foreign_override(other, Protocol::Ufunc);
+    PyObject *override = _PyType_Lookup(Py_TYPE(other), name);
+    if (override == Py_None || foreign_override(other, Protocol::Ufunc)) return true;
+    if (override) return false;
+    // No __array_ufunc__ at all: NumPy's legacy rule, an operand whose __array_priority__ is above
+    // an ndarray's (0.0) gets its reflected operator.
+    static PyObject *priority_name = PyUnicode_InternFromString("__array_priority__");
+    nb::object priority = nb::steal(PyObject_GetAttr(other, priority_name));
+    if (!priority.is_valid()) {
+        PyErr_Clear();
+        return false;
+    }
+    double value = PyFloat_AsDouble(priority.ptr());
+    if (value == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();  // as NumPy, which reads an unusable priority as the default
+        return false;
+    }
+    return value > 0.0;
 }
 
 /// `x op y` through the float64 fast path when it applies (fast_float64.h), else through NumPy.
@@ -181,8 +197,11 @@ nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle ot
     }
     nb::dict kw;
     kw["out"] = nb::make_tuple(a.data());
-    apply(name, f, args.ptr(), kw.ptr());
-    return nb::borrow(self);
+    nb::object r = apply(name, f, args.ptr(), kw.ptr());
+    // An __array_ufunc__ override of the other operand answers for the whole operation, as with
+    // ndarray's a += x (NDArrayOperatorsMixin's result type): its result, else this Array.
+    if (!r.is_valid() || is_array(r.ptr()) || is_ndarray(r.ptr())) return nb::borrow(self);
+    return r;
 }
 
 /// Binary operators (+ - * / // % **) and the comparisons as type slots: Python calls them

@@ -15,6 +15,23 @@ namespace wsa_py {
 
 namespace {
 
+/// Whether NumPy reads the format string of `data`'s buffer back as its dtype (false with a Python
+/// error set where NumPy refuses to export it at all).
+bool buffer_round_trips(nb::handle data) {
+    Py_buffer probe;
+    if (PyObject_GetBuffer(data.ptr(), &probe, PyBUF_RECORDS_RO) < 0) return false;
+    nb::object format = nb::steal(PyUnicode_FromString(probe.format ? probe.format : "B"));
+    PyBuffer_Release(&probe);
+    if (!format.is_valid()) return false;
+    try {
+        static PyObject *from_format = nullptr;
+        return cached_attr(from_format, "numpy._core._internal", "_dtype_from_pep3118")(format).equal(
+            data.attr("dtype"));
+    } catch (nb::python_error &) {  // a format NumPy cannot parse back
+        return false;
+    }
+}
+
 int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     Array &a = array_of(self);
     if (!token_valid(a.token)) {
@@ -26,13 +43,23 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
         view->obj = nullptr;
         return -1;
     }
-    if (ndarray_void(a.data().ptr()) || ndarray_dtype_metadata(a.data().ptr())) {
-        // NumPy cannot always read back the format string it exports for these (padding, str
-        // fields; raw V24 becomes "24x", an empty structure; metadata is dropped): refusing makes
-        // np.asarray(x) take __array_interface__ or __array__, which keep the dtype.
-        PyErr_SetString(PyExc_BufferError, "wsarray.Array.__buffer__(): arrays of void dtypes (structured "
-                                           "or raw bytes) or dtypes with metadata do not export a buffer; use "
-                                           "np.asarray(x) or x.to_numpy()");
+    // Structured and raw void dtypes: NumPy's own export where NumPy reads its format string back as
+    // the same dtype (np.asarray(x) takes the buffer first and would otherwise build another dtype,
+    // or fail: padding, raw V5 as "5x"); NumPy's error where NumPy refuses (out-of-order fields).
+    // Metadata never survives the format string.
+    bool metadata = ndarray_dtype_metadata(a.data().ptr());
+    if (metadata || (ndarray_void(a.data().ptr()) && !buffer_round_trips(a.data()))) {
+        if (PyErr_Occurred()) {  // NumPy's own refusal to export
+            view->obj = nullptr;
+            return -1;
+        }
+        PyErr_SetString(PyExc_BufferError, metadata ? "wsarray.Array.__buffer__(): arrays of dtypes with metadata "
+                                                      "do not export a buffer (its format string drops the "
+                                                      "metadata); use np.asarray(x) or x.to_numpy()"
+                                                    : "wsarray.Array.__buffer__(): this void dtype does not export a "
+                                                      "buffer: NumPy reads its format string back as another dtype "
+                                                      "(raw bytes, padded structures); use np.asarray(x) or "
+                                                      "x.to_numpy()");
         view->obj = nullptr;
         return -1;
     }
@@ -156,15 +183,18 @@ void export_array_protocols(nb::class_<Array> &cls) {
     }, nb::arg("array").none(), nb::arg("context").none() = nb::none(),
             nb::arg("return_scalar").none() = nb::bool_(false));
     cls.def("__array_function__",
-            [](nb::handle, nb::handle func, nb::handle types, nb::tuple args, nb::dict kwargs) -> nb::object {
+            [](nb::handle, nb::handle func, nb::handle types, nb::handle args, nb::handle kwargs) -> nb::object {
+        // NumPy's checks and messages (ndarray.__array_function__).
+        if (!PyTuple_Check(args.ptr())) raise(PyExc_TypeError, "args must be a tuple.");
+        if (!PyDict_Check(kwargs.ptr())) raise(PyExc_TypeError, "kwargs must be a dict.");
         // NEP 18: a type that is neither wsarray's nor NumPy's (or a subclass) handles the call.
         for (nb::handle t : types)
             if (!PyType_Check(t.ptr()) ||
                 ((PyTypeObject *) t.ptr() != ArrayType && !PyType_IsSubtype((PyTypeObject *) t.ptr(), ndarray_type())))
                 return nb::borrow(Py_NotImplemented);
-        std::string name = nb::cast<std::string>(func.attr("__name__"));
+        std::string name = nb::cast<std::string>(nb::str(nb::getattr(func, "__name__", nb::str("__array_function__"))));
         return apply(name.c_str(), func.ptr(), args.ptr(), kwargs.ptr());
-    });
+    }, nb::arg("func"), nb::arg("types"), nb::arg("args").none(), nb::arg("kwargs").none());
     cls.def("__array_namespace__", [](nb::handle s, nb::handle api_version) {
         self_of(s, "Array.__array_namespace__");
         nb::module_ ws = nb::module_::import_("wsarray");

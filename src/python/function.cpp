@@ -92,6 +92,41 @@ int routed_clear(PyObject *self) {
     return 0;
 }
 
+/// NEP 35: `f(..., like=x)` where x's type implements __array_function__ (another array library):
+/// x's implementation answers, handed this wsarray function (what `np.f` is to the caller; NumPy's
+/// own dispatch would hand over NumPy's), x's type, the arguments and the keywords without like=.
+PyObject *dispatch_like(PyObject *self, Routed &r, PyObject *like, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwargs) {
+    nb::object kw = nb::steal(PyDict_Copy(kwargs));
+    if (!kw || PyDict_DelItemString(kw.ptr(), "like") < 0) throw nb::python_error();
+    nb::object positional = nb::steal(PyTuple_New(nargs));
+    if (!positional) throw nb::python_error();
+    for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(positional.ptr(), i, nb::handle(args[i]).inc_ref().ptr());
+    // NumPy checks the arguments before it dispatches (np.array(1, bad=True, like=x): TypeError).
+    nb::object signature;
+    try {
+        signature = nb::module_::import_("inspect").attr("signature")(r.func);
+    } catch (nb::python_error &) {  // a callable without a signature: nothing to check
+    }
+    if (signature.is_valid()) {
+        nb::object bind = signature.attr("bind");
+        nb::object bound = nb::steal(PyObject_Call(bind.ptr(), positional.ptr(), kwargs));
+        if (!bound) {
+            nb::python_error e;
+            if (!e.matches(PyExc_TypeError)) throw e;
+            raise(PyExc_TypeError, "wsarray." + r.name + "(): " + nb::cast<std::string>(nb::str(e.value())));
+        }
+    }
+    nb::handle type((PyObject *) Py_TYPE(like));
+    nb::object result =
+        nb::handle(like).attr("__array_function__")(nb::handle(self), nb::make_tuple(type), positional, kw);
+    if (result.is(nb::handle(Py_NotImplemented)))  // NumPy's error
+        raise(PyExc_TypeError, "no implementation found for 'wsarray." + r.name +
+                                   "' on types that implement __array_function__: [" +
+                                   nb::cast<std::string>(nb::repr(type)) + "]");
+    return result.release().ptr();
+}
+
 /// A call straight into the engine: calls are the hot path of every namespace function, and
 /// nanobind's overload dispatch (building nb::args / nb::kwargs) doubled the cost of np.exp(x).
 PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
@@ -99,6 +134,10 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         Routed &r = *nb::inst_ptr<Routed>(self);
         if (!r.func.is_valid()) raise(PyExc_RuntimeError, "wsarray." + r.name + " was cleared");
         bool no_kwargs = !kwargs || !PyDict_GET_SIZE(kwargs);
+        if (!no_kwargs)
+            if (PyObject *like = PyDict_GetItemString(kwargs, "like"))  // borrowed
+                if (foreign_override(like, Protocol::Function))
+                    return dispatch_like(self, r, like, args, nargs, kwargs);
         if (r.cache && no_kwargs && nargs == 1)
             if (PyObject *res = fast_ufunc1(*r.cache, r.ufunc.ptr(), r.real_only, args[0], r.name.c_str()))
                 return r.numpy_scalars ? as_numpy_result(nb::steal(res)).release().ptr() : res;

@@ -673,15 +673,21 @@ def test_array_interface_is_numpys_and_checked(scope):
 
 
 def test_structured_arrays_convert_to_numpy_with_their_dtype(scope):
-    # NumPy cannot parse back the buffer format it exports for str fields with padding: such
-    # arrays convert through __array_interface__ instead, dtype and values intact.
+    # Structured arrays export NumPy's buffer where NumPy reads its format back as the same dtype;
+    # the others (padding NumPy cannot describe, raw void) refuse the buffer and convert through
+    # __array__ instead, dtype and values intact.
     dt = [("a", "i8"), ("b", "U3")]
     a = wnp.array([(1, "ab"), (2, "c")], dtype=dt)
     n = np.asarray(a)
     assert n.dtype == np.dtype(dt) and n.tolist() == [(1, "ab"), (2, "c")]
     assert np.shares_memory(n, a.to_numpy())
-    with pytest.raises(BufferError, match=r"wsarray\.Array\.__buffer__\(\)"):
-        memoryview(a)
+    assert memoryview(a).format == memoryview(a.to_numpy()).format
+    padded = np.dtype({"names": ["a", "b"], "formats": ["i4", "i4"], "offsets": [0, 8], "itemsize": 16})
+    for dtype in (padded, np.dtype("V5")):
+        p = wnp.zeros(2, dtype)
+        assert np.asarray(p).dtype == dtype and np.shares_memory(np.asarray(p), p.to_numpy())
+        with pytest.raises(BufferError, match=r"wsarray\.Array\.__buffer__\(\)"):
+            memoryview(p)
 
 
 class _EyeLike:

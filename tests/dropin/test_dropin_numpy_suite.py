@@ -29,6 +29,8 @@ SAMPLE = ["lib/tests/test_function_base.py", "_core/tests/test_numeric.py", "_co
 # Thresholds: the pass rates measured after issue 23's fixes (NumPy 2.4.6: 2,485 of the 2,494 tests
 # NumPy passes in both forms, 99.6%; they were 1,960 and 2,472 when the runner was added), less
 # three tests. Raise them as the classes still open in bench/numpy_suite_findings.md are fixed.
+# Since the long tail was listed (branch dropin3), the 9 tests the sample fails are all in the
+# deviations file: a failure outside it fails the build too.
 MIN_PASS_RATE = {"numpy": 0.995, "wsarray": 0.995}
 
 SOURCE = textwrap.dedent('''\
@@ -252,4 +254,6 @@ def test_numpy_suite_sample_does_not_regress():
         rate = figures["passed"] / total["numpy_passed"]
         assert rate >= minimum, (f"{form}.testing form: {rate:.2%} of NumPy's passes, below {minimum:.1%}; "
                                  f"top causes: {[(c, len(n)) for c, n in top]}")
+        assert not failures, (f"{form}.testing form: failures not in the deviations file: "
+                              f"{[(f['nodeid'], f['cause']) for f in failures]}")
         assert figures.get("crashes", 0) == 0 and figures.get("hangs", 0) == 0, figures

@@ -32,6 +32,15 @@ def __getattr__(name):
         return importlib.import_module(f"wsarray.{name}")
     if name.startswith("_"):
         raise AttributeError(f"module 'wsarray' has no attribute '{name}'")
+    if name == "chararray":  # NumPy's deprecated alias, with NumPy's warning
+        import warnings
+
+        warnings.warn("`np.chararray` is deprecated and will be removed from the main namespace in the "
+                      "future. Use an array with a string or bytes dtype instead.", DeprecationWarning,
+                      stacklevel=2)
+        from .. import char
+
+        return char.chararray
     try:
         getattr(_np, name)
     except AttributeError as e:

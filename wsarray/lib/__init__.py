@@ -23,8 +23,18 @@ _sys.modules[__name__ + ".introspect"] = introspect
 
 
 def __getattr__(name):
-    """A clear error for the ``numpy.lib`` names wsarray does not provide."""
+    """A clear error for the ``numpy.lib`` names wsarray does not provide (NumPy's deprecated alias
+    ``math`` given with NumPy's warning)."""
     import numpy.lib
+
+    if name == "math":
+        import math
+        import warnings
+
+        warnings.warn("`np.lib.math` is a deprecated alias for the standard library `math` module "
+                      "(Deprecated Numpy 1.25). Replace usages of `numpy.lib.math` with `math`",
+                      DeprecationWarning, stacklevel=2)
+        return math
 
     if not name.startswith("_") and hasattr(numpy.lib, name):
         raise AttributeError(f"module 'wsarray.lib' has no attribute '{name}': wsarray does not "

@@ -1,6 +1,8 @@
 """``finfo``/``iinfo`` objects and the data type functions that differ from NumPy's."""
+import inspect as _inspect
 import operator as _operator
 import types as _types
+import warnings as _warnings
 
 import numpy as _np
 
@@ -123,6 +125,9 @@ class finfo(_Info):  # noqa: N801  (the standard's and NumPy's name)
     __module__ = "wsarray"  # shown as wsarray.finfo
 
     def __new__(cls, type, /):  # noqa: A002  (the standard's parameter name)
+        if type is None:  # NumPy's deprecation (None reads as float64 meanwhile)
+            _warnings.warn("finfo() dtype cannot be None. This behavior will raise an error in the future. "
+                           "(Deprecated in NumPy 1.25)", DeprecationWarning, stacklevel=2)
         dt = _dtype_of("finfo", type)
         if dt.kind not in "fc":
             raise ValueError(f"wsarray.finfo(): {dt} is not a floating-point dtype")
@@ -185,3 +190,9 @@ def result_type(*arrays_and_dtypes):
     if not arrays_and_dtypes:
         raise ValueError("wsarray.result_type(): at least one array or dtype is required")
     return _np.result_type(*arrays_and_dtypes)
+
+
+# NumPy's C functions carry an explicit __signature__ (inspect, IDEs and NumPy's own tests read it);
+# these two have NumPy's signature exactly, so they carry it too.
+can_cast.__signature__ = _inspect.signature(_np.can_cast)
+result_type.__signature__ = _inspect.signature(_np.result_type)

@@ -66,6 +66,34 @@ def floor_divide(x1, x2, /, out=None, **kwargs):
     return _as_numpy_returns(fixed, out, a, b)
 
 
+def _floor_divide_at(a, indices, b=None, /):
+    """``floor_divide.at``: NumPy's unbuffered ``a[indices] //= b``, with ``floor_divide``'s special
+    cases (above) where an operand is infinite at some step, applied element by element in index
+    order (repeated indices accumulate, as in NumPy's loop). (``reduce``, ``outer``, ``accumulate``
+    are NumPy's.)"""
+    if b is None or not isinstance(a, _np.ndarray) or a.dtype.kind != "f":
+        return _np.floor_divide.at(a, indices, b)  # NumPy's result, or its error
+    values = _np.asarray(b)
+    saved = a[indices].copy()
+    if _np.isfinite(values).all() and _np.isfinite(saved).all():
+        # NumPy's loop first: an infinite operand at any step (x // 0, overflow) leaves a non-finite
+        # element behind, and that step also made any warning, so none is lost by ignoring them.
+        with _np.errstate(all="ignore"):
+            _np.floor_divide.at(a, indices, b)
+        if _np.isfinite(a[indices]).all():
+            return None
+        a[indices] = saved
+    positions = _np.arange(a.size).reshape(a.shape)[indices]
+    values = _np.broadcast_to(values, positions.shape).ravel()
+    for position, value in zip(_np.ravel(positions), values):
+        at = _np.unravel_index(position, a.shape)
+        a[at] = floor_divide(a[at], value)
+    return None
+
+
+floor_divide.at = _floor_divide_at
+
+
 def _complex_patch(r, mask, real, imag):
     if mask.any():
         r.real[mask] = _np.broadcast_to(real, mask.shape)[mask]

@@ -16,8 +16,9 @@ __all__ = ["argsort", "sort"]
 def _kind(fn, kind, stable):
     """NumPy's ``kind`` for the arguments; "auto": stable, but fast where stability is moot."""
     if kind is not None:
-        if stable is not None and not stable:
-            raise ValueError(f"wsarray.{fn}(): give either kind or stable=False, not both")
+        if stable is not None:  # NumPy's check and message
+            raise ValueError(f"wsarray.{fn}(): `kind` and keyword parameters can't be provided at the same "
+                             "time. Use only one of them.")
         return kind
     if stable is None or stable:
         return "auto"
@@ -68,7 +69,8 @@ def _argsort_values(a, axis, kind, order):
     return idx
 
 
-def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
+# stable=None: the standard's default (stable) when not given; given with NumPy's kind, NumPy's error.
+def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
     """Sorted copy of ``a``; stable unless ``stable=False``; ``descending=True`` keeps equal
     elements in their original order."""
     a = _np.asanyarray(a)  # np.ma / np.matrix sort as NumPy sorts them
@@ -81,7 +83,7 @@ def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
     return _np.flip(_sort_values(_np.flip(a, axis), axis, kind, order), axis)
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
+def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
     """Indices that sort ``a``; stable unless ``stable=False`` (NumPy's default is not stable)."""
     a = _np.asanyarray(a)  # np.ma / np.matrix sort as NumPy sorts them
     kind = _kind("argsort", kind, stable)
