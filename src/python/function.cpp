@@ -2,6 +2,7 @@
 /// engine (unwrap, route into the current workspace, wrap).
 #include "function.h"
 
+#include "device_arrays.h"
 #include "engine.h"
 #include "fast_numpy.h"
 
@@ -99,6 +100,12 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         Routed &r = *nb::inst_ptr<Routed>(self);
         if (!r.func.is_valid()) raise(PyExc_RuntimeError, "wsarray." + r.name + " was cleared");
         bool no_kwargs = !kwargs || !PyDict_GET_SIZE(kwargs);
+        if (!no_kwargs && wants_device(kwargs)) {  // device='cuda:0' (creation): the device layer's
+            PyObject *res = device_dispatch(r.name.c_str(), r.func.ptr(), args, nargs, kwargs);
+            if (!res) raise_pending(r.name.c_str());
+            if (res != Py_NotImplemented) return res;
+            Py_DECREF(res);
+        }
         if (r.cache && no_kwargs && nargs == 1)
             if (PyObject *res = fast_ufunc1(*r.cache, r.ufunc.ptr(), r.real_only, args[0], r.name.c_str()))
                 return r.numpy_scalars ? as_numpy_result(nb::steal(res)).release().ptr() : res;
