@@ -40,6 +40,8 @@ struct Routed {
     /// Inputs of the ufunc `func` is or stands for (0: not a ufunc); later positional arguments
     /// are its out arrays.
     int ufunc_nin = 0;
+    /// A function with a device= parameter (creation, conversion): its device= is looked at.
+    bool takes_device = false;
 };
 
 /// A NumPy ufunc with one input and one output, else null.
@@ -58,6 +60,12 @@ void classify(Routed &r, nb::handle real_ufunc) {
         nb::object same_name = nb::getattr(np, r.name.c_str(), nb::none());
         if (nb::isinstance(same_name, ufunc_type)) r.numpy_ufunc = same_name;
     }
+    // clang-format off: a table laid out by hand
+    for (const char *name : {"asarray", "array", "asanyarray", "ascontiguousarray", "empty", "empty_like", "zeros",
+                             "zeros_like", "ones", "ones_like", "full", "full_like", "arange", "linspace", "logspace",
+                             "eye", "identity", "from_dlpack", "astype", "fft.fftfreq", "fft.rfftfreq"})
+        if (r.name == name) r.takes_device = true;
+    // clang-format on
     nb::handle as_ufunc = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : nb::handle(r.func);
     if (nb::isinstance(as_ufunc, ufunc_type)) r.ufunc_nin = nb::cast<int>(as_ufunc.attr("nin"));
     if ((r.ufunc = unary_ufunc(r.func))) {
@@ -100,7 +108,7 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         Routed &r = *nb::inst_ptr<Routed>(self);
         if (!r.func.is_valid()) raise(PyExc_RuntimeError, "wsarray." + r.name + " was cleared");
         bool no_kwargs = !kwargs || !PyDict_GET_SIZE(kwargs);
-        if (!no_kwargs && wants_device(kwargs)) {  // device='cuda:0' (creation): the device layer's
+        if (r.takes_device && !no_kwargs && wants_device(kwargs)) {  // device='cuda:0': the device layer's
             PyObject *res = device_dispatch(r.name.c_str(), r.func.ptr(), args, nargs, kwargs);
             if (!res) raise_pending(r.name.c_str());
             if (res != Py_NotImplemented) return res;

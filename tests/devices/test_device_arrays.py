@@ -57,6 +57,11 @@ def test_creation_functions_take_device(devs):
         numpy.testing.assert_array_equal(host, want, err_msg=name)
     assert fake.device(0).holds(wnp.zeros(3, device="fake:0")._native.ctypes.data)  # in device memory
     assert wnp.zeros(3, device="cpu").device == "cpu" and type(wnp.zeros(3, device="cpu")) is wnp.Array
+    assert type(wnp.zeros(3, device=wnp.Device("cpu"))) is wnp.Array
+    with pytest.raises(ValueError, match="^Device not understood"):  # NumPy's error for what NumPy refuses
+        wnp.zeros(3, device="CPU")
+    with pytest.raises(ValueError, match="^Device not understood"):  # not enabled: no device at all
+        wnp.zeros(3, device="fake:7")
 
 
 def test_operators_functions_and_methods_match_numpy(devs):
@@ -130,6 +135,8 @@ def test_explicit_transfers(devs):
     numpy.testing.assert_array_equal(wnp.asarray(a, device="cpu"), numpy.arange(6.0))
     numpy.testing.assert_array_equal(wnp.asarray(a, device="fake:1").get(), numpy.arange(6.0))
     assert pickle.loads(pickle.dumps(a)).device == "fake:0"
+    f32 = wnp.astype(host, "float32", device="fake:0")
+    assert f32.device == "fake:0" and f32.dtype == numpy.float32
     with pytest.raises(ValueError, match=r"wsarray.Array.to_device\(\): unknown device 'tpu'"):
         a.to_device("tpu")
     with pytest.raises(wnp.DeviceMismatchError, match=r"wsarray.sum\(\)"):

@@ -115,6 +115,8 @@ def hook(name, func, args, kwargs):
         except (TypeError, ValueError):
             return NotImplemented  # NumPy's "Device not understood" (wsarray's reworded message)
         if device == CPU:
+            if not _devices_in(list(args) + list(kwargs.values())):
+                return NotImplemented  # 'CPU', Device('cpu'), ...: NumPy's own answer, as before
             return _to_cpu(name, func, args, kwargs)
         return call(name, args, kwargs, device=device)
     return call(name, args, kwargs)
