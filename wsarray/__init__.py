@@ -39,6 +39,8 @@ from ._array_api import *
 from ._config import show_config as show_config
 from ._core import Function as _Function
 from ._device import Device as Device
+from ._devices import dispatch as _device_dispatch
+from ._devices.array import DeviceMismatchError as DeviceMismatchError
 from ._numpy import *
 from ._typing import Array as Array  # the core's class; a numpy.ndarray subclass to type checkers
 from ._workspaces import *
@@ -55,8 +57,10 @@ from .fusion import fuse as fuse
 from .data import WorkspaceManager as WorkspaceManager
 from .data import WorkspaceMode as WorkspaceMode
 
+_device_dispatch.install()  # device arrays and device= reach the device layer (wsarray/_devices)
+
 # Shown as wsarray.Array / wsarray.Function (type(x), help(), error messages), where users meet them.
-Array.__module__ = _Function.__module__ = "wsarray"
+Array.__module__ = _Function.__module__ = DeviceMismatchError.__module__ = "wsarray"
 
 __wsarray_version__ = _dist_version("wsarray")  # one source: pyproject.toml
 __array_api_version__ = "2025.12"
@@ -64,9 +68,9 @@ _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12"
 
 if not TYPE_CHECKING:  # to type checkers the star imports export their modules' names themselves
     __all__ = (
-        ["__version__", "Array", "Device", "FuseWarning", "WorkspaceManager", "WorkspaceMode", "fuse",
-         "show_config", "char", "ctypeslib", "dtypes", "emath", "exceptions", "fft", "lib", "linalg",
-         "memory", "polynomial", "random", "strings", "testing", "typing"]
+        ["__version__", "Array", "Device", "DeviceMismatchError", "FuseWarning", "WorkspaceManager",
+         "WorkspaceMode", "fuse", "show_config", "char", "ctypeslib", "dtypes", "emath", "exceptions", "fft",
+         "lib", "linalg", "memory", "polynomial", "random", "strings", "testing", "typing"]
         + _array_api.__all__ + _numpy.__all__ + _workspaces.__all__
     )
 

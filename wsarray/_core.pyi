@@ -40,8 +40,9 @@ class WorkspaceConfig:
     location          'ram' or 'mmap' (an unlinked temporary file)
     temp_file_path    directory of the 'mmap' files ($TMPDIR or /tmp if empty); must exist
     trim_after_cycles every this many cycles, pages none of them touched go back to the OS (0: never)
-    device            'cpu'; 'cuda:N' raises wsarray.cuda.CudaUnavailableError saying what is missing
-                      (CuPy, a driver, a GPU) or that this build has no CUDA array layer yet
+    device            'cpu' or 'cuda:N': wsarray.workspace(name, config) then gives a workspace of that
+                      GPU's memory for CuPy arrays; without CuPy, a driver or a GPU it raises
+                      wsarray.cuda.CudaUnavailableError saying which is missing
 
     The config only describes: memory is mapped by wsarray.workspace(name, config).
     """
@@ -89,6 +90,9 @@ class WorkspaceConfig:
 
     @property
     def device(self) -> str: ...
+
+    @property
+    def _needs_device_source(self) -> bool: ...
 
     def __eq__(self, other: object, /) -> bool: ...
 
@@ -199,13 +203,13 @@ class Workspace:
 
     def __repr__(self) -> str: ...
 
-def _test_workspace_allocate(ws: Workspace, nbytes: int, zero: bool = False) -> int:
+def _workspace_allocate(ws: Workspace, nbytes: int, zero: bool = False) -> int:
     """
-    Allocate `nbytes` from the workspace without an array; returns the address (for tests).
+    Allocate `nbytes` from the workspace without an array; returns the address.
     """
 
-def _test_workspace_free(address: int) -> bool:
-    """Free a block by address; False if no workspace owns it (for tests)."""
+def _workspace_free(address: int) -> bool:
+    """Free a block by address; False if no workspace owns it."""
 
 def _test_owned_size(address: int) -> object:
     """
@@ -265,6 +269,39 @@ class _BoundMethod:
     def __call__(self, *args, **kwargs) -> object: ...
 
     def __repr__(self) -> str: ...
+
+class _CycleToken:
+    """The workspace cycle a device array's block belongs to."""
+
+    @property
+    def valid(self) -> bool:
+        """
+        The block is usable now (its cycle is open, or the workspace is circular).
+        """
+
+    @property
+    def in_scope(self) -> bool: ...
+
+    @property
+    def workspace(self) -> str: ...
+
+    @property
+    def generation(self) -> int: ...
+
+    def check(self, fn: str) -> None:
+        """
+        Raise the host's WorkspaceError naming wsarray.<fn>() if the cycle has ended.
+        """
+
+def _cycle_token(address: int) -> object:
+    """
+    The cycle of the workspace block at `address` now (None: no workspace owns it).
+    """
+
+def _set_device_dispatch(type: object, hook: object) -> None:
+    """
+    Route namespace calls with an operand of `type`, or a device= other than 'cpu', to hook(name, func, args, kwargs) (NotImplemented: go on as on the host).
+    """
 
 def _fusion_run(slots: list, steps: list, rows: int, cols: int, block: int, parts: int) -> bool:
     """

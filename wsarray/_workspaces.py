@@ -21,6 +21,9 @@ from ._core import (
     scope_out,
 )
 from ._core import workspace as _workspace
+from ._devices import workspace as _device_workspaces
+
+_device_workspaces_made = False  # set by the first device workspace: only then are names looked up
 
 __all__ = [
     "Workspace",
@@ -40,8 +43,17 @@ def workspace(name: str = "WSA_DEFAULT", config: WorkspaceConfig | None = None) 
     ``with wsarray.workspace("LOOP"):`` runs one cycle: every array made inside comes from the
     workspace's memory and becomes invalid when the block ends; ``.detach()`` keeps a result.
     Calling it again with the same name on the same thread returns the same workspace; a
-    different ``config`` for an existing name raises ``WorkspaceError``.
+    different ``config`` for an existing name raises ``WorkspaceError``. A config with
+    ``device="cuda:N"`` gives a workspace of that GPU's memory (its CuPy arrays come from it).
     """
+    global _device_workspaces_made
+    if _device_workspaces_made:
+        found = _device_workspaces.lookup(name, config)
+        if found is not None:
+            return found
+    if config is not None and isinstance(config, WorkspaceConfig) and config._needs_device_source:
+        _device_workspaces_made = True
+        return _device_workspaces.create(name, config)
     return _workspace(name, config)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from . import _core
+from ._devices import workspace as _device_workspaces
 
 CycleListener = Callable[[dict[str, Any]], object]
 
@@ -54,8 +55,13 @@ def device_info() -> list[dict[str, Any]]:
     ``pool_total``: CuPy's pool on it); empty where no GPU is usable (``wsarray.cuda.status()``
     says why). Imports CuPy on first use, never before."""
     from . import cuda
+    from ._devices.workspace import registry
 
-    return cuda.device_info()
+    info = cuda.device_info()
+    for d in info:  # this thread's workspaces of each device: their chunks are part of its memory
+        d["workspace_bytes"] = sum(ws.stats()["capacity"] for ws in registry().values()
+                                   if ws.device == d["device"] and ws.alive)
+    return info
 
 
 def set_auto_gc_window(ms: int) -> None:
@@ -101,11 +107,13 @@ def destroy_all_workspaces_for_current_thread() -> None:
     Raises WorkspaceError (destroying nothing) while any of them is open or borrowed.
     """
     _core._destroy_all()
+    _device_workspaces.forget()
 
 
 def destroy_workspace(name: str) -> None:
     """Destroy the workspace ``name`` of this thread; its memory goes back to the OS."""
     _core._destroy(_name("destroy_workspace", name))
+    _device_workspaces.forget(name)
 
 
 def workspace_exists(name: str) -> bool:

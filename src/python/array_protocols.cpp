@@ -223,9 +223,9 @@ void export_array_protocols(nb::class_<Array> &cls) {
         if (!stream.is_none())  // the CPU has no streams: NumPy's check and message
             raise(PyExc_ValueError, "The stream argument in to_device() is not supported");
         // wsarray._device parses it (ValueError naming the function for an unknown device; for a
-        // CUDA device, wsarray.cuda's error saying what is missing).
-        nb::module_::import_("wsarray._device").attr("require_host")(device, "Array.to_device");
-        return nb::borrow(s);
+        // CUDA device that cannot be used, wsarray.cuda's error saying what is missing); a copy on
+        // another device comes from the device layer.
+        return nb::module_::import_("wsarray._device").attr("host_to_device")(s, device, "Array.to_device");
     }, nb::arg("device").none(), nb::kw_only(), nb::arg("stream") = nb::none());
 
     // Copies of a scalar result are scalar results (x[()] of the 0-d array gives NumPy's scalar).

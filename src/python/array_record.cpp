@@ -12,8 +12,10 @@ namespace wsa_py {
 
 PyTypeObject *ArrayType = nullptr;
 
-void raise_stale(const Array &a, const char *fn) {
-    const wsa::Workspace &ws = *a.token.ws;
+void raise_stale(const Array &a, const char *fn) { raise_stale_token(a.token, fn); }
+
+void raise_stale_token(const Token &token, const char *fn) {
+    const wsa::Workspace &ws = *token.ws;
     std::string where = "wsarray." + std::string(fn) + "(): ";
     if (ws.orphaned_by_fork())
         raise(WorkspaceError, where + "this array belonged to workspace '" + ws.name() +
@@ -32,9 +34,9 @@ void raise_stale(const Array &a, const char *fn) {
     std::string now =
         ws.cycle_open() ? "it is now in cycle " + std::to_string(ws.generation()) : "it has no open cycle now";
     if (!ws.stale_hint().empty())
-        raise(WorkspaceError, where + "this array was made in cycle " + std::to_string(a.token.generation) +
+        raise(WorkspaceError, where + "this array was made in cycle " + std::to_string(token.generation) +
                                   " of workspace '" + ws.name() + "', and that cycle has ended. " + ws.stale_hint());
-    raise(WorkspaceError, where + "this array was made in cycle " + std::to_string(a.token.generation) +
+    raise(WorkspaceError, where + "this array was made in cycle " + std::to_string(token.generation) +
                               " of workspace '" + ws.name() + "', and that cycle has ended (" + now +
                               "). Arrays of a workspace are valid only during the cycle that made them. To keep a "
                               "result, call .detach() (or .leverage_to('<outer workspace>')) on it inside the "

@@ -63,6 +63,8 @@ inline bool token_valid(const Token &t) {
 /// Raise WorkspaceError naming `fn`, saying why the array's memory is no longer usable (its
 /// cycle ended, its workspace was destroyed, its thread exited, ...).
 [[noreturn]] void raise_stale(const Array &a, const char *fn);
+/// The same for memory of `token` (a device array's block: wsarray/_devices/array.py).
+[[noreturn]] void raise_stale_token(const Token &token, const char *fn);
 /// Raise WorkspaceError naming `fn` if the array's cycle has ended or its workspace is gone.
 inline void check_valid(const Array &a, const char *fn) {
     if (!token_valid(a.token)) raise_stale(a, fn);

@@ -2,6 +2,8 @@
 /// wrap results; retry with array-like shims when NumPy refuses an object's __array__.
 #include "engine.h"
 
+#include "device_arrays.h"
+
 #include "numpy_access.h"
 #include "numpy_alloc.h"
 #include "scopes.h"
@@ -377,6 +379,13 @@ nb::object defer_to_foreign(const char *name, PyObject *func, PyObject *const *a
     while (!foreign && kwargs && PyDict_Next(kwargs, &pos, &key, &value))
         foreign = foreign_override(value, Protocol::Ufunc) || foreign_override(value, Protocol::Function);
     if (!foreign) return nb::object();
+    // An array on a device: the device layer runs its engine's function of this name.
+    if (holds_device_array(args, nargs, kwargs)) {
+        PyObject *r = device_dispatch(name, func, args, nargs, kwargs);
+        if (!r) raise_pending(name);
+        if (r != Py_NotImplemented) return nb::steal(r);
+        Py_DECREF(r);
+    }
     PyObject *r = PyObject_VectorcallDict(func, args, (std::size_t) nargs, kwargs);
     if (!r) raise_pending(name);
     return nb::steal(r);

@@ -2,6 +2,7 @@
 /// engine (unwrap, route into the current workspace, wrap).
 #include "function.h"
 
+#include "device_arrays.h"
 #include "engine.h"
 #include "fast_numpy.h"
 
@@ -39,6 +40,8 @@ struct Routed {
     /// Inputs of the ufunc `func` is or stands for (0: not a ufunc); later positional arguments
     /// are its out arrays.
     int ufunc_nin = 0;
+    /// A function with a device= parameter (creation, conversion): its device= is looked at.
+    bool takes_device = false;
 };
 
 /// A NumPy ufunc with one input and one output, else null.
@@ -57,6 +60,12 @@ void classify(Routed &r, nb::handle real_ufunc) {
         nb::object same_name = nb::getattr(np, r.name.c_str(), nb::none());
         if (nb::isinstance(same_name, ufunc_type)) r.numpy_ufunc = same_name;
     }
+    // clang-format off: a table laid out by hand
+    for (const char *name : {"asarray", "array", "asanyarray", "ascontiguousarray", "empty", "empty_like", "zeros",
+                             "zeros_like", "ones", "ones_like", "full", "full_like", "arange", "linspace", "logspace",
+                             "eye", "identity", "from_dlpack", "astype", "fft.fftfreq", "fft.rfftfreq"})
+        if (r.name == name) r.takes_device = true;
+    // clang-format on
     nb::handle as_ufunc = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : nb::handle(r.func);
     if (nb::isinstance(as_ufunc, ufunc_type)) r.ufunc_nin = nb::cast<int>(as_ufunc.attr("nin"));
     if ((r.ufunc = unary_ufunc(r.func))) {
@@ -138,6 +147,12 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
             if (PyObject *like = PyDict_GetItemString(kwargs, "like"))  // borrowed
                 if (foreign_override(like, Protocol::Function))
                     return dispatch_like(self, r, like, args, nargs, kwargs);
+        if (r.takes_device && !no_kwargs && wants_device(kwargs)) {  // device='cuda:0': the device layer's
+            PyObject *res = device_dispatch(r.name.c_str(), r.func.ptr(), args, nargs, kwargs);
+            if (!res) raise_pending(r.name.c_str());
+            if (res != Py_NotImplemented) return res;
+            Py_DECREF(res);
+        }
         if (r.cache && no_kwargs && nargs == 1)
             if (PyObject *res = fast_ufunc1(*r.cache, r.ufunc.ptr(), r.real_only, args[0], r.name.c_str()))
                 return r.numpy_scalars ? as_numpy_result(nb::steal(res)).release().ptr() : res;

@@ -8,6 +8,7 @@
 #include "numpy_alloc.h"
 #include "scopes.h"
 #include "workspace_config.h"
+#include "device_arrays.h"
 #include "device_source.h"
 #include "workspaces.h"
 
@@ -23,5 +24,6 @@ NB_MODULE(_core, m) {
     export_build_info(m);        // _build_info (wsarray.show_config())
     export_array(m);             // Array
     export_function(m);          // Function (wsarray.<name>), after Array
+    export_device_arrays(m);     // _CycleToken, _cycle_token, _set_device_dispatch (wsarray._devices)
     export_fusion(m);            // _fusion_run, _fusion_reduce (wsarray.fuse's block runner)
 }

@@ -144,9 +144,11 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
         if (cfg.temp_file_path.find('\0') != std::string::npos)
             raise(PyExc_ValueError, where + "temp_file_path holds a NUL character");
     }
-    // 'cpu' (the default); a CUDA device raises wsarray.cuda's error saying what is missing.
+    // 'cpu' (the default) or a device that can be used here ('cuda:N'; an unusable one raises
+    // wsarray.cuda's error saying what is missing). wsarray.workspace() routes such a config.
     if (nb::handle v = get("device"))
-        nb::module_::import_("wsarray._device").attr("require_host")(v, "WorkspaceConfig");
+        cfg.device_name =
+            nb::cast<std::string>(nb::module_::import_("wsarray._device").attr("config_device")(v, "WorkspaceConfig"));
     if (cfg.max_size && cfg.initial_size > cfg.max_size)
         raise(PyExc_ValueError, where + "initial_size (" + std::to_string(cfg.initial_size) + ") exceeds max_size (" +
                                     std::to_string(cfg.max_size) + ")");
@@ -187,8 +189,9 @@ reset             'block_left': arrays are valid for their cycle; 'end_of_buffer
 location          'ram' or 'mmap' (an unlinked temporary file)
 temp_file_path    directory of the 'mmap' files ($TMPDIR or /tmp if empty); must exist
 trim_after_cycles every this many cycles, pages none of them touched go back to the OS (0: never)
-device            'cpu'; 'cuda:N' raises wsarray.cuda.CudaUnavailableError saying what is missing
-                  (CuPy, a driver, a GPU) or that this build has no CUDA array layer yet
+device            'cpu' or 'cuda:N': wsarray.workspace(name, config) then gives a workspace of that
+                  GPU's memory for CuPy arrays; without CuPy, a driver or a GPU it raises
+                  wsarray.cuda.CudaUnavailableError saying which is missing
 
 The config only describes: memory is mapped by wsarray.workspace(name, config).)doc");
     cls.def("__init__",
@@ -228,7 +231,11 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
                     nb::for_getter(nb::sig("def reset(self) -> typing.Literal['block_left', 'end_of_buffer']")));
     cls.def_prop_ro("location", [](const wsa::Config &c) { return wsa::to_string(c.location); },
                     nb::for_getter(nb::sig("def location(self) -> typing.Literal['ram', 'mmap']")));
-    cls.def_prop_ro("device", [](const wsa::Config &c) { return c.device ? c.device->name : std::string("cpu"); });
+    cls.def_prop_ro("device", [](const wsa::Config &c) {
+        return c.device ? c.device->name : c.device_name.empty() ? std::string("cpu") : c.device_name;
+    });
+    // A device config that still needs its device source (wsarray.workspace() gives it one).
+    cls.def_prop_ro("_needs_device_source", [](const wsa::Config &c) { return !c.device && !c.device_name.empty(); });
     // Anything else compares unequal (NotImplemented), as Python's own objects do.
     cls.def("__eq__", [](const wsa::Config &a, nb::handle b) -> nb::object {
         if (!nb::isinstance<wsa::Config>(b)) return nb::borrow(Py_NotImplemented);
@@ -243,7 +250,8 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
                wsa::to_string(c.spill) + "', reset='" + wsa::to_string(c.reset) + "', location='" +
                wsa::to_string(c.location) +
                "', temp_file_path=" + nb::cast<std::string>(nb::repr(nb::str(c.temp_file_path.c_str()))) +
-               ", trim_after_cycles=" + std::to_string(c.trim_after_cycles) + ")";
+               ", trim_after_cycles=" + std::to_string(c.trim_after_cycles) +
+               (c.device_name.empty() ? std::string() : ", device='" + c.device_name + "'") + ")";
     });
 
     m.def("parse_size", [](nb::handle v) { return size_arg(v, "size"); }, nb::arg("size").none(),

@@ -269,15 +269,15 @@ void export_workspaces(nb::module_ &m) {
                       "generation, open, alive.");
     workspace_cls.def("_check_heap", [](WorkspaceHandle &h) { return h.ws->check_heap(); },
                       "Heap invariants of every chunk ('' when consistent); for tests.");
-    // Test hooks: the allocator without arrays, for memory no array may read (location='_notouch').
-    m.def("_test_workspace_allocate",
+    // The allocator without arrays: the device layers' blocks (wsarray/_devices), and tests of
+    // memory no array may read (location='_notouch').
+    m.def("_workspace_allocate",
           [](WorkspaceHandle &h, std::size_t nbytes, bool zero) {
-        return (std::uintptr_t) named("_test_workspace_allocate", [&] { return h.ws->allocate(nbytes, zero); });
+        return (std::uintptr_t) named("_workspace_allocate", [&] { return h.ws->allocate(nbytes, zero); });
     }, nb::arg("ws"), nb::arg("nbytes"), nb::arg("zero") = false,
-          "Allocate `nbytes` from the workspace without an array; returns the address (for tests).");
-    m.def("_test_workspace_free", [](std::uintptr_t address) {
-        return wsa::Workspace::free_if_owned((void *) address);
-    }, nb::arg("address"), "Free a block by address; False if no workspace owns it (for tests).");
+          "Allocate `nbytes` from the workspace without an array; returns the address.");
+    m.def("_workspace_free", [](std::uintptr_t address) { return wsa::Workspace::free_if_owned((void *) address); },
+          nb::arg("address"), "Free a block by address; False if no workspace owns it.");
     m.def("_test_owned_size", [](std::uintptr_t address) -> nb::object {
         std::size_t n = wsa::Workspace::owned_size((const void *) address);
         if (n == wsa::Workspace::kNotOwned) return nb::none();
@@ -307,6 +307,9 @@ void export_workspaces(nb::module_ &m) {
                 raise(PyExc_TypeError, "wsarray.workspace(): config must be a wsarray.WorkspaceConfig, not " +
                                            std::string(Py_TYPE(config_arg.ptr())->tp_name));
             config = &nb::cast<const wsa::Config &>(config_arg);
+            if (!config->device_name.empty() && !config->device)  // wsarray.workspace() gives it its source
+                raise(PyExc_ValueError, "wsarray._core.workspace(): a workspace on device '" + config->device_name +
+                                            "' is made by wsarray.workspace(name, config)");
         }
         auto &tw = wsa::ThreadWorkspaces::current();
         bool fresh = !tw.find(name);

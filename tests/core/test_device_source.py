@@ -65,10 +65,10 @@ def test_threads_allocate_from_a_python_device_source_without_deadlock():
                 ws = wnp.workspace(f"DEV{k}", cfg)
                 for i in range(30):
                     with ws:
-                        blocks = [core._test_workspace_allocate(ws, 5000 + 256 * j) for j in range(4)]
+                        blocks = [core._workspace_allocate(ws, 5000 + 256 * j) for j in range(4)]
                         assert all(p % 256 == 0 for p in blocks)
                         for p in blocks:
-                            assert core._test_workspace_free(p)
+                            assert core._workspace_free(p)
                 ws.destroy()
             except BaseException as e:
                 errors.append(e)
@@ -95,11 +95,11 @@ def test_a_python_device_source_serves_aligned_blocks_and_gets_every_chunk_back(
     ws = wnp.workspace("DEVSRC", cfg)
     try:
         with ws:
-            p = core._test_workspace_allocate(ws, 100)
+            p = core._workspace_allocate(ws, 100)
             assert p % 256 == 0 and p in range(min(src.buffers), min(src.buffers) + 64 * 1024)
             with pytest.raises(wnp.WorkspaceError, match="device fake:0"):
-                core._test_workspace_allocate(ws, 8, True)  # the core cannot clear device memory
-            assert core._test_workspace_free(p)
+                core._workspace_allocate(ws, 8, True)  # the core cannot clear device memory
+            assert core._workspace_free(p)
         assert src.allocs == 1
     finally:
         ws.destroy()
@@ -115,7 +115,7 @@ def test_a_refusing_device_source_names_the_device_and_its_reason():
     try:
         with ws:
             with pytest.raises(MemoryError, match=r"device fake:0 refused .*no room for"):
-                core._test_workspace_allocate(ws, 1000)
+                core._workspace_allocate(ws, 1000)
     finally:
         ws.destroy()
 

@@ -3,7 +3,7 @@ source (location='_notouch': chunks mapped PROT_NONE, so one read or write of ch
 core kills the process). The bookkeeping is out of band, so learning, spills, max_size, circular
 reset, statistics, destroy with live blocks (zombie chunks), threads, long runs and fork() must
 behave the same over both. No array can live in no-touch memory: these tests drive the allocator
-through the core's hooks (_core._test_workspace_allocate / _test_workspace_free), which is also
+through the core's hooks (_core._workspace_allocate / _workspace_free), which is also
 what a device's allocator does.
 """
 import gc
@@ -33,14 +33,14 @@ def make(name, location, **kw):
 
 
 def alloc(ws, n):
-    p = core._test_workspace_allocate(ws, n)
+    p = core._workspace_allocate(ws, n)
     assert p % 64 == 0
     assert core._test_owned_size(p) == n
     return p
 
 
 def free(p):
-    assert core._test_workspace_free(p)
+    assert core._workspace_free(p)
 
 
 def cycle(ws, sizes):
@@ -87,7 +87,7 @@ def test_spill_fail_refuses_and_reallocate_grows(location):
     ws = make("FAIL", location, initial_size=64 * KB, learning="none", spill="fail")
     with ws:
         with pytest.raises(wnp.WorkspaceMemoryError, match="spill policy is 'fail'"):
-            core._test_workspace_allocate(ws, 100 * KB)
+            core._workspace_allocate(ws, 100 * KB)
         free(alloc(ws, 1000))
     grow = make("GROW", location, initial_size=64 * KB, learning="none", spill="reallocate")
     with grow:
@@ -106,7 +106,7 @@ def test_max_size_caps_chunks_and_spills_together(location):
         a = alloc(ws, 512 * KB)
         b = alloc(ws, 512 * KB)  # spilled, exactly what max_size leaves
         with pytest.raises(wnp.WorkspaceMemoryError, match="max_size"):
-            core._test_workspace_allocate(ws, 1)
+            core._workspace_allocate(ws, 1)
         free(b)
         free(alloc(ws, 1))
         free(a)
@@ -137,7 +137,7 @@ def test_destroy_with_live_blocks_keeps_a_zombie_chunk_until_they_are_freed(loca
     free(keep)
     assert core._zombie_bytes() == before
     assert core._test_owned_size(keep) is None
-    assert core._test_workspace_free(keep) is False  # its chunk is gone: a foreign pointer now
+    assert core._workspace_free(keep) is False  # its chunk is gone: a foreign pointer now
 
 
 def test_double_free_is_ignored(location):
@@ -154,11 +154,11 @@ def test_double_free_is_ignored(location):
 def test_zero_filled_allocation(location):
     ws = make("ZERO", location, initial_size=1 << 20, learning="none")
     if location == "ram":
-        p = core._test_workspace_allocate(ws, 1000, zero=True)
+        p = core._workspace_allocate(ws, 1000, zero=True)
         free(p)
     else:
         with pytest.raises(wnp.WorkspaceError, match="cannot clear"):
-            core._test_workspace_allocate(ws, 1000, zero=True)
+            core._workspace_allocate(ws, 1000, zero=True)
     assert ws.stats()["used"] == 0
 
 

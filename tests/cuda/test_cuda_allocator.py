@@ -72,7 +72,8 @@ def fake_cupy(free_bytes=1 << 30):
     cuda.get_allocator = lambda: pool_alloc
     cuda.get_current_stream = lambda: getattr(local, "stream", null)
     cuda.Stream, cuda.Device = Stream, Device
-    cuda.runtime = types.SimpleNamespace(memGetInfo=lambda: (free_bytes, 2 * free_bytes))
+    cuda.runtime = types.SimpleNamespace(memGetInfo=lambda: (free_bytes, 2 * free_bytes),
+                                         getDevice=lambda: getattr(local, "device", 0))
     cp.cuda, cp.syncs = cuda, 0
     cp.current_allocator = lambda: getattr(local, "allocator", None)
     cp.local = local
@@ -160,3 +161,19 @@ def test_without_cupy_the_error_names_the_extra(monkeypatch):
 
     with pytest.raises(CudaUnavailableError, match=r"wsarray\[cuda12\]"):
         CupyBackend(0)
+
+
+def test_memory_for_another_gpu_comes_from_that_gpus_workspace_or_upstream(cupy):
+    from wsarray.cuda.allocator import CudaWorkspace
+
+    ws0 = CudaWorkspace("CUDA_DEV0", wnp.WorkspaceConfig(initial_size=1 << 16), device_id=0)
+    with ws0:
+        cupy.local.device = 1  # CuPy's current device is GPU 1 now: its allocations are not ws0's
+        try:
+            p = cupy.current_allocator()(512)
+        finally:
+            cupy.local.device = 0
+        assert ws0.stats()["live_arrays"] == 0 and p.mem.owner is not None  # the upstream pool's block
+        q = cupy.current_allocator()(512)
+        assert ws0.stats()["live_arrays"] == 1
+        del q

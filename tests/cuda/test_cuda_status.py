@@ -114,19 +114,26 @@ def test_each_missing_piece_is_named(cupy_is, what, missing, words):
     assert wnp.memory.device_info() == []
 
 
-def test_a_usable_gpu_is_reported_and_refused_until_the_array_layer_exists(cupy_is):
+def test_a_usable_gpu_is_reported_and_accepted(cupy_is):
     cupy_is(fake_cupy(count=2))
     s = wcuda.status()
     assert s == {"usable": True, "missing": None, "devices": 2, "cupy": "13.9.0", "reason": "CuPy 13.9.0, 2 GPU(s)"}
-    with pytest.raises(wcuda.CudaUnavailableError, match=r"'cuda:1' is usable .* no CUDA array layer yet"):
-        wnp.WorkspaceConfig(device="cuda:1")
+    assert wnp.WorkspaceConfig(device="cuda:1").device == "cuda:1"  # made by wsarray.workspace() (CuPy)
+    assert wnp.WorkspaceConfig(device="cuda:1") != wnp.WorkspaceConfig()
+    assert "device='cuda:1'" in repr(wnp.WorkspaceConfig(device="cuda:1"))
+    assert wnp.__array_namespace_info__().devices() == ("cpu", "cuda:0", "cuda:1")
+    assert "float64" in wnp.__array_namespace_info__().dtypes(device="cuda:1")
     missing = r"wsarray.zeros\(\): device 'cuda:2' does not exist.*cuda:0 to cuda:1"
     with pytest.raises(wcuda.CudaUnavailableError, match=missing):
         wnp.zeros(3, device="cuda:2")
+    with pytest.raises(ValueError, match=r"wsarray._core.workspace\(\): a workspace on device 'cuda:0' is made by"):
+        wnp._core.workspace("RAW", wnp.WorkspaceConfig(device="cuda:0"))
     info = wnp.memory.device_info()
     assert info == [
-        {"device": "cuda:0", "free": 2**30, "total": 16 * 2**30, "pool_used": 1000, "pool_total": 4096},
-        {"device": "cuda:1", "free": 2 * 2**30, "total": 16 * 2**30, "pool_used": 2000, "pool_total": 8192},
+        {"device": "cuda:0", "free": 2**30, "total": 16 * 2**30, "pool_used": 1000, "pool_total": 4096,
+         "workspace_bytes": 0},
+        {"device": "cuda:1", "free": 2 * 2**30, "total": 16 * 2**30, "pool_used": 2000, "pool_total": 8192,
+         "workspace_bytes": 0},
     ]
 
 

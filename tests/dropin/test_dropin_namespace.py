@@ -306,8 +306,8 @@ def test_no_public_name_is_defined_in_two_modules():
         for name in module.__all__:
             assert name not in home, f"{name} is defined in {home.get(name)} and {module.__name__}"
             home[name] = module.__name__
-    top_level = {"__version__", "Array", "Device", "FuseWarning", "WorkspaceManager", "WorkspaceMode", "fuse",
-                 "show_config"}
+    top_level = {"__version__", "Array", "Device", "DeviceMismatchError", "FuseWarning", "WorkspaceManager",
+                 "WorkspaceMode", "fuse", "show_config"}
     assert set(home) | top_level | MODULES == set(wnp.__all__)
 
 

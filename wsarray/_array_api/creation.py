@@ -15,7 +15,25 @@ asarray = _F(_np.asarray, "asarray")
 empty = _F(_np.empty, "empty")
 empty_like = _F(_np.empty_like, "empty_like")
 eye = _F(_np.eye, "eye")
-from_dlpack = _F(_np.from_dlpack, "from_dlpack")
+
+
+def _from_dlpack(x, /, *, device=None, copy=None):
+    """NumPy's from_dlpack; an object in CUDA memory (a CuPy array, a torch CUDA tensor) becomes a
+    wsarray array on its GPU (CuPy's from_dlpack: no copy, no trip through the host)."""
+    if device is None and hasattr(x, "__dlpack_device__") and not isinstance(x, _np.ndarray):
+        try:
+            where = x.__dlpack_device__()
+        except Exception:  # noqa: BLE001 - NumPy asks again below and raises its own error
+            where = None
+        if isinstance(where, tuple) and len(where) == 2 and where[0] in (2, 3, 13):  # CUDA, its host, managed
+            from .._devices.dispatch import from_cuda_dlpack
+
+            return from_cuda_dlpack(x, int(where[1]), copy)
+    kwargs = {k: v for k, v in (("device", device), ("copy", copy)) if v is not None}
+    return _np.from_dlpack(x, **kwargs)
+
+
+from_dlpack = _F(_from_dlpack, "from_dlpack")
 full = _F(_np.full, "full")
 full_like = _F(_np.full_like, "full_like")
 linspace = _F(_np.linspace, "linspace")

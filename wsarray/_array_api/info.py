@@ -1,7 +1,7 @@
 """``wsarray.__array_namespace_info__()``: the array API inspection namespace."""
 import numpy as _np
 
-from .._device import CPU, parse_device, require_host
+from .._device import CPU, check_usable, parse_device
 
 __all__ = ["__array_namespace_info__"]
 
@@ -18,14 +18,14 @@ _KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["compl
 
 def _check_device(fn, device):
     """NumPy's check and message for what is no device (its inspection namespace is the reference
-    for NumPy code); a CUDA device gets wsarray.cuda's error saying what is missing."""
+    for NumPy code); a CUDA device that cannot be used gets wsarray.cuda's error saying why."""
     try:
         parsed = parse_device(device, f"__array_namespace_info__().{fn}")
     except (TypeError, ValueError):
         parsed = None
     if parsed is None:
         raise ValueError(f'Device not understood. Only "cpu" is allowed, but received: {device}')
-    require_host(parsed, f"__array_namespace_info__().{fn}")
+    check_usable(parsed, f"__array_namespace_info__().{fn}")
 
 
 class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard)
@@ -38,9 +38,11 @@ class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard
         return CPU
 
     def devices(self):
-        # A tuple, as the 2025.12 standard says (NumPy gives a list). CUDA devices join it with the
-        # CUDA array layer (wsarray.cuda says what it sees).
-        return (CPU,)
+        # A tuple, as the 2025.12 standard says (NumPy gives a list): the CPU, then the GPUs CuPy
+        # can use (probed once, lazily: wsarray.cuda), then fake devices a test enabled.
+        from .._devices.engines import usable_devices
+
+        return (CPU, *usable_devices())
 
     def default_dtypes(self, *, device=None):
         _check_device("default_dtypes", device)

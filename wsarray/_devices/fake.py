@@ -6,6 +6,10 @@ it. Work launched on a fake stream is queued, not done: it runs when the stream 
 up to an event when another stream waits on that event (what the ordering of a real GPU
 guarantees, no more). A missing wait thus shows up as late writes landing over newer ones. Freeing
 memory while any stream still has queued work is recorded in ``freed_with_pending_work``.
+
+``enable(n)`` makes devices ``fake:0`` to ``fake:n-1`` usable through the namespace (``device="fake:0"``,
+``WorkspaceConfig(device="fake:0")``, ``devices()``) with NumPy as their engine; ``disable()`` removes
+them. Nothing outside the tests enables them.
 """
 
 import threading
@@ -89,6 +93,11 @@ class FakeDevice:
             self.allocs += 1
         return address
 
+    def holds(self, address):
+        """Is `address` inside a live allocation of this device?"""
+        with self._lock:
+            return any(base <= address < base + size for base, (_, size) in self._buffers.items())
+
     def free(self, address, size):
         with self._lock:
             if any(s.pending for s in self.streams):
@@ -113,3 +122,32 @@ class FakeDevice:
         """Launch a kernel on `stream` that writes `value` into `count` elements at `address`."""
         target = self.view(address, count, dtype)
         stream.launch(lambda: target.fill(value))
+
+
+_enabled = {}  # index -> FakeDevice
+
+
+def enable(count=1):
+    """Make fake:0 .. fake:count-1 usable devices (tests only); returns their FakeDevice backends."""
+    from .. import _device
+
+    for i in range(count):
+        _enabled.setdefault(i, FakeDevice(i))
+        _device._fake_enabled.add(i)
+    return [_enabled[i] for i in range(count)]
+
+
+def disable():
+    """Remove every fake device (their engines too)."""
+    from .. import _device
+    from .engines import forget_engine
+
+    for i in list(_enabled):
+        forget_engine(_device.Device(f"fake:{i}"))
+        _device._fake_enabled.discard(i)
+        del _enabled[i]
+
+
+def device(index):
+    """The backend of enabled fake device `index`."""
+    return _enabled[index]

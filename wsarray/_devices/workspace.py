@@ -30,6 +30,55 @@ def _open_stack():
     return stack
 
 
+def registry():
+    """This thread's device workspaces by name (wsarray.workspace() finds them again here)."""
+    spaces = getattr(_local, "named", None)
+    if spaces is None:
+        spaces = _local.named = {}
+    return spaces
+
+
+def lookup(name, config):
+    """This thread's live device workspace `name`, or None; a different `config` raises as for host
+    workspaces."""
+    ws = registry().get(name)
+    if ws is None:
+        return None
+    if not ws._ws.alive:  # destroyed through the core (np.memory, thread exit)
+        del registry()[name]
+        return None
+    if config is not None and config != ws.config:
+        raise _core.WorkspaceError(
+            f"wsarray.workspace(): workspace '{name}' exists on this thread with a different configuration; "
+            "destroy it first (wsarray.memory.destroy_workspace)")
+    return ws
+
+
+def create(name, config):
+    """wsarray.workspace(name, config) for `config.device` other than the CPU: a workspace of that
+    device's memory (CUDA: wsarray.cuda.allocator.CudaWorkspace; the fake device: DeviceWorkspace)."""
+    from .._device import Device, engine_for
+
+    device = Device(config.device, fn="workspace")
+    engine = engine_for(device, "workspace")
+    if device.kind == "cuda":
+        from ..cuda.allocator import CudaWorkspace
+
+        ws = CudaWorkspace(name, config, device.index)
+    else:
+        ws = DeviceWorkspace(name, engine.backend, config)
+    registry()[name] = ws
+    return ws
+
+
+def forget(name=None):
+    """Drop `name` (None: every name) from this thread's registry after the core destroyed it."""
+    if name is None:
+        registry().clear()
+    else:
+        registry().pop(name, None)
+
+
 def current_workspace(device):
     """The innermost open device workspace of `device` ('cuda:0') on this thread, or None. Host
     allocations never come here: the core passes device workspaces over for host arrays."""
@@ -51,6 +100,7 @@ class DeviceWorkspace:
             )
         self.backend = backend
         self.device = backend.name
+        self.config = config
         self._stats_lock = threading.Lock()  # frees (and their syncs) may come from any thread
         self._upstream = {}  # address -> size of blocks allocated on a foreign stream
         self._upstream_bytes = self._foreign_spills = self._syncs = 0
@@ -98,7 +148,7 @@ class DeviceWorkspace:
             )
         stream = self.backend.current_stream() if stream is None else stream
         if stream is self._home:
-            return _core._test_workspace_allocate(self._ws, nbytes)
+            return _core._workspace_allocate(self._ws, nbytes)
         address = self.backend.alloc(max(nbytes, 1))
         with self._stats_lock:
             self._upstream[address] = max(nbytes, 1)
@@ -113,7 +163,23 @@ class DeviceWorkspace:
         if size is not None:
             self.backend.free(address, size)
         else:
-            _core._test_workspace_free(address)
+            _core._workspace_free(address)
+
+    @property
+    def name(self):
+        return self._ws.name
+
+    @property
+    def generation(self):
+        return self._ws.generation
+
+    @property
+    def is_open(self):
+        return self._ws.is_open
+
+    @property
+    def alive(self):
+        return self._ws.alive
 
     def stats(self):
         s = self._ws.stats()
@@ -129,6 +195,8 @@ class DeviceWorkspace:
     def destroy(self):
         """Give the chunks back (after a device synchronize); blocks still live become invalid."""
         self._ws.destroy()
+        if registry().get(self._ws.name) is self:
+            forget(self._ws.name)
 
     def __repr__(self):
         return f"<wsarray DeviceWorkspace on {self.device}: {self._ws!r}>"

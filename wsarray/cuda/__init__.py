@@ -7,11 +7,9 @@ which: CuPy itself (``pip install "wsarray[cuda12]"`` or ``"wsarray[cuda13]"``),
 imports without one; ``getDeviceCount()`` raising is the real test), or a GPU (the driver reports
 none, or fewer than the device number asked for).
 
-What this build does with a usable GPU: it reports it (devices(), device_info()) and refuses
-``device="cuda:N"`` arrays and workspaces with a clear error, because the CUDA array layer (CuPy
-arrays whose memory comes from workspaces, issue 17 phase 2) is not in it yet. The core's side of
-that layer is: workspace chunks from a device source (src/core/memory/backing.h), bookkeeping that
-never touches chunk memory, 256-byte aligned blocks.
+With a usable GPU, ``device="cuda:N"`` gives arrays on it (wsarray._devices.array: CuPy is the
+engine) and workspaces of its memory (wsarray.cuda.allocator.CudaWorkspace, made by
+``wsarray.workspace(name, WorkspaceConfig(device="cuda:N"))``).
 """
 
 import importlib
@@ -84,18 +82,14 @@ def device_count():
 
 
 def require(device, fn):
-    """Raise the error for arrays or workspaces on CUDA device ``device`` (a ``wsarray.Device``)
-    asked for by ``wsarray.<fn>()``: what is missing, or, with a usable GPU, that this build has no
-    CUDA array layer yet. Always raises."""
+    """Check that CUDA device ``device`` (a ``wsarray.Device``) asked for by ``wsarray.<fn>()`` can be
+    used: raise CudaUnavailableError saying what is missing (CuPy, a driver, a GPU, that GPU)."""
     s = status()
     if not s["usable"]:
         raise CudaUnavailableError(f"wsarray.{fn}(): device {str(device)!r} is not available: {s['reason']}")
     if device.index >= s["devices"]:
         raise CudaUnavailableError(f"wsarray.{fn}(): device {str(device)!r} does not exist: {s['reason']} "
                                    f"(cuda:0 to cuda:{s['devices'] - 1})")
-    raise CudaUnavailableError(f"wsarray.{fn}(): device {str(device)!r} is usable ({s['reason']}), but this "
-                               "build of wsarray has no CUDA array layer yet (issue 17): its arrays and "
-                               "workspaces live on 'cpu'")
 
 
 def device_info():

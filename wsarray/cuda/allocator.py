@@ -10,6 +10,7 @@ token lives as long as any pointer or view (``p + k``) over the block, and its d
 the block by bookkeeping only (never a CUDA call: it can run during garbage collection, at exit, on
 any thread). CuPy is imported lazily, on first use.
 
+``wsarray.workspace(name, WorkspaceConfig(device="cuda:N"))`` makes one (wsarray._devices.workspace).
 Not run on a GPU yet: tested on the CPU against a stand-in ``cupy`` module (tests/cuda).
 """
 
@@ -96,6 +97,14 @@ class CudaWorkspace(DeviceWorkspace):
 
     def _malloc(self, size):
         cupy = self.backend.cupy
+        current = cupy.cuda.runtime.getDevice()
+        if current != self.backend.device_id:
+            # CuPy's allocator is per thread, not per device: memory for another GPU comes from
+            # that GPU's innermost open workspace, else from the allocator that was there before.
+            from .._devices.workspace import current_workspace
+
+            other = current_workspace(f"cuda:{current}")
+            return other._malloc(size) if other is not None else self.backend._upstream(size)
         address = self.allocate(size)
         memory = cupy.cuda.memory.UnownedMemory(
             address, size, _BlockToken(self, address), device_id=self.backend.device_id

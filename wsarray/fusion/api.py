@@ -43,6 +43,7 @@ class Fused:
         self._name = kernel_name or getattr(func, "__name__", "fused")
         self._plans = {}  # signature -> Plan, or the TraceError that stopped tracing
         self._warned = False
+        self._device_kernels = {}  # device -> the engine's fused function (cupy.fuse)
         functools.update_wrapper(self, func)
 
     def __repr__(self) -> str:
@@ -77,6 +78,9 @@ class Fused:
             # Every temporary fits in cache anyway, and the function's own calls (wsarray's fast
             # paths) cost less than planning and running blocks.
             return self._eager(args, out)
+        device_fused = _on_device(self, args, kwargs, out)
+        if device_fused is not None:
+            return device_fused
         if kwargs:
             return self._fallback(f"keyword arguments ({', '.join(kwargs)})", args, kwargs, out)
         arrays, scalars = {}, {}
@@ -179,6 +183,29 @@ def fuse(func: Callable[..., Any] | None = None, *, kernel_name: str | None = No
 
 
 _ = REDUCTIONS
+
+
+def _on_device(fused, args, kwargs, out):
+    """Arrays on a device: the device engine fuses the function (``cupy.fuse``; the fake device's
+    engine runs it). None when no argument is on a device."""
+    from .._devices.array import DeviceArray
+    from .._devices.dispatch import call
+
+    if not any(type(a) is DeviceArray for a in (*args, *kwargs.values(), out)):
+        return None
+    engine = next(a._engine for a in (*args, *kwargs.values(), out) if type(a) is DeviceArray)
+    if engine.device not in fused._device_kernels:
+        fused._device_kernels[engine.device] = engine.fuse(fused._func)
+    kernel = fused._device_kernels[engine.device]
+    if kernel is None:  # an engine without fusion: the function itself, call by call on the device
+        result = fused._func(*args, **kwargs)
+        if out is not None:
+            out[...] = result
+            return out
+        return result
+    if out is not None:
+        kwargs = {**kwargs, "out": out}
+    return call("fuse", args, kwargs, device=engine.device, func=kernel)
 
 
 def _small_same_shape(args, array_type):

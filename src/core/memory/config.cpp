@@ -13,7 +13,7 @@ bool Config::operator==(const Config &o) const {
            overallocation_limit == o.overallocation_limit && allocation == o.allocation && learning == o.learning &&
            cycles_before_initialization == o.cycles_before_initialization && spill == o.spill && reset == o.reset &&
            location == o.location && temp_file_path == o.temp_file_path && trim_after_cycles == o.trim_after_cycles &&
-           device == o.device;
+           device == o.device && device_name == o.device_name;
 }
 
 std::size_t parse_size(const std::string &text) {

@@ -33,6 +33,9 @@ struct Config {
     int trim_after_cycles = 16;
     /// Chunks (and spills) from this device source instead of host memory (null: the host).
     std::shared_ptr<const DeviceSource> device;
+    /// The device the workspace is for ('cuda:0'; empty: the host), as asked in WorkspaceConfig;
+    /// the Python layer gives such a config its device source (wsarray.workspace()).
+    std::string device_name;
 
     bool operator==(const Config &o) const;
 };
