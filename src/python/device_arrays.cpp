@@ -9,6 +9,7 @@
 #include "device_arrays.h"
 
 #include "array_record.h"
+#include "engine.h"
 #include "errors.h"
 
 #include <nanobind/stl/string.h>
@@ -42,13 +43,7 @@ bool holds_device_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwarg
         }
         return false;
     };
-    for (Py_ssize_t i = 0; i < nargs; ++i)
-        if (holds(args[i])) return true;
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (kwargs && PyDict_Next(kwargs, &pos, &key, &value))
-        if (holds(value)) return true;
-    return false;
+    return any_argument(args, nargs, kwargs, holds);
 }
 
 bool wants_device(PyObject *kwargs) {

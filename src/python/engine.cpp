@@ -451,13 +451,7 @@ nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args,
 }
 
 bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
-    for (Py_ssize_t i = 0; i < nargs; ++i)
-        if (needs_unwrap(args[i])) return true;
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (kwargs && PyDict_Next(kwargs, &pos, &key, &value))
-        if (needs_unwrap(value)) return true;
-    return false;
+    return any_argument(args, nargs, kwargs, [](PyObject *o) { return needs_unwrap(o); });
 }
 
 } // namespace wsa_py

@@ -27,6 +27,17 @@ enum class Protocol { Ufunc, Function };
 /// items of a list or tuple `o`.
 bool foreign_override(PyObject *o, Protocol which);
 
+/// Does `pred` hold for one of a call's arguments, positional or keyword (values only)?
+template <class Pred> bool any_argument(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs, Pred pred) {
+    for (Py_ssize_t i = 0; i < nargs; ++i)
+        if (pred(args[i])) return true;
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (kwargs && PyDict_Next(kwargs, &pos, &key, &value))
+        if (pred(value)) return true;
+    return false;
+}
+
 /// Is a wsarray.Array among the arguments (also inside their lists and tuples)?
 bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);
 

@@ -51,6 +51,16 @@ def mismatch(fn, devices):
     )
 
 
+def _native_attribute(name):
+    """A read-only property answering the native array's attribute ``name`` after the stale check."""
+
+    def get(self):
+        return getattr(self._use(f"Array.{name}"), name)
+
+    get.__name__ = name
+    return property(get, doc=f"The array's {name} (NumPy's meaning).")
+
+
 def wrap(engine, result, seen=None):
     """Native arrays in ``result`` (also in its tuples and lists) as DeviceArrays; ``seen`` maps
     id(native) of the call's own operands back to their DeviceArray (an out= array comes back)."""
@@ -160,33 +170,13 @@ class DeviceArray:
     def device(self):
         return self._engine.device
 
-    @property
-    def shape(self):
-        return self._use("Array.shape").shape
-
-    @property
-    def dtype(self):
-        return self._use("Array.dtype").dtype
-
-    @property
-    def ndim(self):
-        return self._use("Array.ndim").ndim
-
-    @property
-    def size(self):
-        return self._use("Array.size").size
-
-    @property
-    def itemsize(self):
-        return self._use("Array.itemsize").itemsize
-
-    @property
-    def nbytes(self):
-        return self._use("Array.nbytes").nbytes
-
-    @property
-    def strides(self):
-        return self._use("Array.strides").strides
+    shape = _native_attribute("shape")
+    dtype = _native_attribute("dtype")
+    ndim = _native_attribute("ndim")
+    size = _native_attribute("size")
+    itemsize = _native_attribute("itemsize")
+    nbytes = _native_attribute("nbytes")
+    strides = _native_attribute("strides")
 
     @property
     def T(self):  # noqa: N802 (NumPy's name)
