@@ -63,8 +63,17 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
         view->obj = nullptr;
         return -1;
     }
-    return PyObject_GetBuffer(a.data().ptr(), view, flags);
+    if (PyObject_GetBuffer(a.data().ptr(), view, flags) < 0) return -1;
+    // The exporter seen from outside is the Array (memoryview(a).obj is a, as for an ndarray: NumPy
+    // code checks np.array(memoryview(a), copy=False).base.obj is a); the ndarray stays held in
+    // `internal` until the release, so the memory's lifetime is exactly what NumPy's export gives.
+    view->internal = view->obj;
+    view->obj = Py_NewRef(self);
+    return 0;
 }
+
+/// Let go of the ndarray array_getbuffer() kept (NumPy itself has no release hook).
+void array_releasebuffer(PyObject *, Py_buffer *view) { Py_CLEAR(*reinterpret_cast<PyObject **>(&view->internal)); }
 
 /// Whether NumPy reads back `interface` (the ndarray's __array_interface__) as `data`'s dtype.
 bool interface_round_trips(nb::handle data, nb::handle interface) {
@@ -87,7 +96,8 @@ bool interface_round_trips(nb::handle data, nb::handle interface) {
 
 } // namespace
 
-PyType_Slot array_protocol_slots[] = {{Py_bf_getbuffer, (void *) array_getbuffer}, {0, nullptr}};
+PyType_Slot array_protocol_slots[] = {
+    {Py_bf_getbuffer, (void *) array_getbuffer}, {Py_bf_releasebuffer, (void *) array_releasebuffer}, {0, nullptr}};
 
 void export_array_protocols(nb::class_<Array> &cls) {
     cls.def("__sizeof__", [](nb::handle s) {
