@@ -166,7 +166,7 @@ bool called_from_interpreter() {
 /// May the result of an arithmetic operation be written over operand `t`?
 bool elidable(const Operand &t, wsa::Workspace *target) {
     if (!t.nd || Py_REFCNT(t.obj) != 1 || Py_REFCNT((PyObject *) t.nd) != 1) return false;
-    if (!PyArray_CHKFLAGS(t.nd, NPY_ARRAY_OWNDATA) || !PyArray_ISWRITEABLE(t.nd)) return false;
+    if (!PyArray_CHKFLAGS(t.nd, NPY_ARRAY_OWNDATA) || !writeable_quietly(t.nd)) return false;
     if (PyArray_NBYTES(t.nd) < kElideBytes || PyArray_BASE(t.nd)) return false;
     if (array_of(t.obj).token.ws.get() != target) return false;
     return called_from_interpreter();
@@ -359,7 +359,7 @@ bool fast_inplace(wsa::BinaryOp op, PyObject *self, PyObject *other, const char 
     if (wsa::is_comparison(op)) return false;
     Operand s, o;
     bool ok_s = operand_of(self, s, fn), ok_o = operand_of(other, o, fn);
-    if (!ok_s || !ok_o || !s.nd || !PyArray_ISWRITEABLE(s.nd)) return false;
+    if (!ok_s || !ok_o || !s.nd || !writeable_quietly(s.nd)) return false;
     if (o.nd && (!same_shape(s.nd, o.nd) || s.rows != o.rows || s.cols != o.cols)) return false;
     if (!safe_to_write_over(s, o)) return false;
     merge_contiguous_rows(s, o);

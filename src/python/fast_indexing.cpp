@@ -243,7 +243,7 @@ bool fast_store(Array &a, PyObject *key, PyObject *value) {
         return false;
     PyArrayObject *nd = plain_ndarray(a);
     // A read-only target: NumPy's path raises its error before it looks at the key.
-    if (!nd || !PyArray_ISWRITEABLE(nd)) return false;
+    if (!nd || !writeable_quietly(nd)) return false;
     PyArray_Descr *descr = canonical_numeric(PyArray_DESCR(nd));
     if (!descr) return false;
     char *p = element_address(nd, key);

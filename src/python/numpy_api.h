@@ -14,3 +14,17 @@
 #endif
 #include <Python.h>
 #include <numpy/arrayobject.h>
+
+namespace wsa_py {
+
+/// NumPy's private flag (numpy/_core/src/multiarray/arrayobject.h) on arrays whose first write must
+/// warn (a.flags._warn_on_write, diagonal()'s old views): NumPy's own writes check it
+/// (PyArray_FailUnlessWriteable), so a fast path that writes directly must leave such arrays to it.
+constexpr unsigned kNumpyWarnOnWrite = 1u << 31;
+
+/// May a fast path write into `nd` directly: writeable, and no warning due on the first write?
+inline bool writeable_quietly(PyArrayObject *nd) {
+    return PyArray_ISWRITEABLE(nd) && !(static_cast<unsigned>(PyArray_FLAGS(nd)) & kNumpyWarnOnWrite);
+}
+
+} // namespace wsa_py

@@ -476,3 +476,79 @@ def test_signature_attribute_as_numpys(name):
 
     f, ref = getattr(wnp, name), getattr(np, name)
     assert f.__signature__ == ref.__signature__ == inspect.signature(f) == inspect.signature(ref)
+
+
+
+def test_from_dlpack_text_signature_as_numpys():
+    import inspect
+
+    assert not hasattr(wnp.from_dlpack, "__signature__")
+    assert wnp.from_dlpack.__text_signature__ == np.from_dlpack.__text_signature__
+    assert list(inspect.signature(wnp.from_dlpack).parameters) == ["x", "device", "copy"]
+
+# ---- the buffer's exporter; writes to arrays that warn on the first write --------------------------
+
+
+@pytest.mark.parametrize("order", ["C", "F", "strided"])
+def test_memoryview_exporter_is_the_array(order, scope):
+    a = wnp.arange(24.0).reshape(4, 6)
+    a = a[::2, ::2] if order == "strided" else a.copy(order=order)
+    view = memoryview(a)
+    assert view.obj is a
+    assert view.tolist() == np.asarray(a).tolist()
+    if order != "strided":  # NumPy's test_order_mismatch: a never-copy is a view over the buffer
+        res = wnp.array(view, copy=False)
+        assert res.base.obj is a
+        res[0, 0] = -1.0
+        assert a[0, 0] == -1.0
+
+
+def test_memoryview_keeps_the_memory_and_lets_go():
+    import gc
+    import weakref
+
+    a = wnp.arange(5.0)
+    ref = weakref.ref(a)
+    view = memoryview(a)
+    del a
+    gc.collect()
+    assert ref() is not None and view.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    view.release()
+    gc.collect()
+    assert ref() is None
+
+
+def test_memoryview_of_stale_array_raises():
+    with wnp.workspace("DROPIN_TAIL_STALE"):
+        a = wnp.ones(4)
+    with pytest.raises(wnp.WorkspaceError):
+        memoryview(a)
+
+
+def _write_element(xp, a):
+    a[1] = 10
+
+
+def _write_inplace(xp, a):
+    a += 1
+
+
+def _write_out(xp, a):
+    xp.add(a, 1, out=a)
+
+
+@pytest.mark.parametrize("write", [_write_element, _write_inplace, _write_out])
+@pytest.mark.parametrize("n", [10, 300_000])  # small calls and the lean float64 path
+def test_warn_on_write_warns_once_as_numpy(write, n):
+    import warnings
+
+    counts = []
+    for xp in (np, wnp):
+        a = xp.arange(float(n))
+        a.flags._warn_on_write = True
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.filterwarnings("always")
+            write(xp, a)
+            write(xp, a)
+        counts.append([str(w.message)[:40] for w in caught])
+    assert counts[0] == counts[1] and len(counts[0]) == 1

@@ -33,6 +33,8 @@ def _from_dlpack(x, /, *, device=None, copy=None):
     return _np.from_dlpack(x, **kwargs)
 
 
+# NumPy's C function carries its signature as text (inspect and NumPy's own tests read it there).
+_from_dlpack.__text_signature__ = _np.from_dlpack.__text_signature__
 from_dlpack = _F(_from_dlpack, "from_dlpack")
 full = _F(_np.full, "full")
 full_like = _F(_np.full_like, "full_like")
