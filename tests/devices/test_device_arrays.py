@@ -253,8 +253,7 @@ def test_stale_after_destroy_and_for_all_threads(devs):
     wnp.memory.destroy_all_workspaces_for_current_thread()
     with pytest.raises(wnp.WorkspaceError, match="which was destroyed"):
         a.sum()
-    assert not any(th.name.startswith("Thread-") and th.is_alive() for th in threading.enumerate()
-                   if th is not threading.main_thread())
+    assert not t.is_alive() and t not in threading.enumerate()
 
 
 def test_allocations_on_a_foreign_stream_go_upstream(devs):

@@ -10,6 +10,8 @@ synchronizes the host; a cycle that begins on another stream makes that stream w
 (else its kernels could overwrite blocks the previous cycle's kernels still write). Chunks go back
 to the backend only after a device synchronize (frees may come from garbage collection, any thread).
 
+``create``/``lookup`` keep this thread's device workspaces by name, for ``wsarray.workspace()``.
+
 A backend has: ``name`` ('cuda:0'), ``alignment``, ``alloc(size) -> address``, ``free(address,
 size)``, ``current_stream()``, ``record_event(stream) -> event``, ``wait_event(stream, event)``,
 ``synchronize()``.
