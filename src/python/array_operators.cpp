@@ -5,6 +5,7 @@
 
 #include "engine.h"
 #include "fast_float64.h"
+#include "fast_scalars.h"
 #include "numpy_access.h"
 
 #include <string>
@@ -20,10 +21,10 @@ PyObject *lookup(nb::handle module, const char *name) { return module.attr(name)
 /// Python's operators for the ufuncs of `ops`: when an operand stands for a NumPy scalar, NumPy's
 /// scalar arithmetic answers (its overflow warnings, its libm pow, its complex division), as in
 /// NumPy. Pairs (ufunc, operator); set_operator() re-keys a pair whose ufunc it replaces.
-struct ScalarOp {
+struct ScalarOperator {
     PyObject *ufunc, *op;
 };
-ScalarOp scalar_ops[16];
+ScalarOperator scalar_ops[16];
 std::size_t n_scalar_ops = 0;
 
 void load_scalar_ops() {
@@ -209,11 +210,12 @@ nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle ot
 /// `s + x` on scalars in element loops. A binary slot gets both operand orders:
 /// `a + 1` as (a, 1), `1 + a` as (1, a) -- the reflected operator.
 struct BinarySlot {
-    const char *name, *rname;
+    const char *name, *rname, *iname;
     bool kernel;  ///< has a float64 kernel (fast_float64.h) ...
     wsa::BinaryOp op;  ///< ... this one (else NumPy's path only)
     PyObject *NumpyOps::*f;
     binaryfunc scalar_op;  ///< Python's operator, for two scalars (null: comparisons)
+    ScalarOp sop = ScalarOp::None;  ///< computed in C++ for float64/int64 scalars (fast_scalars.h)
 };
 
 /// `x op y` when both are scalars (`s += a[i]`, `x * x` in element loops): on_scalar_pair() with
@@ -226,6 +228,7 @@ PyObject *scalar_pair(const char *name, binaryfunc op, int cmp, PyObject *x, PyO
 template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
     return guarded([&]() -> PyObject * {
         const char *name = is_array(x) ? S.name : S.rname;
+        if (PyObject *r = fast_scalar_binary(S.sop, x, y)) return r;
         if (PyObject *r = scalar_pair(name, S.scalar_op, 0, x, y)) return r;
         if (is_array(x) && should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
         if (S.kernel) return binary(name, S.op, ops.*S.f, x, y).release().ptr();
@@ -237,25 +240,44 @@ PyObject *power2(PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None
 
 using wsa::BinaryOp;
 // clang-format off: a table laid out by hand
-constexpr BinarySlot kAdd{"Array.__add__", "Array.__radd__", true, BinaryOp::Add, &NumpyOps::add, PyNumber_Add};
-constexpr BinarySlot kSub{"Array.__sub__", "Array.__rsub__", true, BinaryOp::Sub, &NumpyOps::subtract,
-                          PyNumber_Subtract};
-constexpr BinarySlot kMul{"Array.__mul__", "Array.__rmul__", true, BinaryOp::Mul, &NumpyOps::multiply,
-                          PyNumber_Multiply};
-constexpr BinarySlot kDiv{"Array.__truediv__", "Array.__rtruediv__", true, BinaryOp::Div, &NumpyOps::true_divide,
-                          PyNumber_TrueDivide};
-constexpr BinarySlot kFloorDiv{"Array.__floordiv__", "Array.__rfloordiv__", false, BinaryOp::Add,
-                               &NumpyOps::floor_divide, PyNumber_FloorDivide};
-constexpr BinarySlot kMod{"Array.__mod__", "Array.__rmod__", false, BinaryOp::Add, &NumpyOps::remainder,
-                          PyNumber_Remainder};
+constexpr BinarySlot kAdd{"Array.__add__", "Array.__radd__", "Array.__iadd__", true, BinaryOp::Add, &NumpyOps::add, PyNumber_Add,
+                          ScalarOp::Add};
+constexpr BinarySlot kSub{"Array.__sub__", "Array.__rsub__", "Array.__isub__", true, BinaryOp::Sub, &NumpyOps::subtract,
+                          PyNumber_Subtract, ScalarOp::Sub};
+constexpr BinarySlot kMul{"Array.__mul__", "Array.__rmul__", "Array.__imul__", true, BinaryOp::Mul, &NumpyOps::multiply,
+                          PyNumber_Multiply, ScalarOp::Mul};
+constexpr BinarySlot kDiv{"Array.__truediv__", "Array.__rtruediv__", "Array.__itruediv__", true, BinaryOp::Div, &NumpyOps::true_divide,
+                          PyNumber_TrueDivide, ScalarOp::Div};
+constexpr BinarySlot kFloorDiv{"Array.__floordiv__", "Array.__rfloordiv__", "Array.__ifloordiv__", false, BinaryOp::Add,
+                               &NumpyOps::floor_divide, PyNumber_FloorDivide, ScalarOp::FloorDiv};
+constexpr BinarySlot kMod{"Array.__mod__", "Array.__rmod__", "Array.__imod__", false, BinaryOp::Add, &NumpyOps::remainder,
+                          PyNumber_Remainder, ScalarOp::Mod};
 // ndarray's ** runs operator.pow (its fast paths: x ** 2 is np.square).
-constexpr BinarySlot kPow{"Array.__pow__", "Array.__rpow__", false, BinaryOp::Add, &NumpyOps::pow, power2};
+constexpr BinarySlot kPow{"Array.__pow__", "Array.__rpow__", "Array.__ipow__", false, BinaryOp::Add, &NumpyOps::pow, power2};
 // clang-format on
 
 /// x ** y (both orders); a three-argument pow() is refused as ndarray refuses it.
 PyObject *power_slot(PyObject *x, PyObject *y, PyObject *modulo) {
     if (modulo != Py_None) return nb::borrow(Py_NotImplemented).release().ptr();
     return binary_slot<kPow>(x, y);
+}
+
+/// x += y & co as type slots (nb_inplace_*): Python calls them without looking up `__iadd__`, and
+/// `s += a[i]` on a scalar result computes as `s + a[i]` (a new scalar, as for NumPy's immutable
+/// scalars) without a method call. An array writes into its own memory (the float64 kernels first).
+template <const BinarySlot &S> PyObject *inplace_slot(PyObject *x, PyObject *y) {
+    return guarded([&]() -> PyObject * {
+        const char *name = S.iname;
+        if (PyObject *r = fast_scalar_binary(S.sop, x, y)) return r;
+        if (S.kernel && fast_inplace(S.op, x, y, name)) return nb::borrow(x).release().ptr();
+        return inplace(name, ops.*S.f, x, y).release().ptr();
+    }, (PyObject *) nullptr);
+}
+
+/// x **= y (a three-argument form does not exist for in-place operators).
+PyObject *inplace_power_slot(PyObject *x, PyObject *y, PyObject *) {
+    return guarded([&]() -> PyObject * { return inplace("Array.__ipow__", ops.power, x, y).release().ptr(); },
+                   (PyObject *) nullptr);
 }
 
 /// -x, +x, abs(x), ~x as slots: a scalar result answers with NumPy's scalar arithmetic directly.
@@ -288,15 +310,16 @@ constexpr UnarySlot kInvert{"Array.__invert__", PyNumber_Invert, &NumpyOps::inve
 
 PyObject *array_richcompare(PyObject *self, PyObject *other, int cmp) {
     static const BinarySlot table[] = {
-        {"Array.__lt__", nullptr, true, BinaryOp::Less, &NumpyOps::less, nullptr},
-        {"Array.__le__", nullptr, true, BinaryOp::LessEqual, &NumpyOps::less_equal, nullptr},
-        {"Array.__eq__", nullptr, true, BinaryOp::Equal, &NumpyOps::eq, nullptr},
-        {"Array.__ne__", nullptr, true, BinaryOp::NotEqual, &NumpyOps::ne, nullptr},
-        {"Array.__gt__", nullptr, true, BinaryOp::Greater, &NumpyOps::greater, nullptr},
-        {"Array.__ge__", nullptr, true, BinaryOp::GreaterEqual, &NumpyOps::greater_equal, nullptr}};
+        {"Array.__lt__", nullptr, nullptr, true, BinaryOp::Less, &NumpyOps::less, nullptr},
+        {"Array.__le__", nullptr, nullptr, true, BinaryOp::LessEqual, &NumpyOps::less_equal, nullptr},
+        {"Array.__eq__", nullptr, nullptr, true, BinaryOp::Equal, &NumpyOps::eq, nullptr},
+        {"Array.__ne__", nullptr, nullptr, true, BinaryOp::NotEqual, &NumpyOps::ne, nullptr},
+        {"Array.__gt__", nullptr, nullptr, true, BinaryOp::Greater, &NumpyOps::greater, nullptr},
+        {"Array.__ge__", nullptr, nullptr, true, BinaryOp::GreaterEqual, &NumpyOps::greater_equal, nullptr}};
     static_assert(Py_LT == 0 && Py_LE == 1 && Py_EQ == 2 && Py_NE == 3 && Py_GT == 4 && Py_GE == 5);
     return guarded([&]() -> PyObject * {
         const BinarySlot &t = table[cmp];
+        if (PyObject *r = fast_scalar_binary(scalar_comparison(cmp), self, other)) return r;
         if (PyObject *r = scalar_pair(t.name, nullptr, cmp, self, other)) return r;
         if (should_defer(other)) return nb::borrow(Py_NotImplemented).release().ptr();
         return binary(t.name, t.op, ops.*t.f, self, other).release().ptr();
@@ -321,6 +344,13 @@ PyType_Slot array_operator_slots[] = {{Py_nb_add, (void *) binary_slot<kAdd>},
                                       {Py_nb_floor_divide, (void *) binary_slot<kFloorDiv>},
                                       {Py_nb_power, (void *) power_slot},
                                       {Py_nb_remainder, (void *) binary_slot<kMod>},
+                                      {Py_nb_inplace_add, (void *) inplace_slot<kAdd>},
+                                      {Py_nb_inplace_subtract, (void *) inplace_slot<kSub>},
+                                      {Py_nb_inplace_multiply, (void *) inplace_slot<kMul>},
+                                      {Py_nb_inplace_true_divide, (void *) inplace_slot<kDiv>},
+                                      {Py_nb_inplace_floor_divide, (void *) inplace_slot<kFloorDiv>},
+                                      {Py_nb_inplace_remainder, (void *) inplace_slot<kMod>},
+                                      {Py_nb_inplace_power, (void *) inplace_power_slot},
                                       {Py_nb_negative, (void *) unary_slot<kNeg>},
                                       {Py_nb_absolute, (void *) unary_slot<kAbs>},
                                       {Py_nb_positive, (void *) unary_slot<kPos>},
@@ -343,27 +373,7 @@ void export_array_operators(nb::module_ &m, nb::class_<Array> &cls) {
             nb::arg("other").none());                                                           \
     cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); }, \
             nb::arg("other").none());
-    // x + y and y + x are type slots (binary_slot); the in-place forms are methods, and those with
-    // a float64 fast path (fast_float64.h) try it first.
-#define WSA_INPLACE_FAST(ipy, f, OP)                                                \
-    cls.def(ipy, [](nb::handle s, nb::handle o) {                                   \
-        if (fast_inplace(OP, s.ptr(), o.ptr(), "Array." ipy)) return nb::borrow(s); \
-        return inplace("Array." ipy, ops.f, s, o);                                  \
-    }, nb::arg("other").none());
-    WSA_INPLACE_FAST("__iadd__", add, wsa::BinaryOp::Add)
-    WSA_INPLACE_FAST("__isub__", subtract, wsa::BinaryOp::Sub)
-    WSA_INPLACE_FAST("__imul__", multiply, wsa::BinaryOp::Mul)
-    WSA_INPLACE_FAST("__itruediv__", true_divide, wsa::BinaryOp::Div)
-#undef WSA_INPLACE_FAST
-    // x // y, x % y (both orders) are type slots (binary_slot); the in-place forms are methods.
-    cls.def("__ifloordiv__", [](nb::handle s, nb::handle o) {
-        return inplace("Array.__ifloordiv__", ops.floor_divide, s, o);
-    }, nb::arg("other").none());
-    cls.def("__imod__", [](nb::handle s, nb::handle o) { return inplace("Array.__imod__", ops.remainder, s, o); },
-            nb::arg("other").none());
-    // x ** y and y ** x: the nb_power slot (power_slot).
-    cls.def("__ipow__", [](nb::handle s, nb::handle o) { return inplace("Array.__ipow__", ops.power, s, o); },
-            nb::arg("other").none());
+    // x + y, y + x and x += y (also - * / // % **) are type slots (binary_slot, inplace_slot).
     WSA_BINARY("__matmul__", "__rmatmul__", "__imatmul__", matmul)
     WSA_BINARY("__and__", "__rand__", "__iand__", bitwise_and)
     WSA_BINARY("__or__", "__ror__", "__ior__", bitwise_or)

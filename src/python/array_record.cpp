@@ -57,14 +57,18 @@ void Array::materialize() {
     // A scalar result's 0-d array, in ordinary memory (never a workspace: the value outlives
     // cycles). Only scalar results are ever without an ndarray.
     RouteGuard ordinary(nullptr);
-    nb::object nd = nb::steal(scalar_to_ndarray(scalar.ptr()));
+    nb::object nd = nb::steal(scalar_to_ndarray(scalar_of(*this)));
     if (!nd) throw nb::python_error();
     nd_ = std::move(nd);
 }
 
 PyObject *scalar_of(Array &a) {
     if (!a.scalar.is_valid()) {
-        a.scalar = nb::steal(ndarray_to_scalar(a.nd_.ptr()));
+        switch (a.inline_kind) {
+        case Array::Inline::Float64: a.scalar = nb::steal(float64_scalar(a.inline_float())); break;
+        case Array::Inline::Int64: a.scalar = nb::steal(int64_scalar(a.inline_int())); break;
+        default: a.scalar = nb::steal(ndarray_to_scalar(a.nd_.ptr()));
+        }
         if (!a.scalar.is_valid()) throw nb::python_error();
     }
     return a.scalar.ptr();
@@ -78,6 +82,17 @@ PyObject *g_released = nullptr;  // the empty ndarray stale Arrays hold once the
 PyObject *new_scalar_result(PyObject *scalar) {
     nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
     new (nb::inst_ptr<Array>(inst)) Array{nb::object(), Token{}, true, nb::object(), nb::borrow(scalar)};
+    nb::inst_mark_ready(inst);
+    return inst.release().ptr();
+}
+
+/// A scalar result with its value inline (Array::inline_kind), nothing else made.
+PyObject *new_inline_result(Array::Inline kind, double f, long long i) {
+    nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
+    Array *a = new (nb::inst_ptr<Array>(inst)) Array{nb::object(), Token{}, true, nb::object(), nb::object()};
+    a->inline_kind = kind;
+    if (kind == Array::Inline::Float64) std::memcpy(&a->token.generation, &f, sizeof f);
+    else a->token.generation = static_cast<std::uint64_t>(i);
     nb::inst_mark_ready(inst);
     return inst.release().ptr();
 }
@@ -131,6 +146,9 @@ PyObject *make_scalar_result(PyObject *scalar) {
     }
     return new_scalar_result(scalar);
 }
+
+PyObject *make_float64_result(double v) { return new_inline_result(Array::Inline::Float64, v, 0); }
+PyObject *make_int64_result(long long v) { return new_inline_result(Array::Inline::Int64, 0.0, v); }
 
 Array::~Array() {
     if (ws_linked) unlink_holder(*this);

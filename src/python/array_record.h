@@ -8,6 +8,7 @@
 #include "memory/workspace.h"
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 
@@ -39,6 +40,21 @@ struct Array {
     /// Its __array_interface__ was read: NumPy arrays may point into its memory through this
     /// Array (their base), so it never lets go of its ndarray (release_holders()).
     bool interface_exported = false;
+    /// A float64 or int64 scalar result made by a fast path (a[i], element-loop arithmetic) holds
+    /// its value only, without `scalar` or `nd_`, until something needs the NumPy scalar
+    /// (scalar_of() makes it): an element loop then makes one object per value, as NumPy does.
+    /// The value's bits live in `token.generation`, which a scalar result never uses (ordinary
+    /// memory: no workspace, no cycle), so that the record does not grow (the tail padding takes
+    /// `inline_kind`; a larger Array moves every Array to the next pymalloc size class).
+    enum class Inline : std::uint8_t { None, Float64, Int64 };
+    Inline inline_kind = Inline::None;
+    double inline_float() const {
+        static_assert(sizeof(double) == sizeof token.generation);
+        double v;
+        std::memcpy(&v, &token.generation, sizeof v);
+        return v;
+    }
+    long long inline_int() const { return static_cast<long long>(token.generation); }
     ~Array();
     /// The ndarray (a scalar result's 0-d array is made on first call, in ordinary memory).
     const nb::object &data() {
@@ -120,6 +136,9 @@ inline bool stands_for_scalar(const Array &a) {
 PyObject *scalar_of(Array &a);
 /// A new scalar result holding the NumPy scalar `scalar` (no ndarray until one is needed).
 PyObject *make_scalar_result(PyObject *scalar);
+/// A new scalar result standing for np.float64(v) / np.int64(v), holding only the value.
+PyObject *make_float64_result(double v);
+PyObject *make_int64_result(long long v);
 /// Make the scalar results of np.True_ and np.False_, and the empty ndarray stale Arrays hold
 /// once they let go of their memory (after the Array type exists).
 void init_array_records();

@@ -219,7 +219,18 @@ PyObject *fast_item(Array &a, PyObject *key) {
     if (!descr) return nullptr;
     const char *p = element_address(nd, key);
     if (!p) return nullptr;
-    // NumPy returns a scalar here, and so does this: a scalar result holding that NumPy scalar.
+    // NumPy returns a scalar here, and so does this: a scalar result standing for it (float64
+    // and int64 hold the value only; NumPy's scalar is made if something asks for it).
+    if (descr->type_num == NPY_DOUBLE) {
+        double v;
+        std::memcpy(&v, p, sizeof v);
+        return make_float64_result(v);
+    }
+    if (descr->type_num == NPY_LONG) {
+        long v;
+        std::memcpy(&v, p, sizeof v);
+        return make_int64_result(v);
+    }
     nb::object value = nb::steal(numpy_scalar(descr, p, nd));
     if (!value) {
         PyErr_Clear();

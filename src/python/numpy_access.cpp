@@ -19,6 +19,17 @@ bool is_ndarray_exact(PyObject *o) { return PyArray_CheckExact(o); }
 bool is_numpy_scalar(PyObject *o) { return PyArray_IsScalar(o, Generic) && !PyArray_IsScalar(o, Flexible); }
 PyObject *scalar_to_ndarray(PyObject *scalar) { return PyArray_FromScalar(scalar, nullptr); }
 PyObject *scalar_dtype(PyObject *scalar) { return (PyObject *) PyArray_DescrFromScalar(scalar); }
+PyObject *float64_scalar(double v) {
+    PyObject *s = PyArrayScalar_New(Double);
+    if (s) PyArrayScalar_ASSIGN(s, Double, v);
+    return s;
+}
+PyObject *int64_scalar(long long v) {
+    static_assert(sizeof(long) == sizeof(long long), "NumPy's int64 is C long here (NPY_LONG)");
+    PyObject *s = PyArrayScalar_New(Long);
+    if (s) PyArrayScalar_ASSIGN(s, Long, v);
+    return s;
+}
 PyObject *ndarray_to_scalar(PyObject *nd) {
     return PyArray_ToScalar(PyArray_DATA((PyArrayObject *) nd), (PyArrayObject *) nd);
 }

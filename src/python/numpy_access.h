@@ -26,6 +26,9 @@ PyObject *scalar_to_ndarray(PyObject *scalar);
 PyObject *ndarray_to_scalar(PyObject *nd);
 /// The dtype of a NumPy scalar (new reference).
 PyObject *scalar_dtype(PyObject *scalar);
+/// np.float64(v), np.int64(v) (new references; null with an error set on failure).
+PyObject *float64_scalar(double v);
+PyObject *int64_scalar(long long v);
 /// ndarray attributes, as NumPy's getters give them (new references).
 PyObject *ndarray_shape(PyObject *o);
 PyObject *ndarray_dtype(PyObject *o);
