@@ -163,7 +163,9 @@ def add_cycle_listener(listener: CycleListener) -> CycleListener:
     ``event`` is a dict: ``workspace`` (name), ``cycle`` (cycles completed), ``peak_cycle_bytes``,
     ``spilled_cycle_bytes``, ``capacity``, ``used``, ``thread`` (``threading.get_ident()``).
     Listeners run after the cycle ended and after the auto GC window; one that raises is reported
-    through ``sys.unraisablehook`` and never breaks the loop it watches. Returns ``listener``.
+    through ``sys.unraisablehook`` and never breaks the loop it watches, except for
+    ``KeyboardInterrupt`` and ``SystemExit`` (a Ctrl-C that arrives while a listener runs), which
+    propagate from the end of the cycle to the loop. Returns ``listener``.
     """
     _core._add_cycle_listener(listener)
     return listener

@@ -52,7 +52,10 @@ void maybe_collect() {
 // GC window (maybe_collect), then the Python callables added with wsarray.memory.add_cycle_listener
 // (the performance listener, the data pipeline's accounting), as CuPy's memory hooks do. They run
 // on the thread that ended the cycle, after it ended; a listener that raises is reported through
-// sys.unraisablehook and never breaks the loop it watches.
+// sys.unraisablehook and never breaks the loop it watches -- except KeyboardInterrupt and
+// SystemExit: Ctrl-C lands in whatever Python code runs, a listener included, and belongs to the
+// loop, so it propagates from the cycle's end (the cycle has ended already; the listeners after
+// it are skipped this time).
 std::vector<nb::object> *g_listeners = nullptr;  // kept forever (listeners may run at exit)
 
 } // namespace
@@ -72,8 +75,13 @@ void notify_cycle_end(const wsa::Workspace &ws) {
     std::vector<nb::object> now = *g_listeners;  // a listener may add or remove listeners
     for (nb::object &f : now) {
         PyObject *r = PyObject_CallOneArg(f.ptr(), event.ptr());
-        if (r) Py_DECREF(r);
-        else PyErr_WriteUnraisable(f.ptr());
+        if (r) {
+            Py_DECREF(r);
+            continue;
+        }
+        if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) || PyErr_ExceptionMatches(PyExc_SystemExit))
+            throw nb::python_error();
+        PyErr_WriteUnraisable(f.ptr());
     }
 }
 

@@ -211,3 +211,37 @@ def test_a_failing_cycle_listener_never_breaks_the_loop():
         sys.unraisablehook = old_hook
         memory.remove_cycle_listener(bad)
     assert total == 3.0 and len(seen) == 1 and isinstance(seen[0], RuntimeError)
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, SystemExit])
+def test_ctrl_c_in_a_cycle_listener_reaches_the_loop(exc):
+    calls = []
+
+    def interrupted(event):
+        calls.append(event["cycle"])
+        if len(calls) == 2:
+            raise exc  # where a Ctrl-C lands when the signal arrives while a listener runs
+
+    later = []
+    record = memory.add_cycle_listener(later.append)  # the bound method, kept for the removal
+    memory.add_cycle_listener(interrupted)
+    memory.remove_cycle_listener(record)
+    memory.add_cycle_listener(record)  # after `interrupted`
+    ws = wnp.workspace("LISTEN_CTRL_C")
+    try:
+        done = 0
+        with pytest.raises(exc):
+            for _ in range(5):
+                with ws:
+                    a = wnp.ones(8)
+                done += 1
+    finally:
+        memory.remove_cycle_listener(interrupted)
+        memory.remove_cycle_listener(record)
+    assert done == 1 and calls == [1, 2] and len(later) == 1  # the loop stopped at the second cycle's end
+    assert memory.workspace_stack() == [] and not memory.workspace_active("LISTEN_CTRL_C")
+    with pytest.raises(wnp.WorkspaceError):
+        a.sum()  # the cycle had ended before the listeners ran
+    with ws:  # still usable
+        assert float(wnp.ones(3).sum()) == 3.0
+    memory.destroy_workspace("LISTEN_CTRL_C")
