@@ -121,8 +121,15 @@ PyObject *array_subscript(PyObject *s, PyObject *key) {
         bool array_key = is_array(key);
         if (array_key || is_basic_index(key)) {
             PyObject *k = array_key ? self_of(key, "Array.__getitem__").data().ptr() : key;
-            RouteGuard route(current_target());  // a scalar result becomes a 0-d array here
+            wsa::Workspace *target = current_target();
+            RouteGuard route(target);  // a scalar result becomes a 0-d array here
             if (PyObject *r = PyObject_GetItem(a.data().ptr(), k)) {
+                // An array key (a mask, indices) gives an array NumPy allocated just now: outside
+                // workspaces, ordinary memory (no need to ask which workspace holds its address).
+                if (array_key && !target && is_ndarray_exact(r) && ndarray_owns_data(r)) {
+                    nb::object owned = nb::steal(r);
+                    return make_array(r, Token{}, false, nullptr);
+                }
                 // A view of this array's own memory belongs to the same workspace cycle, and has
                 // this Array as its .base (as NumPy's views name their base).
                 return wrap_derived(nb::steal(r), a, s).release().ptr();

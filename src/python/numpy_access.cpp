@@ -57,5 +57,6 @@ Py_ssize_t ndarray_size(PyObject *o) { return PyArray_SIZE((PyArrayObject *) o);
 bool ndarray_void(PyObject *o) { return PyArray_DESCR((PyArrayObject *) o)->type_num == NPY_VOID; }
 bool ndarray_dtype_metadata(PyObject *o) { return PyDataType_METADATA(PyArray_DESCR((PyArrayObject *) o)) != nullptr; }
 bool ndarray_writeable(PyObject *o) { return PyArray_ISWRITEABLE((PyArrayObject *) o); }
+bool ndarray_owns_data(PyObject *o) { return PyArray_CHKFLAGS((PyArrayObject *) o, NPY_ARRAY_OWNDATA); }
 
 } // namespace wsa_py

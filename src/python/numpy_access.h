@@ -39,5 +39,7 @@ bool ndarray_void(PyObject *o);
 bool ndarray_dtype_metadata(PyObject *o);
 /// Is the ndarray writeable?
 bool ndarray_writeable(PyObject *o);
+/// Does the ndarray own its data (NumPy allocated it for this array)?
+bool ndarray_owns_data(PyObject *o);
 
 } // namespace wsa_py
