@@ -137,3 +137,46 @@ def test_stale_array_operand_still_raises():
         s + a
     with pytest.raises(wa.WorkspaceError):
         s += a
+
+
+def _probes():
+    import copy
+    import pickle
+
+    return {
+        "repr": repr, "str": str, "float": float, "int": int, "bool": bool, "complex": complex,
+        "hash": hash, "round": round, "format": lambda x: f"{x:.3e}", "item": lambda x: x.item(),
+        "tolist": lambda x: x.tolist(), "dtype": lambda x: x.dtype, "shape": lambda x: x.shape,
+        "ndim": lambda x: x.ndim, "class": lambda x: x.__class__, "tobytes": lambda x: x.tobytes(),
+        "astype": lambda x: repr(x.astype("float32")), "numpy.asarray": lambda x: repr(numpy.asarray(x)),
+        "array": lambda x: repr(wa.asarray(x)), "pickle": lambda x: repr(pickle.loads(pickle.dumps(x))),
+        "deepcopy": lambda x: repr(copy.deepcopy(x)), "copy": lambda x: repr(x.copy()),
+        "isinstance": lambda x: (isinstance(x, numpy.floating), isinstance(x, numpy.integer),
+                                 isinstance(x, numpy.ndarray)),
+        "memoryview": lambda x: memoryview(x).tobytes(), "abs": lambda x: repr(abs(-x)),
+        "neg": lambda x: repr(-x), "pow": lambda x: repr(x ** 2), "index": lambda x: [1, 2, 3, 4][x]
+        if isinstance(x, numpy.integer) else None, "sum": lambda x: repr(wa.sum(x)),
+        "add array": lambda x: repr(x + wa.ones(2)), "view": lambda x: repr(x[()]),
+        "ellipsis": lambda x: repr(x[...]), "set": lambda x: len({x, x}),
+    }
+
+
+@pytest.mark.parametrize("dtype,value", [("float64", 2.5), ("float64", -0.0), ("int64", -7), ("int64", 2**62)])
+def test_value_only_scalar_results_answer_as_numpy_scalar_results(dtype, value):
+    """a[i] and fast operators make float64/int64 scalar results that hold the value only; every
+    question asked of them gets the answer a scalar result holding NumPy's scalar gives."""
+    inline = wa.asarray([value], dtype=dtype)[0]  # value only
+    reference = wa.max(wa.asarray([value], dtype=dtype))  # holds NumPy's scalar
+    want_numpy = numpy.asarray([value], dtype=dtype)[0]
+    assert repr(reference) == repr(want_numpy)
+    for name, probe in _probes().items():
+        try:
+            want = ("ok", probe(reference))
+        except Exception as e:  # noqa: BLE001 - the same error class is the expectation
+            want = ("error", type(e))
+        try:
+            got = ("ok", probe(wa.asarray([value], dtype=dtype)[0]))
+        except Exception as e:  # noqa: BLE001
+            got = ("error", type(e))
+        assert got == want, name
+    assert repr(inline) == repr(want_numpy)
