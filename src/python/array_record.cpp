@@ -79,20 +79,14 @@ namespace {
 PyObject *np_true = nullptr, *np_false = nullptr, *true_result = nullptr, *false_result = nullptr;
 PyObject *g_released = nullptr;  // the empty ndarray stale Arrays hold once they let go (kept forever)
 
-PyObject *new_scalar_result(PyObject *scalar) {
+/// A new scalar result holding the NumPy scalar `scalar`, or (null `scalar`) only the value whose
+/// bits are `bits` (Array::inline_kind `kind`).
+PyObject *new_scalar_result(PyObject *scalar, Array::Inline kind = Array::Inline::None, std::uint64_t bits = 0) {
     nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
-    new (nb::inst_ptr<Array>(inst)) Array{nb::object(), Token{}, true, nb::object(), nb::borrow(scalar)};
-    nb::inst_mark_ready(inst);
-    return inst.release().ptr();
-}
-
-/// A scalar result with its value inline (Array::inline_kind), nothing else made.
-PyObject *new_inline_result(Array::Inline kind, double f, long long i) {
-    nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
-    Array *a = new (nb::inst_ptr<Array>(inst)) Array{nb::object(), Token{}, true, nb::object(), nb::object()};
+    Array *a = new (nb::inst_ptr<Array>(inst))
+        Array{nb::object(), Token{}, true, nb::object(), scalar ? nb::borrow(scalar) : nb::object()};
     a->inline_kind = kind;
-    if (kind == Array::Inline::Float64) std::memcpy(&a->token.generation, &f, sizeof f);
-    else a->token.generation = static_cast<std::uint64_t>(i);
+    a->token.generation = bits;
     nb::inst_mark_ready(inst);
     return inst.release().ptr();
 }
@@ -147,8 +141,14 @@ PyObject *make_scalar_result(PyObject *scalar) {
     return new_scalar_result(scalar);
 }
 
-PyObject *make_float64_result(double v) { return new_inline_result(Array::Inline::Float64, v, 0); }
-PyObject *make_int64_result(long long v) { return new_inline_result(Array::Inline::Int64, 0.0, v); }
+PyObject *make_float64_result(double v) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof v);
+    return new_scalar_result(nullptr, Array::Inline::Float64, bits);
+}
+PyObject *make_int64_result(long long v) {
+    return new_scalar_result(nullptr, Array::Inline::Int64, static_cast<std::uint64_t>(v));
+}
 
 Array::~Array() {
     if (ws_linked) unlink_holder(*this);

@@ -22,10 +22,6 @@ namespace {
 /// worth less than the stack walk that proves the caller is the interpreter.
 constexpr npy_intp kElideBytes = 256 * 1024;
 
-/// Integers up to 2^53 convert to double exactly, so NumPy's weak-scalar promotion gives the same
-/// double; larger ones take NumPy's path.
-constexpr long long kExactInt = 1LL << 53;
-
 struct Operand {
     PyObject *obj = nullptr;        ///< the Python object (Array or number)
     PyArrayObject *nd = nullptr;    ///< its ndarray (null for scalars)

@@ -18,9 +18,6 @@ namespace {
 
 static_assert(sizeof(long) == 8, "NumPy's int64 is C long here (NPY_LONG)");
 
-/// Integers up to 2^53 in magnitude convert to double exactly.
-constexpr long long kExactInt = 1LL << 53;
-
 /// An operand: a float64 or int64 value, strong (a scalar result: its dtype takes part in the
 /// promotion) or weak (a Python float or int, NEP 50).
 struct Num {
@@ -83,10 +80,6 @@ bool as_double(const Num &n, double &out) {
     return true;
 }
 
-PyObject *boxed_double(double v) { return make_float64_result(v); }
-
-PyObject *boxed_int64(long long v) { return make_int64_result(v); }
-
 PyObject *boxed_bool(bool v) { return make_scalar_result(v ? PyArrayScalar_True : PyArrayScalar_False); }
 
 bool is_comparison(ScalarOp op) { return op >= ScalarOp::Lt && op <= ScalarOp::Ge; }
@@ -124,7 +117,7 @@ PyObject *float_arithmetic(ScalarOp op, double a, double b) {
                           (op == ScalarOp::Add || op == ScalarOp::Sub || a == 0.0 || (op == ScalarOp::Mul && b == 0.0));
         if (!exact_zero) return nullptr;
     }
-    return boxed_double(r);
+    return make_float64_result(r);
 }
 
 /// int64 arithmetic (true division gives float64, as NumPy's); null on overflow or a zero divisor
@@ -134,25 +127,25 @@ PyObject *int_arithmetic(ScalarOp op, long long a, long long b) {
     switch (op) {
     case ScalarOp::Add:
         if (__builtin_add_overflow(a, b, &r)) return nullptr;
-        return boxed_int64(r);
+        return make_int64_result(r);
     case ScalarOp::Sub:
         if (__builtin_sub_overflow(a, b, &r)) return nullptr;
-        return boxed_int64(r);
+        return make_int64_result(r);
     case ScalarOp::Mul:
         if (__builtin_mul_overflow(a, b, &r)) return nullptr;
-        return boxed_int64(r);
+        return make_int64_result(r);
     case ScalarOp::Div: return float_arithmetic(op, static_cast<double>(a), static_cast<double>(b));
     case ScalarOp::FloorDiv:
         if (b == 0 || (a == LLONG_MIN && b == -1)) return nullptr;
         r = a / b;
         if (a % b != 0 && ((a < 0) != (b < 0))) --r;  // toward minus infinity
-        return boxed_int64(r);
+        return make_int64_result(r);
     case ScalarOp::Mod:
         if (b == 0) return nullptr;
-        if (b == -1) return boxed_int64(0);  // LLONG_MIN % -1 is undefined in C++; NumPy gives 0
+        if (b == -1) return make_int64_result(0);  // LLONG_MIN % -1 is undefined in C++; NumPy gives 0
         r = a % b;
         if (r != 0 && ((r < 0) != (b < 0))) r += b;  // the sign of the divisor
-        return boxed_int64(r);
+        return make_int64_result(r);
     default: return nullptr;
     }
 }

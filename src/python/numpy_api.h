@@ -17,6 +17,10 @@
 
 namespace wsa_py {
 
+/// Integers up to 2^53 in magnitude convert to double exactly, so NumPy's weak-scalar promotion of a
+/// Python int with float64 gives the same double; larger ones take NumPy's path.
+constexpr long long kExactInt = 1LL << 53;
+
 /// NumPy's private flag (numpy/_core/src/multiarray/arrayobject.h) on arrays whose first write must
 /// warn (a.flags._warn_on_write, diagonal()'s old views): NumPy's own writes check it
 /// (PyArray_FailUnlessWriteable), so a fast path that writes directly must leave such arrays to it.
