@@ -219,14 +219,8 @@ def test_errors_name_the_function():
         wnp.ones("three")
 
 
-@pytest.fixture(params=["outside", "workspace"])
-def scope(request):
-    """Run a test outside any workspace and inside one."""
-    if request.param == "outside":
-        yield None
-    else:
-        with wnp.workspace("DROPIN_ARRAY") as ws:
-            yield ws
+# The workspace of the `scope` fixture (conftest.py).
+SCOPE_WORKSPACE = "DROPIN_ARRAY"
 
 
 def test_repr_of_scalar_results_matches_numpy(scope):

@@ -26,14 +26,8 @@ MODULES = {"char", "ctypeslib", "dtypes", "emath", "exceptions", "fft", "lib", "
            "random", "strings", "testing", "typing"}
 
 
-@pytest.fixture(params=["outside", "workspace"])
-def scope(request):
-    """Run a test outside any workspace and inside one (then results must come from it)."""
-    if request.param == "outside":
-        yield None
-    else:
-        with wnp.workspace("DROPIN_NS") as ws:
-            yield ws
+# The workspace of the `scope` fixture (conftest.py).
+SCOPE_WORKSPACE = "DROPIN_NS"
 
 
 def same(got, want, scope=None):

@@ -54,10 +54,5 @@ def test_numpy_ma_testutils_and_ma_take_arrays(scope):
     assert float(out) == n.sum()
 
 
-@pytest.fixture(params=["outside", "inside"])
-def scope(request):
-    if request.param == "outside":
-        yield None
-    else:
-        with wnp.workspace("DROPIN_TESTING") as ws:
-            yield ws
+# The workspace of the `scope` fixture (conftest.py).
+SCOPE_WORKSPACE = "DROPIN_TESTING"

@@ -19,14 +19,8 @@ EXACT_DTYPES = [np.dtype("f4"), np.dtype("M8[D]"), np.dtype("S3"), np.dtype("U2"
                 np.dtype([("a", "i4"), ("s", "U3")]), np.dtype([("sub", "f8", (2,))]), np.dtype("V5")]
 
 
-@pytest.fixture(params=["outside", "inside"])
-def scope(request):
-    """Run a test outside any workspace and inside one."""
-    if request.param == "outside":
-        yield None
-    else:
-        with wnp.workspace("DROPIN_SUITE") as ws:
-            yield ws
+# The workspace of the `scope` fixture (conftest.py).
+SCOPE_WORKSPACE = "DROPIN_SUITE"
 
 
 @pytest.mark.parametrize("dtype", INEXACT_DTYPES + EXACT_DTYPES, ids=str)

@@ -11,14 +11,8 @@ import pytest
 import wsarray as wnp
 
 
-@pytest.fixture(params=["outside", "inside"])
-def scope(request):
-    """Run a test outside any workspace and inside one."""
-    if request.param == "outside":
-        yield None
-    else:
-        with wnp.workspace("DROPIN_TAIL") as ws:
-            yield ws
+# The workspace of the `scope` fixture (conftest.py).
+SCOPE_WORKSPACE = "DROPIN_TAIL"
 
 
 # ---- a.flat (C22) ------------------------------------------------------------------------------
