@@ -8,6 +8,7 @@
 #include "fast_indexing.h"
 #include "numpy_access.h"
 #include "numpy_alloc.h"
+#include "numpy_api.h"
 #include "scopes.h"
 
 #include <new>
@@ -246,7 +247,11 @@ int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
 Py_ssize_t array_length(PyObject *s) {
     return guarded([&]() -> Py_ssize_t {
         Array &a = self_of(s, "Array.__len__");
-        Py_ssize_t n = PyObject_Length(a.data().ptr());
+        PyObject *d = a.data().ptr();
+        // The first dimension, read directly (NumPy's mp_length, without the call through the
+        // ndarray's type); a 0-d array gets NumPy's TypeError from NumPy itself.
+        if (PyArray_CheckExact(d) && PyArray_NDIM((PyArrayObject *) d) > 0) return PyArray_DIM((PyArrayObject *) d, 0);
+        Py_ssize_t n = PyObject_Length(d);
         if (n < 0) raise_pending("Array.__len__");
         return n;
     }, (Py_ssize_t) -1);
