@@ -223,7 +223,7 @@ void report_fp_errors(wsa::BinaryOp op, int flags) {
 /// Allocate the result (shape of `like`, C order) in the current target. Null with no error set
 /// if the allocation failed (the general path then reports the failure properly).
 PyArrayObject *new_result(PyArrayObject *like, int type, wsa::Workspace *target) {
-    RouteGuard route(target);
+    RouteGuard route(target, RouteGuard::NoCallbacks{});  // a builtin type number
     PyObject *r = PyArray_SimpleNew(PyArray_NDIM(like), PyArray_DIMS(like), type);
     if (!r) {
         PyErr_Clear();

@@ -33,7 +33,7 @@ PyArrayObject *new_array_in(wsa::Workspace *target, PyArray_Descr *descr, int nd
     if (!target && !routing_active()) {
         r = make();  // NumPy's own memory already: no route to set up and restore
     } else {
-        RouteGuard route(target);
+        RouteGuard route(target, RouteGuard::NoCallbacks{});  // builtin dtypes only (dtype_of)
         r = make();
     }
     if (!r) {

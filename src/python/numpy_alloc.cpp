@@ -129,6 +129,12 @@ RouteGuard::RouteGuard(wsa::Workspace *target) : prev_(tl_route) {
     tl_last = nullptr;  // routed_owner_of() answers for blocks allocated within this guard only
 }
 
+RouteGuard::RouteGuard(wsa::Workspace *target, NoCallbacks) : prev_(tl_route) {
+    if (target) ensure_handler_installed();
+    tl_route = target;
+    tl_last = nullptr;
+}
+
 RouteGuard::~RouteGuard() {
     tl_route = prev_;
     tl_last = nullptr;  // this guard's workspace may go with hold_: never answer with it later

@@ -26,6 +26,13 @@ void init_numpy_alloc();
 class RouteGuard {
 public:
     explicit RouteGuard(wsa::Workspace *target);
+    /// For a call that runs no Python code while the guard is up (NumPy making an array of a
+    /// builtin dtype, which allocates no garbage-collected object): nothing can destroy `target`
+    /// meanwhile, so the guard does not hold it (two atomic reference-count updates less per small
+    /// result) and lost() is always empty. The caller keeps `target` alive (current_target()'s
+    /// cache does).
+    struct NoCallbacks {};
+    RouteGuard(wsa::Workspace *target, NoCallbacks);
     ~RouteGuard();
     RouteGuard(const RouteGuard &) = delete;
     RouteGuard &operator=(const RouteGuard &) = delete;
