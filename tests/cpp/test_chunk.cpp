@@ -1,7 +1,7 @@
 /// tests/cpp/test_chunk.cpp -- one chunk carved into blocks (src/core/memory/chunk.h): blocks back
 /// to back from the bottom, freed blocks merging and lowering the top, size-class lists, splitting,
 /// ring order, the "dirty" (used before) information zeroing relies on, trimming, check(), the live
-/// map, and all of it over PROT_NONE memory (the bookkeeping never touches a chunk).
+/// map, the stash, and all of it over PROT_NONE memory (the bookkeeping never touches a chunk).
 #include "check.h"
 
 #include "memory/backing.h"
@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <random>
 #include <vector>
@@ -303,4 +304,103 @@ TEST(live_map_matches_a_reference_map_through_inserts_and_erases) {
     }
     for (auto &kv : ref) REQUIRE(m.find(kv.first) == kv.second);
     CHECK_EQ(m.find(64 * 5000), kNil);
+}
+
+// ---- the stash (chunk.h): small freed blocks kept whole for their exact size ----
+
+TEST(chunk_stash_keeps_a_freed_small_block_whole_for_its_exact_size) {
+    TestChunk t(1 << 20);
+    std::uint32_t a = t.take(100), b = t.take(100), c = t.take(100);
+    std::size_t at_a = t.offset(a), size = 0;
+    CHECK(t.c.release_at(t.c.base() + at_a, size, true));
+    CHECK_EQ(size, std::size_t(128));
+    CHECK(t.c.has_stash());
+    CHECK_EQ(t.c.live_blocks, std::size_t(2));  // stashed: not live, not in a free list
+    CHECK_EQ(t.c.nonempty, std::uint64_t(0));
+    CHECK_EQ(t.c.live_block_at(t.c.base() + at_a), kNil);  // a second free of it is ignored
+    CHECK(!t.c.release_at(t.c.base() + at_a, size, true));
+    CHECK_EQ(t.c.check(), std::string());
+    std::uint32_t other = t.take(200);  // another size: fresh space at the top
+    CHECK_EQ(t.offset(other), std::size_t(3 * 128));
+    std::uint32_t again = t.take(100);  // the exact size: the stashed block
+    CHECK_EQ(t.offset(again), at_a);
+    CHECK(!t.c.has_stash());
+    CHECK_EQ(t.c.check(), std::string());
+    (void) b;
+    (void) c;
+}
+
+TEST(chunk_stashed_top_block_keeps_the_top_until_unstashed) {
+    TestChunk t(1 << 20);
+    std::uint32_t a = t.take(64), b = t.take(64);
+    std::size_t size = 0;
+    CHECK(t.c.release_at(t.data(b), size, true));
+    CHECK_EQ(t.c.top, std::size_t(128));  // kept whole: no merge, no lowering
+    CHECK(t.c.release_at(t.data(a), size, true));
+    CHECK_EQ(t.c.check(), std::string());
+    t.c.unstash();
+    CHECK(!t.c.has_stash());
+    CHECK_EQ(t.c.top, std::size_t(0));  // both merged back and the bump stack shrank
+    CHECK_EQ(t.c.live_blocks, std::size_t(0));
+    CHECK_EQ(t.c.check(), std::string());
+}
+
+TEST(chunk_stash_takes_small_blocks_only_and_evicts_its_oldest) {
+    TestChunk t(4 << 20);
+    std::uint32_t big = t.take(wsa::Chunk::kStashMaxBytes + 64);
+    std::uint32_t guard = t.take(64);
+    std::size_t size = 0;
+    CHECK(t.c.release_at(t.data(big), size, true));
+    CHECK(!t.c.has_stash());  // too big: merged into the free lists as before
+    CHECK(t.c.nonempty != 0);
+    // More small blocks than the stash has slots, each between live blocks: the oldest is
+    // merged back (into a free list) to make room, the others stay stashed.
+    std::vector<std::uint32_t> small, live;
+    for (int k = 0; k < wsa::Chunk::kStashSlots + 1; ++k) {
+        small.push_back(t.take(64 * (k + 1)));
+        live.push_back(t.take(64));
+    }
+    for (std::uint32_t b : small) REQUIRE(t.c.release_at(t.data(b), size, true));
+    CHECK_EQ(t.c.check(), std::string());
+    CHECK_EQ(t.c.live_blocks, std::size_t(1 + live.size()));
+    t.c.unstash();
+    for (std::uint32_t b : live) t.c.release(b);
+    t.c.release(guard);
+    CHECK_EQ(t.c.top, std::size_t(0));
+    CHECK_EQ(t.c.check(), std::string());
+}
+
+TEST(chunk_random_traffic_through_the_stash_keeps_the_heap_consistent) {
+    // PROT_NONE: the stash is bookkeeping only, as the rest of the allocator.
+    TestChunk t(1 << 20, true);
+    std::mt19937 rng(11);
+    std::vector<std::uint32_t> live;
+    std::map<std::size_t, std::size_t> ranges;  // offset -> size of every live block
+    for (int step = 0; step < 30000; ++step) {
+        if (live.empty() || rng() % 3) {
+            std::size_t n = rng() % 2 ? 64 * (1 + rng() % 4) : 1 + rng() % 40000;
+            std::uint32_t b = t.take(n);
+            if (b == kNil) continue;
+            auto next = ranges.lower_bound(t.offset(b));
+            REQUIRE(next == ranges.end() || next->first >= t.offset(b) + t.size(b));
+            if (next != ranges.begin()) {
+                auto prev = std::prev(next);
+                REQUIRE(prev->first + prev->second <= t.offset(b));
+            }
+            ranges[t.offset(b)] = t.size(b);
+            live.push_back(b);
+        } else {
+            std::size_t k = rng() % live.size(), size = 0;
+            ranges.erase(t.offset(live[k]));
+            REQUIRE(t.c.release_at(t.c.base() + t.offset(live[k]), size, rng() % 4 != 0));
+            live[k] = live.back();
+            live.pop_back();
+        }
+        if (step % 4999 == 0) t.c.unstash();  // as a cycle end does
+        if (step % 997 == 0) REQUIRE(t.c.check() == std::string());
+    }
+    for (std::uint32_t b : live) t.c.release(b);
+    t.c.unstash();
+    CHECK_EQ(t.c.top, std::size_t(0));
+    CHECK_EQ(t.c.check(), std::string());
 }

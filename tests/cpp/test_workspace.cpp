@@ -1,7 +1,8 @@
 /// tests/cpp/test_workspace.cpp -- a workspace's policies (src/core/memory/workspace.h): learning
 /// (first_loop, over_time, none, strict), spills (external, reallocate, fail), max_size to the
-/// byte, circular reset, cycles and generations, zeroing, trimming, destroy with live blocks, and the
-/// address registry that finds a block's workspace.
+/// byte, circular reset, cycles and generations, zeroing, trimming, destroy with live blocks, the
+/// stash of small freed blocks, the address registry that finds a block's workspace, and its lock
+/// under threads.
 #include "check.h"
 
 #include "memory/workspace.h"
@@ -9,6 +10,9 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
 #include <vector>
 
 using wsa::block_size_for;
@@ -484,4 +488,101 @@ TEST(workspace_double_free_is_ignored_not_corrupting) {
     CHECK_EQ(ws->stats().live_arrays, std::size_t(1));
     CHECK_EQ(ws->check_heap(), std::string());
     Workspace::free_if_owned(b);
+}
+
+TEST(workspace_hands_a_freed_small_block_to_the_next_request_of_its_size) {
+    auto ws = make(fixed(1 << 20));
+    void *keep = ws->allocate(5000);
+    void *p = ws->allocate(100);
+    CHECK(Workspace::free_if_owned(p));
+    wsa::Stats s = ws->stats();
+    CHECK_EQ(s.live_arrays, std::size_t(1));  // the stash is invisible to the statistics
+    CHECK_EQ(s.used, block_size_for(5000));
+    CHECK_EQ(s.frees, std::size_t(1));
+    CHECK(Workspace::owner_of(p) == ws);  // still the workspace's memory
+    CHECK_EQ(Workspace::owned_size(p), Workspace::kNotOwned);  // but no live block
+    CHECK(Workspace::free_if_owned(p));  // a double free of a stashed block: ignored
+    CHECK_EQ(ws->stats().frees, std::size_t(1));
+    CHECK_EQ(ws->allocate(100), p);
+    CHECK_EQ(ws->stats().reused_bytes, block_size_for(100));
+    CHECK_EQ(ws->check_heap(), std::string());
+    Workspace::free_if_owned(p);
+    Workspace::free_if_owned(keep);
+    CHECK_EQ(ws->check_heap(), std::string());
+}
+
+TEST(workspace_merges_its_stash_before_it_would_spill) {
+    // 16 blocks of 4 KiB fill 64 KiB; freed, they sit in the stash, splitting the free space. A
+    // request for most of the chunk must find it merged, not spill.
+    auto ws = make(fixed(64 << 10));
+    std::vector<void *> blocks;
+    for (int k = 0; k < 16; ++k) blocks.push_back(ws->allocate(4096));
+    for (void *p : blocks) Workspace::free_if_owned(p);
+    void *big = ws->allocate(60 << 10);
+    CHECK_EQ(ws->stats().spills, std::size_t(0));
+    CHECK_EQ(ws->check_heap(), std::string());
+    Workspace::free_if_owned(big);
+}
+
+TEST(workspace_cycle_end_and_destroy_merge_the_stash) {
+    auto ws = make(fixed(1 << 20));
+    ws->begin_cycle();
+    void *a = ws->allocate(64), *b = ws->allocate(64);
+    Workspace::free_if_owned(b);  // the top block, stashed
+    Workspace::free_if_owned(a);
+    CHECK_EQ(ws->end_cycle(), std::string());
+    CHECK_EQ(ws->check_heap(), std::string());
+    // Merged back: the next cycle's first block starts at the bottom again, in fresh order.
+    ws->begin_cycle();
+    void *c = ws->allocate(1000);
+    CHECK_EQ(c, a);
+    void *d = ws->allocate(64);
+    Workspace::free_if_owned(d);  // stashed
+    std::size_t zombies = Workspace::zombie_bytes();
+    ws->destroy();  // `c` still lives: the chunk outlives the workspace, the stash merged
+    CHECK(Workspace::zombie_bytes() > zombies);
+    CHECK(Workspace::free_if_owned(d));  // a stale double free: ignored
+    CHECK(Workspace::free_if_owned(c));
+    CHECK_EQ(Workspace::zombie_bytes(), zombies);  // the last block freed: the chunk went back
+}
+
+TEST(workspace_registry_lock_holds_under_threads_freeing_each_others_blocks) {
+    // Each thread allocates from its own workspace and frees half of its blocks itself and half
+    // of another thread's (the lock's contended path, with the futex waits).
+    constexpr int kThreads = 4, kRounds = 4000;
+    std::vector<std::shared_ptr<Workspace>> spaces;
+    for (int t = 0; t < kThreads; ++t) spaces.push_back(make(fixed(1 << 20), "threaded"));
+    std::mutex handoff_mu;
+    std::vector<std::vector<void *>> handoff(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            std::mt19937 rng(t);
+            for (int r = 0; r < kRounds; ++r) {
+                void *p = spaces[t]->allocate(64 * (1 + rng() % 8));
+                if (r % 2) {
+                    Workspace::free_if_owned(p);
+                } else {
+                    std::lock_guard<std::mutex> g(handoff_mu);
+                    handoff[(t + 1) % kThreads].push_back(p);
+                }
+                std::vector<void *> mine;
+                {
+                    std::lock_guard<std::mutex> g(handoff_mu);
+                    mine.swap(handoff[t]);
+                }
+                for (void *q : mine) REQUIRE(Workspace::free_if_owned(q));
+            }
+        });
+    for (auto &th : threads) th.join();
+    for (auto &list : handoff)
+        for (void *q : list) REQUIRE(Workspace::free_if_owned(q));
+    for (auto &ws : spaces) {
+        wsa::Stats s = ws->stats();
+        CHECK_EQ(s.live_arrays, std::size_t(0));
+        CHECK_EQ(s.used, std::size_t(0));
+        CHECK_EQ(s.allocations, std::size_t(kRounds));
+        CHECK_EQ(s.frees, std::size_t(kRounds));
+        CHECK_EQ(ws->check_heap(), std::string());
+    }
 }

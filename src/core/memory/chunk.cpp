@@ -129,8 +129,48 @@ std::uint32_t Chunk::take_from_top(std::size_t total) {
     return i;
 }
 
+std::uint32_t Chunk::take_from_stash(std::size_t total) {
+    for (int k = stashed_ - 1; k >= 0; --k) {  // newest first: its memory is the warmest
+        std::uint32_t i = stash_[k];
+        if (records_[i].size != total) continue;
+        for (int j = k + 1; j < stashed_; ++j) stash_[j - 1] = stash_[j];
+        --stashed_;
+        return i;
+    }
+    return kNil;
+}
+
+void Chunk::stash(std::uint32_t b) {
+    if (stashed_ == kStashSlots) unstash_at(0);  // the oldest makes room
+    Block &r = records_[b];
+    r.requested = 0;
+    r.freed_at = cycles;
+    --live_blocks;
+    live_bytes -= r.size;
+    stash_[stashed_++] = b;
+}
+
+void Chunk::unstash_at(int k) {
+    std::uint32_t b = stash_[k];
+    for (int j = k + 1; j < stashed_; ++j) stash_[j - 1] = stash_[j];
+    --stashed_;
+    // release_unmapped() takes a live block: count it live for the moment.
+    ++live_blocks;
+    live_bytes += records_[b].size;
+    release_unmapped(b);
+}
+
 std::uint32_t Chunk::allocate(std::size_t total, bool prefer_top, std::size_t &dirty) {
     std::size_t old_high = high_water;
+    if (stashed_ && !prefer_top)
+        if (std::uint32_t i = take_from_stash(total); i != kNil) {
+            Block &b = records_[i];  // still marked live, its links untouched
+            dirty = old_high > b.offset ? std::min<std::size_t>(old_high, b.offset + b.size) - b.offset : 0;
+            ++live_blocks;
+            live_bytes += b.size;
+            live_.insert(b.offset, i);
+            return i;
+        }
     std::uint32_t i = prefer_top ? take_from_top(total) : nonempty ? take_from_lists(total) : kNil;
     if (i == kNil) i = prefer_top ? (nonempty ? take_from_lists(total) : kNil) : take_from_top(total);
     if (i == kNil) return kNil;
@@ -229,7 +269,13 @@ std::size_t Chunk::trim(std::size_t min_bytes, std::uint64_t age) {
 }
 
 std::string Chunk::check() const {
-    std::size_t off = 0, live = 0, live_b = 0, free_blocks = 0;
+    std::size_t off = 0, live = 0, live_b = 0, free_blocks = 0, stashed_seen = 0;
+    if (stashed_ < 0 || stashed_ > kStashSlots) return "bad stash count";
+    auto in_stash = [&](std::uint32_t i) {
+        for (int k = 0; k < stashed_; ++k)
+            if (stash_[k] == i) return true;
+        return false;
+    };
     std::uint32_t prev = kNil;
     bool prev_free = false;
     std::size_t walked = 0;
@@ -241,7 +287,11 @@ std::string Chunk::check() const {
         if (b.size == 0 || b.size % align || off + b.size > top) return "bad size " + std::to_string(b.size) + at;
         if (b.prev != prev) return "bad prev link" + at;
         if (!b.live && prev_free) return "two adjacent free blocks" + at;
-        if (b.live) {
+        if (b.live && in_stash(i)) {  // kept whole: neither in the live map nor in the counters
+            ++stashed_seen;
+            if (b.size > kStashMaxBytes || b.requested) return "a bad stashed block" + at;
+            if (live_.find(b.offset) != kNil) return "a stashed block in the live map" + at;
+        } else if (b.live) {
             ++live;
             live_b += b.size;
             if (live_.find(b.offset) != i) return "a live block missing from the live map" + at;
@@ -254,6 +304,7 @@ std::string Chunk::check() const {
     }
     if (off != top) return "blocks end at " + std::to_string(off) + ", not at top " + std::to_string(top);
     if (prev_free) return "a free block ends at the top";
+    if (stashed_seen != (std::size_t) stashed_) return "the stash names blocks that are not in the chunk (or twice)";
     if (prev != last) return "last does not name the top block";
     if (live != live_blocks || live_b != live_bytes) return "live counters do not match the blocks";
     if (live_.size() != live) return "the live map holds blocks that are not live";

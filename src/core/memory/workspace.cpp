@@ -109,9 +109,16 @@ struct Registry {
     void remove(Chunk *c) {
         if (last_found == c) last_found = nullptr;
         chunks.erase((std::uintptr_t) c->base());
+        // Shrink the range to the chunks left (they never overlap: the last by address ends
+        // highest). A heap spill's low address would otherwise leave every NumPy free taking the
+        // lock and the map lookup for as long as any chunk exists.
         if (chunks.empty()) {
             lo = UINTPTR_MAX;
             hi = 0;
+        } else {
+            lo = chunks.begin()->first;
+            const Chunk *top = chunks.rbegin()->second;
+            hi = (std::uintptr_t) top->base() + top->capacity();
         }
     }
 };
@@ -334,22 +341,37 @@ void *Workspace::allocate_locked(std::size_t n, bool zero) {
                               ", which the core cannot clear: zero it on the device");
     std::size_t total = block_size_for(n, align_);
     bool circ = circular();
-    for (Chunk *c : chunks_) {
-        std::size_t dirty = 0;
-        std::size_t fresh_before = c->capacity() - c->top;
-        if (std::uint32_t i = c->allocate(total, circ, dirty); i != kNil) {
-            if (circ && fresh_before < total) ++stats_.wraps;
-            Block &b = c->rec(i);
-            b.requested = n;
-            // b.size, not total: a free block a little larger than asked for is not split, and
-            // the free path subtracts b.size.
-            note_allocation_locked(b.size, dirty > 0);
-            void *data = c->base() + b.offset;
-            if (zero) stats_.zeroed_bytes += clear(data, n, dirty);
-            return data;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        for (Chunk *c : chunks_) {
+            std::size_t dirty = 0;
+            std::size_t fresh_before = c->capacity() - c->top;
+            if (std::uint32_t i = c->allocate(total, circ, dirty); i != kNil) {
+                if (circ && fresh_before < total) ++stats_.wraps;
+                Block &b = c->rec(i);
+                b.requested = n;
+                // b.size, not total: a free block a little larger than asked for is not split,
+                // and the free path subtracts b.size.
+                note_allocation_locked(b.size, dirty > 0);
+                void *data = c->base() + b.offset;
+                if (zero) stats_.zeroed_bytes += clear(data, n, dirty);
+                return data;
+            }
         }
+        // Small blocks kept whole for reuse (chunk.h, the stash) may split the free space the
+        // request needs: merge them back and look again before spilling.
+        if (!unstash_locked()) break;
     }
     return spill_locked(total, n, zero);
+}
+
+bool Workspace::unstash_locked() {
+    bool any = false;
+    for (Chunk *c : chunks_)
+        if (c->has_stash()) {
+            c->unstash();
+            any = true;
+        }
+    return any;
 }
 
 void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero) {
@@ -421,7 +443,7 @@ bool Workspace::free_if_owned(void *p) {
     if (c->spill) {  // one block at the chunk's start, no records (spills stay as cheap as malloc)
         if (p != c->base() || !c->live_blocks) return true;  // not a live block: ignored
         size = c->live_bytes;
-    } else if (c->release_at(p, size)) {
+    } else if (c->release_at(p, size, /*keep_whole=*/ws && !ws->circular())) {
         offset = (std::size_t) ((const char *) p - c->base());
     } else {
         return true;  // inside a chunk but not a live block's start (a double free): ignored
@@ -530,6 +552,7 @@ std::string Workspace::end_cycle() noexcept {
     cycle_open_.store(false, std::memory_order_release);
     bump_scope_epoch();
     if (!alive()) return "";
+    unstash_locked();  // learning, trimming and refiling look at the free space as it is
     ++stats_.cycles;
     stats_.peak_cycle_bytes = stats_.peak_current_cycle;
     if (!circular()) generation_.fetch_add(1, std::memory_order_acq_rel);
@@ -598,6 +621,7 @@ void Workspace::destroy_locked(DestroyReason why) {
     std::vector<Chunk *> owned;
     for (auto &kv : r.chunks)
         if (kv.second->owner == this) owned.push_back(kv.second);
+    unstash_locked();  // a chunk that outlives it (a zombie) gives freed pages back as they merge
     for (Chunk *c : owned) {
         if (c->live_blocks == 0) {
             release_chunk_locked(c);

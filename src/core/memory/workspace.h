@@ -143,6 +143,8 @@ private:
     void *allocate_locked(std::size_t n, bool zero);
     void destroy_locked(DestroyReason why);
     void *spill_locked(std::size_t total, std::size_t n, bool zero);
+    /// Merge every chunk's stash back into its free space (chunk.h); false when all were empty.
+    bool unstash_locked();
     /// A new chunk of about `size` bytes (rounded to pages, never past max_size); throws
     /// WorkspaceOutOfMemory when max_size leaves less than `at_least` bytes.
     Chunk *map_chunk_locked(std::size_t size, bool spill, std::size_t at_least = 0);
