@@ -12,6 +12,7 @@
 #include "scopes.h"
 
 #include <new>
+#include <optional>
 #include <string>
 
 namespace wsa_py {
@@ -112,24 +113,31 @@ PyObject *array_iter(PyObject *self) {
 PyObject *array_subscript(PyObject *s, PyObject *key) {
     return guarded([&]() -> PyObject * {
         Array &a = self_of(s, "Array.__getitem__");
+        bool array_key = is_array(key);
         // One element of a numeric array, and views (a[1:], a[1:-1, 2:], a row): made directly
-        // (fast_indexing.h).
-        if (PyObject *r = fast_item(a, key)) return r;
-        if (PyObject *r = fast_view(a, s, key)) return r;
+        // (fast_indexing.h). Neither takes an Array key.
+        if (!array_key) {
+            if (PyObject *r = fast_item(a, key)) return r;
+            if (PyObject *r = fast_view(a, s, key)) return r;
+        }
         // Basic indexing (ints, slices, ..., None, and tuples of them) and a single Array key (a
         // mask, indices) go straight to the ndarray; anything else (lists, tuples holding Arrays)
         // takes the general path, as do errors of basic indexing (which it names).
-        bool array_key = is_array(key);
         if (array_key || is_basic_index(key)) {
             PyObject *k = array_key ? self_of(key, "Array.__getitem__").data().ptr() : key;
             wsa::Workspace *target = current_target();
-            RouteGuard route(target);  // a scalar result becomes a 0-d array here
+            // A scalar result becomes a 0-d array here. No route to set up (and restore) when
+            // NumPy's allocations go to NumPy's memory anyway.
+            std::optional<RouteGuard> route;
+            if (target || routing_active()) route.emplace(target);
             if (PyObject *r = PyObject_GetItem(a.data().ptr(), k)) {
                 // An array key (a mask, indices) gives an array NumPy allocated just now: outside
-                // workspaces, ordinary memory (no need to ask which workspace holds its address).
-                if (array_key && !target && is_ndarray_exact(r) && ndarray_owns_data(r)) {
+                // workspaces, ordinary memory; inside, the block the route just handed out (no
+                // need to ask the registry which workspace holds its address).
+                if (array_key && is_ndarray_exact(r) && ndarray_owns_data(r) &&
+                    (!target || routed_owner_of(PyArray_DATA((PyArrayObject *) r)) == target)) {
                     nb::object owned = nb::steal(r);
-                    return make_array(r, Token{}, false, nullptr);
+                    return make_array(r, token_of_target(target), false, nullptr);
                 }
                 // A view of this array's own memory belongs to the same workspace cycle, and has
                 // this Array as its .base (as NumPy's views name their base).

@@ -231,3 +231,55 @@ def test_views_in_a_workspace_belong_to_its_cycle():
         v.sum()
     assert empty.shape == (0,) and empty.sum() == 0.0
     wa.memory.destroy_workspace("FAST_INDEXING_CYCLE")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool", "complex128", "object"])
+def test_mask_and_index_keys_give_numpys_results_in_the_right_memory(dtype, scope):
+    want = values(dtype)
+    a = wa.asarray(want)
+    for key_np in (want.astype(bool), want.astype(bool) & False, numpy.array([3, 0, -1, 3])):
+        got = a[wa.asarray(key_np)]
+        expect = want[key_np]
+        assert isinstance(got, wa.Array) and got.dtype == expect.dtype and got.shape == expect.shape
+        assert numpy.array_equal(numpy.asarray(got), expect)
+        # A fresh array: in the workspace's cycle when there is one (unless empty), else ordinary.
+        assert got.is_attached() == (scope is not None and expect.size > 0)
+        if got.is_attached():
+            assert got.workspace == "FAST_INDEXING"
+
+
+def test_mask_results_of_a_cycle_go_stale_with_it():
+    with wa.workspace("FAST_INDEXING_MASK"):
+        a = wa.arange(10.0)
+        picked = a[a > 4]
+        kept = a[a > 7].detach()
+    with pytest.raises(wa.WorkspaceError, match="cycle"):
+        picked.sum()
+    assert kept.tolist() == [8.0, 9.0]
+    wa.memory.destroy_workspace("FAST_INDEXING_MASK")
+
+
+def test_len_is_numpys_first_dimension(scope):
+    for shape in [(5,), (0,), (3, 2), (0, 4), (2, 3, 4)]:
+        assert len(wa.zeros(shape)) == len(numpy.zeros(shape))
+        assert len(wa.zeros(shape).T) == len(numpy.zeros(shape).T)
+    assert len(wa.arange(10.0)[::3]) == 4
+    # NumPy's TypeError for 0-d arrays; a scalar result is a 0-d array, as the standard says.
+    for unsized in (wa.zeros(()), wa.sum(wa.ones(3))):
+        assert outcome(lambda: len(unsized)) == outcome(lambda: len(numpy.zeros(())))
+
+
+def test_attribute_lookup_finds_own_attributes_then_numpys():
+    a = wa.arange(6.0).reshape(2, 3)
+    assert a.shape == (2, 3) and a.ndim == 2 and a.strides == (24, 8) and a.itemsize == 8
+    assert a.sum() == 15.0 and a.T.shape == (3, 2)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_thing'"):
+        a.no_such_thing
+    assert not hasattr(a, "no_such_thing") and getattr(a, "no_such_thing", 7) == 7
+    with pytest.raises(AttributeError, match="has no attribute '__array_interface_x__'"):
+        a.__array_interface_x__
+    with wa.workspace("FAST_INDEXING_ATTR"):
+        b = wa.ones(3)
+    with pytest.raises(wa.WorkspaceError, match="Array.strides"):
+        b.strides  # a name forwarded to NumPy checks the cycle, as before
+    wa.memory.destroy_workspace("FAST_INDEXING_ATTR")
