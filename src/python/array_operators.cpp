@@ -7,6 +7,9 @@
 #include "fast_float64.h"
 #include "fast_scalars.h"
 #include "numpy_access.h"
+#include "numpy_alloc.h"
+#include "numpy_api.h"
+#include "scopes.h"
 
 #include <string>
 
@@ -178,6 +181,44 @@ nb::object binary(const char *name, wsa::BinaryOp op, PyObject *f, nb::handle x,
     return call2(name, f, x, y);
 }
 
+/// The ndarray of an Array operand of `@` when it has 2 or more dimensions (stale Arrays raise,
+/// naming `fn`); null otherwise.
+PyArrayObject *matmul_operand(PyObject *x, const char *fn) {
+    if (!is_array(x)) return nullptr;
+    Array &a = self_of(x, fn);
+    if (stands_for_scalar(a)) return nullptr;
+    PyObject *d = a.data().ptr();
+    return PyArray_CheckExact(d) && PyArray_NDIM((PyArrayObject *) d) >= 2 ? (PyArrayObject *) d : nullptr;
+}
+
+/// x @ y for two Arrays of 2 or more dimensions: ndarray's own @ on their ndarrays, the result
+/// (always a new array) wrapped as made in the current target. The general path's argument scan,
+/// override checks and registry lookup cost a quarter of an 8 x 8 product. Null (nothing raised)
+/// for anything else and for every error, which the general path then raises with its message.
+PyObject *fast_matmul(PyObject *x, PyObject *y, const char *fn) {
+    PyArrayObject *a = matmul_operand(x, fn);
+    PyArrayObject *b = a ? matmul_operand(y, fn) : nullptr;
+    if (!b) return nullptr;
+    wsa::Workspace *target = current_target();
+    PyObject *r;
+    {
+        RouteGuard route(target);
+        // Both exact ndarrays: their type's slot directly (what PyNumber_MatrixMultiply finds).
+        r = Py_TYPE(a)->tp_as_number->nb_matrix_multiply((PyObject *) a, (PyObject *) b);
+        if (r && (!route.lost().empty() || !is_ndarray_exact(r) || !ndarray_owns_data(r) ||
+                  (target && routed_owner_of(PyArray_DATA((PyArrayObject *) r)) != target))) {
+            Py_DECREF(r);  // not the fresh result expected: the general path decides
+            return nullptr;
+        }
+    }
+    if (!r) {
+        PyErr_Clear();
+        clear_allocation_error();
+        return nullptr;
+    }
+    return wrap_new(r, target);
+}
+
 nb::object unary(const char *name, wsa::UnaryOp op, PyObject *f, nb::handle x) {
     if (PyObject *r = fast_unary(op, x.ptr(), name)) return nb::steal(r);
     return call1(name, f, x);
@@ -233,6 +274,16 @@ template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
         if (is_array(x) && should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
         if (S.kernel) return binary(name, S.op, ops.*S.f, x, y).release().ptr();
         return call2(name, ops.*S.f, x, y).release().ptr();
+    }, (PyObject *) nullptr);
+}
+
+/// x @ y and (reflected) y @ x.
+PyObject *matmul_slot(PyObject *x, PyObject *y) {
+    return guarded([&]() -> PyObject * {
+        const char *name = is_array(x) ? "Array.__matmul__" : "Array.__rmatmul__";
+        if (PyObject *r = fast_matmul(x, y, name)) return r;
+        if (is_array(x) && should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
+        return call2(name, ops.matmul, x, y).release().ptr();
     }, (PyObject *) nullptr);
 }
 
@@ -344,6 +395,7 @@ PyType_Slot array_operator_slots[] = {{Py_nb_add, (void *) binary_slot<kAdd>},
                                       {Py_nb_floor_divide, (void *) binary_slot<kFloorDiv>},
                                       {Py_nb_power, (void *) power_slot},
                                       {Py_nb_remainder, (void *) binary_slot<kMod>},
+                                      {Py_nb_matrix_multiply, (void *) matmul_slot},
                                       {Py_nb_inplace_add, (void *) inplace_slot<kAdd>},
                                       {Py_nb_inplace_subtract, (void *) inplace_slot<kSub>},
                                       {Py_nb_inplace_multiply, (void *) inplace_slot<kMul>},
@@ -374,7 +426,9 @@ void export_array_operators(nb::module_ &m, nb::class_<Array> &cls) {
     cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); }, \
             nb::arg("other").none());
     // x + y, y + x and x += y (also - * / // % **) are type slots (binary_slot, inplace_slot).
-    WSA_BINARY("__matmul__", "__rmatmul__", "__imatmul__", matmul)
+    // x @ y and y @ x are a type slot (matmul_slot); x @= y a method.
+    cls.def("__imatmul__", [](nb::handle s, nb::handle o) { return inplace("Array.__imatmul__", ops.matmul, s, o); },
+            nb::arg("other").none());
     WSA_BINARY("__and__", "__rand__", "__iand__", bitwise_and)
     WSA_BINARY("__or__", "__ror__", "__ior__", bitwise_or)
     WSA_BINARY("__xor__", "__rxor__", "__ixor__", bitwise_xor)

@@ -1,0 +1,105 @@
+"""x @ y between Arrays (src/python/array_operators.cpp, fast_matmul and the @ type slot) against
+NumPy: dtypes, batched and broadcast shapes, transposed and strided operands, the results' memory
+inside and outside a workspace, stale operands, errors, and the operands the lean path leaves to
+the general one (1-D, scalars, ndarrays, other types)."""
+
+import numpy
+import pytest
+
+import wsarray as wa
+
+from error_helpers import raises_numpys
+
+DTYPES = ["float64", "float32", "float16", "int64", "int8", "uint16", "bool", "complex128", "object"]
+
+
+def operands(dtype, a_shape, b_shape, seed=0):
+    rng = numpy.random.default_rng(seed)
+    a = (rng.standard_normal(a_shape) * 4).astype(dtype)
+    b = (rng.standard_normal(b_shape) * 4).astype(dtype)
+    return a, b
+
+
+def same(got, want):
+    assert isinstance(got, wa.Array)
+    got = numpy.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert numpy.array_equal(got, want)
+
+
+@pytest.fixture(params=["outside", "workspace"])
+def scope(request):
+    if request.param == "outside":
+        yield None
+        return
+    with wa.workspace("FAST_MATMUL") as ws:
+        yield ws
+    wa.memory.destroy_workspace("FAST_MATMUL")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", [((1, 1), (1, 1)), ((8, 8), (8, 8)), ((3, 5), (5, 2)), ((4, 2, 3), (4, 3, 6)),
+                                    ((2, 1, 3, 4), (5, 4, 2)), ((0, 3), (3, 4)), ((3, 0), (0, 4))])
+def test_products_are_numpys(dtype, shapes, scope):
+    a, b = operands(dtype, *shapes)
+    got = wa.asarray(a) @ wa.asarray(b)
+    same(got, a @ b)
+    # Made in the workspace's cycle when there is one (empty results never are), else ordinary.
+    assert got.is_attached() == (scope is not None and (a @ b).size > 0)
+
+
+def test_transposed_strided_and_mixed_dtype_operands(scope):
+    a, b = operands("float64", (6, 8), (6, 8))
+    wa_a, wa_b = wa.asarray(a), wa.asarray(b)
+    same(wa_a.T @ wa_b, a.T @ b)
+    same(wa_a[::2] @ wa_b[::2].T, a[::2] @ b[::2].T)
+    same(wa_a[:, 1::3] @ wa_b.T[1::3], a[:, 1::3] @ b.T[1::3])
+    i = numpy.arange(48, dtype="int32").reshape(8, 6)
+    same(wa_a @ wa.asarray(i), a @ i)  # promotion as NumPy's
+
+
+def test_operands_left_to_the_general_path_behave_as_numpys():
+    a, b = operands("float64", (3, 4), (4,))
+    same(wa.asarray(a) @ wa.asarray(b), a @ b)  # 2-D @ 1-D
+    same(wa.asarray(b) @ wa.asarray(a.T), b @ a.T)  # 1-D @ 2-D
+    s = wa.asarray(b) @ wa.asarray(b)  # 1-D @ 1-D: a scalar result
+    assert float(s) == float(b @ b) and s.shape == ()
+    same(a.T @ wa.asarray(a), a.T @ a)  # an ndarray on the left: the reflected operator
+    same(wa.asarray(a) @ a.T, a @ a.T)
+    same(wa.asarray(a) @ a.T.tolist(), a @ a.T)
+
+
+def test_errors_are_numpys_and_name_the_operator():
+    a = wa.ones((3, 4))
+    with raises_numpys(ValueError, "matmul: Input operand 1 has a mismatch", "Array.__matmul__"):
+        a @ wa.ones((3, 4))
+    with raises_numpys(ValueError, "matmul: Input operand 1 does not have enough dimensions",
+                       "Array.__matmul__"):
+        a @ 2.0
+    with pytest.raises(TypeError):
+        a @ "x"
+
+
+def test_stale_operands_raise_and_results_go_stale_with_their_cycle():
+    with wa.workspace("FAST_MATMUL_STALE"):
+        a = wa.ones((4, 4))
+        p = a @ a
+        assert p.is_attached() and p.workspace == "FAST_MATMUL_STALE"
+        kept = (a @ a).detach()
+    try:
+        for use in (lambda: a @ kept, lambda: kept @ a, lambda: p.sum()):
+            with pytest.raises(wa.WorkspaceError, match="cycle"):
+                use()
+        same(kept, numpy.full((4, 4), 4.0))
+    finally:
+        wa.memory.destroy_workspace("FAST_MATMUL_STALE")
+
+
+def test_a_type_deferring_to_its_reflected_matmul_gets_it():
+    class Deferring:
+        __array_ufunc__ = None
+
+        def __rmatmul__(self, other):
+            return "rmatmul"
+
+    assert wa.ones((2, 2)) @ Deferring() == "rmatmul"
