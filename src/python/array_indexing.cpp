@@ -108,6 +108,38 @@ PyObject *array_iter(PyObject *self) {
     return nullptr;
 }
 
+/// a[key] beyond the element and view paths. Out of line: a[1:] and a[i] stay a short function.
+[[gnu::noinline]] PyObject *subscript_routed(Array &a, PyObject *s, PyObject *key, bool array_key) {
+    // Basic indexing (ints, slices, ..., None, and tuples of them) and a single Array key (a
+    // mask, indices) go straight to the ndarray; anything else (lists, tuples holding Arrays)
+    // takes the general path, as do errors of basic indexing (which it names).
+    if (array_key || is_basic_index(key)) {
+        PyObject *k = array_key ? self_of(key, "Array.__getitem__").data().ptr() : key;
+        wsa::Workspace *target = current_target();
+        // A scalar result becomes a 0-d array here. No route to set up (and restore) when
+        // NumPy's allocations go to NumPy's memory anyway.
+        std::optional<RouteGuard> route;
+        if (target || routing_active()) route.emplace(target);
+        if (PyObject *r = PyObject_GetItem(a.data().ptr(), k)) {
+            // An array key (a mask, indices) gives an array NumPy allocated just now: outside
+            // workspaces, ordinary memory; inside, the block the route just handed out (no
+            // need to ask the registry which workspace holds its address).
+            if (array_key && is_ndarray_exact(r) && ndarray_owns_data(r) &&
+                (!target || routed_owner_of(PyArray_DATA((PyArrayObject *) r)) == target)) {
+                nb::object owned = nb::steal(r);
+                return make_array(r, token_of_target(target), false, nullptr);
+            }
+            // A view of this array's own memory belongs to the same workspace cycle, and has
+            // this Array as its .base (as NumPy's views name their base).
+            return wrap_derived(nb::steal(r), a, s).release().ptr();
+        }
+        if (array_key) raise_routed_error("Array.__getitem__");
+        PyErr_Clear();
+        clear_allocation_error();
+    }
+    return call2("Array.__getitem__", ops.getitem, s, key).release().ptr();
+}
+
 /// a[key]. Slots instead of methods: Python calls them directly, without a method lookup and
 /// nanobind's argument dispatch (the per-call cost of indexing in loops).
 PyObject *array_subscript(PyObject *s, PyObject *key) {
@@ -120,34 +152,7 @@ PyObject *array_subscript(PyObject *s, PyObject *key) {
             if (PyObject *r = fast_item(a, key)) return r;
             if (PyObject *r = fast_view(a, s, key)) return r;
         }
-        // Basic indexing (ints, slices, ..., None, and tuples of them) and a single Array key (a
-        // mask, indices) go straight to the ndarray; anything else (lists, tuples holding Arrays)
-        // takes the general path, as do errors of basic indexing (which it names).
-        if (array_key || is_basic_index(key)) {
-            PyObject *k = array_key ? self_of(key, "Array.__getitem__").data().ptr() : key;
-            wsa::Workspace *target = current_target();
-            // A scalar result becomes a 0-d array here. No route to set up (and restore) when
-            // NumPy's allocations go to NumPy's memory anyway.
-            std::optional<RouteGuard> route;
-            if (target || routing_active()) route.emplace(target);
-            if (PyObject *r = PyObject_GetItem(a.data().ptr(), k)) {
-                // An array key (a mask, indices) gives an array NumPy allocated just now: outside
-                // workspaces, ordinary memory; inside, the block the route just handed out (no
-                // need to ask the registry which workspace holds its address).
-                if (array_key && is_ndarray_exact(r) && ndarray_owns_data(r) &&
-                    (!target || routed_owner_of(PyArray_DATA((PyArrayObject *) r)) == target)) {
-                    nb::object owned = nb::steal(r);
-                    return make_array(r, token_of_target(target), false, nullptr);
-                }
-                // A view of this array's own memory belongs to the same workspace cycle, and has
-                // this Array as its .base (as NumPy's views name their base).
-                return wrap_derived(nb::steal(r), a, s).release().ptr();
-            }
-            if (array_key) raise_routed_error("Array.__getitem__");
-            PyErr_Clear();
-            clear_allocation_error();
-        }
-        return call2("Array.__getitem__", ops.getitem, s, key).release().ptr();
+        return subscript_routed(a, s, key, array_key);
     }, (PyObject *) nullptr);
 }
 
