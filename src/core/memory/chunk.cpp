@@ -129,14 +129,16 @@ std::uint32_t Chunk::take_from_top(std::size_t total) {
     return i;
 }
 
+std::uint32_t Chunk::remove_stash_slot(int k) {
+    std::uint32_t b = stash_[k];
+    for (int j = k + 1; j < stashed_; ++j) stash_[j - 1] = stash_[j];
+    --stashed_;
+    return b;
+}
+
 std::uint32_t Chunk::take_from_stash(std::size_t total) {
-    for (int k = stashed_ - 1; k >= 0; --k) {  // newest first: its memory is the warmest
-        std::uint32_t i = stash_[k];
-        if (records_[i].size != total) continue;
-        for (int j = k + 1; j < stashed_; ++j) stash_[j - 1] = stash_[j];
-        --stashed_;
-        return i;
-    }
+    for (int k = stashed_ - 1; k >= 0; --k)  // newest first: its memory is the warmest
+        if (records_[stash_[k]].size == total) return remove_stash_slot(k);
     return kNil;
 }
 
@@ -151,9 +153,7 @@ void Chunk::stash(std::uint32_t b) {
 }
 
 void Chunk::unstash_at(int k) {
-    std::uint32_t b = stash_[k];
-    for (int j = k + 1; j < stashed_; ++j) stash_[j - 1] = stash_[j];
-    --stashed_;
+    std::uint32_t b = remove_stash_slot(k);
     // release_unmapped() takes a live block: count it live for the moment.
     ++live_blocks;
     live_bytes += records_[b].size;

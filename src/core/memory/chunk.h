@@ -170,8 +170,10 @@ private:
     /// A stashed block of exactly `total` bytes, made live again; kNil when none.
     std::uint32_t take_from_stash(std::size_t total);
     void stash(std::uint32_t b);
-    /// Merge stash slot `k` back into the free space (later slots move down one).
+    /// Merge stash slot `k` back into the free space.
     void unstash_at(int k);
+    /// Take slot `k` out of the stash (later slots move down one); the block it held.
+    std::uint32_t remove_stash_slot(int k);
     std::uint32_t take_from_top(std::size_t total);
     void push_free(std::uint32_t b);
     void unlink_free(std::uint32_t b);
