@@ -5,6 +5,7 @@
 
 #include "engine.h"
 #include "fast_float64.h"
+#include "fast_indexing.h"
 #include "fast_scalars.h"
 #include "numpy_access.h"
 #include "numpy_alloc.h"
@@ -185,10 +186,8 @@ nb::object binary(const char *name, wsa::BinaryOp op, PyObject *f, nb::handle x,
 /// naming `fn`); null otherwise.
 PyArrayObject *matmul_operand(PyObject *x, const char *fn) {
     if (!is_array(x)) return nullptr;
-    Array &a = self_of(x, fn);
-    if (stands_for_scalar(a)) return nullptr;
-    PyObject *d = a.data().ptr();
-    return PyArray_CheckExact(d) && PyArray_NDIM((PyArrayObject *) d) >= 2 ? (PyArrayObject *) d : nullptr;
+    PyArrayObject *d = plain_ndarray(self_of(x, fn));
+    return d && PyArray_NDIM(d) >= 2 ? d : nullptr;
 }
 
 /// x @ y for two Arrays of 2 or more dimensions: ndarray's own @ on their ndarrays, the result

@@ -67,12 +67,15 @@ char *element_address(PyArrayObject *nd, PyObject *key) {
     return p;
 }
 
-/// The base-class ndarray of a non-scalar Array, else null.
+} // namespace
+
 PyArrayObject *plain_ndarray(Array &a) {
     if (stands_for_scalar(a)) return nullptr;
     PyObject *d = a.data().ptr();
     return PyArray_CheckExact(d) ? (PyArrayObject *) d : nullptr;
 }
+
+namespace {
 
 template <class Scalar> PyObject *boxed(PyArray_Descr *descr, const char *p) {
     PyObject *s = descr->typeobj->tp_alloc(descr->typeobj, 0);

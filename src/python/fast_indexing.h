@@ -12,6 +12,7 @@
 #include "array_record.h"
 
 struct _PyArray_Descr;
+struct tagPyArrayObject;
 
 namespace wsa_py {
 
@@ -20,6 +21,9 @@ namespace wsa_py {
 _PyArray_Descr *canonical_numeric(_PyArray_Descr *d);
 /// The canonical descriptor of builtin numeric type `type_num` (borrowed; NumPy keeps it).
 _PyArray_Descr *builtin_descr(int type_num);
+
+/// The base-class ndarray of a non-scalar Array, else null (a scalar result, an ndarray subclass).
+tagPyArrayObject *plain_ndarray(Array &a);
 
 /// `a[key]` for an int (1-D) or a tuple of ints (one per axis) selecting one element of a
 /// builtin numeric dtype: the scalar result holding the NumPy scalar NumPy returns.
