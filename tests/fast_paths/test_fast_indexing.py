@@ -21,14 +21,7 @@ def values(dtype, n=24):
     return (numpy.arange(n) % 7 - 2).astype(dtype)
 
 
-@pytest.fixture(params=["outside", "workspace"])
-def scope(request):
-    if request.param == "outside":
-        yield None
-        return
-    with wa.workspace("FAST_INDEXING") as ws:
-        yield ws
-    wa.memory.destroy_workspace("FAST_INDEXING")
+SCOPE_WORKSPACE = "FAST_INDEXING"  # the `scope` fixture's workspace (conftest.py)
 
 
 def same_view(got, want):

@@ -27,14 +27,7 @@ def same(got, want):
     assert numpy.array_equal(got, want)
 
 
-@pytest.fixture(params=["outside", "workspace"])
-def scope(request):
-    if request.param == "outside":
-        yield None
-        return
-    with wa.workspace("FAST_MATMUL") as ws:
-        yield ws
-    wa.memory.destroy_workspace("FAST_MATMUL")
+SCOPE_WORKSPACE = "FAST_MATMUL"  # the `scope` fixture's workspace (conftest.py)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
