@@ -4,6 +4,7 @@
 #include "numpy_api.h"
 
 #include "fast_float64.h"
+#include "fast_indexing.h"
 
 #include "numpy_alloc.h"
 #include "scopes.h"
@@ -223,6 +224,8 @@ void report_fp_errors(wsa::BinaryOp op, int flags) {
 /// Allocate the result (shape of `like`, C order) in the current target. Null with no error set
 /// if the allocation failed (the general path then reports the failure properly).
 PyArrayObject *new_result(PyArrayObject *like, int type, wsa::Workspace *target) {
+    if (PyArray_Descr *d = builtin_descr(type))
+        if (PyArrayObject *r = new_owned_array(target, d, PyArray_NDIM(like), PyArray_DIMS(like), false)) return r;
     RouteGuard route(target, RouteGuard::NoCallbacks{});  // a builtin type number
     PyObject *r = PyArray_SimpleNew(PyArray_NDIM(like), PyArray_DIMS(like), type);
     if (!r) {

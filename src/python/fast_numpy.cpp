@@ -25,6 +25,10 @@ constexpr npy_intp kReleaseGil = 500;
 /// A new, uninitialised C-ordered array in `target`; null with no error set if allocation failed
 /// (the general path then reports it). Steals a reference to `descr`.
 PyArrayObject *new_array_in(wsa::Workspace *target, PyArray_Descr *descr, int nd, npy_intp *dims, bool zeroed = false) {
+    if (PyArrayObject *r = new_owned_array(target, descr, nd, dims, zeroed)) {
+        Py_DECREF(descr);
+        return r;
+    }
     auto make = [&] {
         return zeroed ? PyArray_Zeros(nd, dims, descr, 0)
                       : PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, nullptr, nullptr, 0, nullptr);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <dlfcn.h>
 #include <stdexcept>
 
 namespace wsa_py {
@@ -20,6 +21,12 @@ static thread_local void *tl_last = nullptr;              // last block route_al
 static thread_local wsa::Workspace *tl_last_ws = nullptr;  // ... and its workspace
 static PyDataMem_Handler *g_default = nullptr;  // NumPy's own handler, for everything not routed
 static PyObject *g_capsule = nullptr;            // our handler, as NumPy wants it
+static PyObject *g_default_capsule = nullptr;    // NumPy's, as it was at import
+constexpr unsigned kNumpyTraceDomain = 389047;   // NumPy's tracemalloc domain (NPY_TRACE_DOMAIN)
+// tracemalloc's C API, looked up at import: CPython 3.11's tracemalloc.h declares it without
+// extern "C", so a C++ call would name a mangled symbol. Null: not found, not traced.
+static int (*g_trace_track)(unsigned, std::uintptr_t, std::size_t) = nullptr;
+static int (*g_trace_untrack)(unsigned, std::uintptr_t) = nullptr;
 
 static void *route_alloc(std::size_t n, bool zero) {
     try {
@@ -93,6 +100,9 @@ void init_numpy_alloc() {
     g_default = (PyDataMem_Handler *) PyCapsule_GetPointer(current, "mem_handler");
     if (!g_default) throw std::runtime_error("wsarray: cannot read NumPy's default memory handler");
     // `current` stays referenced forever: g_default points into it.
+    g_default_capsule = current;
+    g_trace_track = (decltype(g_trace_track)) dlsym(RTLD_DEFAULT, "PyTraceMalloc_Track");
+    g_trace_untrack = (decltype(g_trace_untrack)) dlsym(RTLD_DEFAULT, "PyTraceMalloc_Untrack");
     g_capsule = PyCapsule_New(&g_handler, "mem_handler", nullptr);
     if (!g_capsule) throw std::runtime_error("wsarray: cannot create the memory handler capsule");
 }
@@ -117,6 +127,66 @@ static void ensure_handler_installed() {
     }
     checked_context = ts->context;
     checked_version = ts->context_ver;
+}
+
+/// The handler capsule that NumPy's allocations outside workspaces go to in this context, when
+/// they end in NumPy's default allocator (its own handler, or ours with no route up); null if the
+/// context has a handler of its own. Looked up again only when the context or its version changed.
+static PyObject *plain_handler_here() {
+    static thread_local const PyObject *checked_context = nullptr;
+    static thread_local std::uint64_t checked_version = 0;
+    static thread_local PyObject *plain = nullptr;  // g_capsule, g_default_capsule or null
+    PyThreadState *ts = PyThreadState_Get();
+    if (ts->context && ts->context == checked_context && ts->context_ver == checked_version) return plain;
+    PyObject *current = PyDataMem_GetHandler();
+    if (!current) {
+        PyErr_Clear();
+        return nullptr;
+    }
+    Py_DECREF(current);  // both candidates are kept alive for the process
+    plain = current == g_capsule || current == g_default_capsule ? current : nullptr;
+    checked_context = ts->context;
+    checked_version = ts->context_ver;
+    return plain;
+}
+
+PyArrayObject *new_owned_array(wsa::Workspace *target, PyArray_Descr *descr, int nd, const npy_intp *dims,
+                               bool zeroed) {
+    npy_intp nbytes = PyDataType_ELSIZE(descr);
+    for (int i = 0; i < nd; ++i)
+        if (__builtin_mul_overflow(nbytes, dims[i], &nbytes)) nbytes = 0;
+    // Data from NumPy's default allocator is NumPy's default handler's to free, whichever of the
+    // two plain handlers the context has.
+    PyObject *handler = target ? g_capsule : plain_handler_here() ? g_default_capsule : nullptr;
+    void *data = nullptr;
+    if (nbytes > 0 && handler) {
+        if (target) {
+            try {
+                data = target->allocate((std::size_t) nbytes, zeroed);
+            } catch (const std::exception &) {  // NumPy's path reports it (route_alloc's message)
+            }
+        } else {
+            const PyDataMemAllocator &a = g_default->allocator;
+            data = zeroed ? a.calloc(a.ctx, (std::size_t) nbytes, 1) : a.malloc(a.ctx, (std::size_t) nbytes);
+            // As NumPy's PyDataMem_UserNEW (which ignores a failure to trace).
+            if (data && g_trace_track) g_trace_track(kNumpyTraceDomain, (std::uintptr_t) data, (std::size_t) nbytes);
+        }
+    }
+    if (!data) return nullptr;
+    Py_INCREF(descr);  // PyArray_NewFromDescr steals it
+    auto *arr = (PyArrayObject *) PyArray_NewFromDescr(&PyArray_Type, descr, nd, const_cast<npy_intp *>(dims), nullptr,
+                                                       data, NPY_ARRAY_CARRAY, nullptr);
+    if (!arr) {
+        PyErr_Clear();
+        if (!target && g_trace_untrack) g_trace_untrack(kNumpyTraceDomain, (std::uintptr_t) data);
+        ws_free(nullptr, data, (std::size_t) nbytes);
+        return nullptr;
+    }
+    // What NumPy does for an array that owns its data (array_dealloc frees it with this handler).
+    Py_INCREF(handler);
+    ((PyArrayObject_fields *) arr)->mem_handler = handler;
+    PyArray_ENABLEFLAGS(arr, NPY_ARRAY_OWNDATA);
+    return arr;
 }
 
 RouteGuard::RouteGuard(wsa::Workspace *target) : prev_(tl_route) {

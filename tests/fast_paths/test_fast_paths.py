@@ -15,6 +15,8 @@ import wsarray as wa
 from error_helpers import raises_numpys
 from thread_helpers import run_threads
 
+SCOPE_WORKSPACE = "FAST_OWNED"
+
 BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.lt, operator.le,
           operator.eq, operator.ne, operator.gt, operator.ge]
 INPLACE = [operator.iadd, operator.isub, operator.imul, operator.itruediv]
@@ -561,6 +563,57 @@ def test_created_arrays_go_stale_and_reuse_freed_memory():
     with pytest.raises(wa.WorkspaceError, match="cycle"):
         z + 1.0
     wa.memory.destroy_workspace("FAST_CREATE_STALE")
+
+
+FLAG_NAMES = ["C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED", "WRITEBACKIFCOPY"]
+OWNED_RESULTS = [  # results whose memory the fast paths allocate themselves (no NumPy handler lookup)
+    ("zeros(64)", lambda m, x: m.zeros(64)), ("zeros((3, 5), int8)", lambda m, x: m.zeros((3, 5), m.int8)),
+    ("empty(7)", lambda m, x: m.empty(7)), ("ones(5, bool)", lambda m, x: m.ones(5, dtype=bool)),
+    ("full(9, 2.5)", lambda m, x: m.full(9, 2.5)), ("arange(6)", lambda m, x: m.arange(6)),
+    ("exp(x)", lambda m, x: m.exp(x)), ("x * x", lambda m, x: x * x), ("x < 0.5", lambda m, x: x < 0.5),
+]
+
+
+@pytest.mark.parametrize("name,make", OWNED_RESULTS, ids=[c[0] for c in OWNED_RESULTS])
+def test_results_own_their_memory_as_numpys_do(scope, name, make):
+    x = numpy.linspace(0.0, 1.0, 16).reshape(4, 4)
+    got, expected = make(wa, wa.asarray(x)), make(numpy, x)
+    assert [got.flags[f] for f in FLAG_NAMES] == [expected.flags[f] for f in FLAG_NAMES]
+    assert got.base is None and got.strides == expected.strides and got.dtype == expected.dtype
+    if name != "empty(7)":
+        assert numpy.asarray(got).tobytes() == expected.tobytes()
+    assert got.workspace == (scope.name if scope else None)
+    if scope:  # the block is the workspace's, and goes back to it with the array
+        before = scope.stats()
+        del got
+        after = scope.stats()
+        assert after["frees"] == before["frees"] + 1 and after["live_arrays"] == before["live_arrays"] - 1
+
+
+def test_owned_results_are_traced_and_freed_as_numpys_are():
+    import tracemalloc
+
+    def numpy_bytes():
+        domain = tracemalloc.DomainFilter(True, 389047)  # NumPy's tracemalloc domain
+        return sum(t.size for t in tracemalloc.take_snapshot().filter_traces([domain]).traces)
+
+    x = wa.ones(1000)
+    tracemalloc.start()
+    try:
+        base = numpy_bytes()
+        made = [wa.zeros(1000), wa.empty((10, 100)), wa.exp(x), x + x]
+        assert numpy_bytes() - base == 4 * 8000
+        del made
+        assert numpy_bytes() == base
+    finally:
+        tracemalloc.stop()
+
+
+def test_large_zeros_outside_workspaces_are_zero():
+    z = wa.zeros(3 * 10**6)  # NumPy's calloc: untouched pages read as zero
+    assert not numpy.asarray(z).any() and z.flags["OWNDATA"]
+    z[-1] = 2.0
+    assert float(z.sum()) == 2.0
 
 
 ITEM_DTYPES = ["float64", "float32", "int64", "int8", "uint16", "bool", "complex128", "float16",
