@@ -151,6 +151,8 @@ PyObject *array_subscript(PyObject *s, PyObject *key) {
         if (!array_key) {
             if (PyObject *r = fast_item(a, key)) return r;
             if (PyObject *r = fast_view(a, s, key)) return r;
+        } else if (PyObject *r = fast_mask(a, self_of(key, "Array.__getitem__"))) {
+            return r;
         }
         return subscript_routed(a, s, key, array_key);
     }, (PyObject *) nullptr);

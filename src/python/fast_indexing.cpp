@@ -1,12 +1,15 @@
-/// src/python/fast_indexing.cpp -- one element, views and element stores of a wsarray.Array made
-/// straight from the ndarray (see fast_indexing.h): the steps NumPy's own indexing takes for these
-/// keys, without its general index preparation, and without routing (nothing here allocates array
-/// memory: a view shares its parent's, a NumPy scalar holds its value).
+/// src/python/fast_indexing.cpp -- one element, views, boolean masks and element stores of a
+/// wsarray.Array made straight from the ndarray (see fast_indexing.h): the steps NumPy's own
+/// indexing takes for these keys, without its general index preparation. Only a mask's result
+/// allocates array memory (new_owned_array(): from the current workspace, no route to set up); a
+/// view shares its parent's, a NumPy scalar holds its value.
 #include "numpy_api.h"
 
 #include "fast_indexing.h"
 
 #include "engine.h"
+#include "numpy_alloc.h"
+#include "scopes.h"
 
 #include <numpy/arrayscalars.h>
 
@@ -249,6 +252,58 @@ PyObject *fast_view(Array &a, PyObject *self, PyObject *key) {
     if (!nd) return nullptr;
     PyObject *view = tuple ? view_of(nd, &PyTuple_GET_ITEM(key, 0), PyTuple_GET_SIZE(key)) : view_of(nd, &key, 1);
     return view ? wrap_view(view, a, self) : nullptr;
+}
+
+namespace {
+
+/// Copy the elements of `src` (n of `size` bytes each) whose `keep` byte is nonzero to `dst`.
+template <std::size_t size> void compress(char *dst, const char *src, const npy_bool *keep, npy_intp n) {
+    for (npy_intp i = 0; i < n; ++i)
+        if (keep[i]) {
+            std::memcpy(dst, src + i * size, size);
+            dst += size;
+        }
+}
+
+void compress_any(char *dst, const char *src, const npy_bool *keep, npy_intp n, std::size_t size) {
+    switch (size) {
+    case 1: return compress<1>(dst, src, keep, n);
+    case 2: return compress<2>(dst, src, keep, n);
+    case 4: return compress<4>(dst, src, keep, n);
+    case 8: return compress<8>(dst, src, keep, n);
+    case 16: return compress<16>(dst, src, keep, n);
+    default:
+        for (npy_intp i = 0; i < n; ++i)
+            if (keep[i]) {
+                std::memcpy(dst, src + i * size, size);
+                dst += size;
+            }
+    }
+}
+
+} // namespace
+
+PyObject *fast_mask(Array &a, Array &mask) {
+    PyArrayObject *nd = plain_ndarray(a), *m = plain_ndarray(mask);
+    if (!nd || !m || PyArray_TYPE(m) != NPY_BOOL) return nullptr;
+    int ndim = PyArray_NDIM(nd);
+    if (ndim == 0 || PyArray_NDIM(m) != ndim || !PyArray_IS_C_CONTIGUOUS(nd) || !PyArray_IS_C_CONTIGUOUS(m))
+        return nullptr;
+    for (int i = 0; i < ndim; ++i)
+        if (PyArray_DIM(nd, i) != PyArray_DIM(m, i)) return nullptr;  // NumPy's IndexError, or broadcasting
+    PyArray_Descr *descr = canonical_numeric(PyArray_DESCR(nd));
+    npy_intp n = PyArray_SIZE(nd);
+    if (!descr || n > kFastMaskElements) return nullptr;
+    const auto *keep = (const npy_bool *) PyArray_DATA(m);
+    npy_intp count = 0;
+    for (npy_intp i = 0; i < n; ++i) count += keep[i] != 0;  // any nonzero byte selects, as in NumPy
+    // No element selected: an empty result in ordinary memory (an empty array is never attached).
+    wsa::Workspace *target = count ? current_target() : nullptr;
+    PyArrayObject *res = new_owned_array(target, descr, 1, &count, false);
+    if (!res) return nullptr;
+    if (!count) PyArray_STRIDES(res)[0] = 0;  // NumPy's empty selection has stride 0
+    compress_any(PyArray_BYTES(res), PyArray_BYTES(nd), keep, n, (std::size_t) PyDataType_ELSIZE(descr));
+    return wrap_new((PyObject *) res, target);
 }
 
 bool fast_store(Array &a, PyObject *key, PyObject *value) {

@@ -35,6 +35,16 @@ PyObject *fast_item(Array &a, PyObject *key);
 /// names `self` as its base.
 PyObject *fast_view(Array &a, PyObject *self, PyObject *key);
 
+/// Largest array whose boolean mask fast_mask() applies (a simple loop; NumPy's own, for larger
+/// ones, skips runs of False).
+constexpr Py_ssize_t kFastMaskElements = 1 << 14;
+
+/// `a[mask]` for a C-contiguous array of a builtin numeric dtype (native byte order) and a
+/// C-contiguous bool mask of the same shape: NumPy's result (the selected elements in C order,
+/// 1-D, `a`'s descriptor) with its memory from the current target (an empty one: ordinary memory).
+/// Null with no error set otherwise (the general path answers and raises).
+PyObject *fast_mask(Array &a, Array &mask);
+
 /// `a[key] = value` for a key selecting one element (as fast_item) of a writeable array of a
 /// builtin numeric dtype, and `value` a Python number or a NumPy scalar: stored by NumPy's own
 /// PyArray_Pack, as NumPy's assignment stores it (same casts, same errors, raised here). False,

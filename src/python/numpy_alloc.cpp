@@ -153,23 +153,27 @@ static PyObject *plain_handler_here() {
 PyArrayObject *new_owned_array(wsa::Workspace *target, PyArray_Descr *descr, int nd, const npy_intp *dims,
                                bool zeroed) {
     npy_intp nbytes = PyDataType_ELSIZE(descr);
-    for (int i = 0; i < nd; ++i)
-        if (__builtin_mul_overflow(nbytes, dims[i], &nbytes)) nbytes = 0;
+    bool overflow = false;
+    for (int i = 0; i < nd; ++i) overflow |= __builtin_mul_overflow(nbytes, dims[i], &nbytes);
+    if (overflow || nbytes < 0) return nullptr;  // NumPy's error, from its path
+    // An empty array gets one byte, as from NumPy, and never workspace memory (it is never attached).
+    if (nbytes == 0) target = nullptr;
+    std::size_t size = nbytes ? (std::size_t) nbytes : 1;
     // Data from NumPy's default allocator is NumPy's default handler's to free, whichever of the
     // two plain handlers the context has.
     PyObject *handler = target ? g_capsule : plain_handler_here() ? g_default_capsule : nullptr;
     void *data = nullptr;
-    if (nbytes > 0 && handler) {
+    if (handler) {
         if (target) {
             try {
-                data = target->allocate((std::size_t) nbytes, zeroed);
+                data = target->allocate(size, zeroed);
             } catch (const std::exception &) {  // NumPy's path reports it (route_alloc's message)
             }
         } else {
             const PyDataMemAllocator &a = g_default->allocator;
-            data = zeroed ? a.calloc(a.ctx, (std::size_t) nbytes, 1) : a.malloc(a.ctx, (std::size_t) nbytes);
+            data = zeroed ? a.calloc(a.ctx, size, 1) : a.malloc(a.ctx, size);
             // As NumPy's PyDataMem_UserNEW (which ignores a failure to trace).
-            if (data && g_trace_track) g_trace_track(kNumpyTraceDomain, (std::uintptr_t) data, (std::size_t) nbytes);
+            if (data && g_trace_track) g_trace_track(kNumpyTraceDomain, (std::uintptr_t) data, size);
         }
     }
     if (!data) return nullptr;
@@ -179,7 +183,7 @@ PyArrayObject *new_owned_array(wsa::Workspace *target, PyArray_Descr *descr, int
     if (!arr) {
         PyErr_Clear();
         if (!target && g_trace_untrack) g_trace_untrack(kNumpyTraceDomain, (std::uintptr_t) data);
-        ws_free(nullptr, data, (std::size_t) nbytes);
+        ws_free(nullptr, data, size);
         return nullptr;
     }
     // What NumPy does for an array that owns its data (array_dealloc frees it with this handler).

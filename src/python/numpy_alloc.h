@@ -52,8 +52,9 @@ private:
 /// from `target`, or outside workspaces from NumPy's default allocator: the array owns its data
 /// under the handler that frees it, as if NumPy had allocated it, without NumPy's per-array handler
 /// lookup (a context variable and a capsule, ~120 instructions of a small array's ~1,500).
-/// `zeroed`: cleared as calloc would. Null with no error set where this path does not apply (no
-/// elements, a context with a handler of its own, allocation failed): NumPy's path then decides.
+/// `zeroed`: cleared as calloc would. An empty array gets one byte of ordinary memory, as NumPy
+/// gives it. Null with no error set where this path does not apply (a context with a handler of
+/// its own, a size NumPy refuses, allocation failed): NumPy's path then decides.
 tagPyArrayObject *new_owned_array(wsa::Workspace *target, _PyArray_Descr *descr, int nd, const Py_ssize_t *dims,
                                   bool zeroed);
 

@@ -241,6 +241,55 @@ def test_mask_and_index_keys_give_numpys_results_in_the_right_memory(dtype, scop
             assert got.workspace == "FAST_INDEXING"
 
 
+def mask_cases():
+    rng = numpy.random.default_rng(5)
+    raw = rng.integers(0, 4, 60).astype(numpy.uint8)
+    yield "1-d", numpy.arange(60.0), raw.astype(bool)
+    yield "3-d", numpy.arange(60).reshape(3, 4, 5), (raw % 2).astype(bool).reshape(3, 4, 5)
+    yield "bytes other than 0/1", numpy.arange(60.0), raw.view(bool)  # nonzero selects, as in NumPy
+    yield "all", numpy.arange(7.0), numpy.ones(7, bool)
+    yield "one of one", numpy.array([2.5]), numpy.array([True])
+    yield "none", numpy.arange(7.0), numpy.zeros(7, bool)
+    yield "strided array", numpy.arange(120.0).reshape(6, 20)[:, ::2], (raw % 3 == 0).reshape(6, 10)
+    yield "strided mask", numpy.arange(30.0), (raw % 3 == 0)[::2]
+    yield "fewer mask axes", numpy.arange(60.0).reshape(6, 10), raw[:6] > 1
+    yield "large", numpy.arange(40000.0), numpy.arange(40000) % 3 == 0
+    yield "read-only", numpy.arange(5.0), numpy.array([1, 0, 1, 1, 0], bool)
+    yield "byte-swapped", numpy.arange(6.0).astype(">f8"), numpy.arange(6) > 2
+
+
+@pytest.mark.parametrize("dtype", NUMERIC + OTHER, ids=str)
+@pytest.mark.parametrize("case", list(mask_cases()), ids=lambda c: c[0])
+def test_boolean_masks_match_numpy(case, dtype, scope):
+    _, base, mask = case
+    try:
+        want_in = base.astype(dtype) if dtype != ">f8" or base.dtype.byteorder != ">" else base
+    except (TypeError, ValueError):
+        pytest.skip("no such array")
+    if case[0] == "read-only":
+        want_in.flags.writeable = False
+    got = wa.asarray(want_in)[wa.asarray(mask)]
+    want = want_in[mask]
+    same_view(got, want)
+    assert got.base is None
+    if want.size:
+        assert got.workspace == (scope.name if scope else None)
+
+
+def test_boolean_mask_errors_and_stale_masks_are_numpys_and_named():
+    a = wa.arange(6.0)
+    for bad in (numpy.ones(5, bool), numpy.ones((2, 3), bool), numpy.ones(7, bool)):
+        want = outcome(lambda: numpy.arange(6.0)[bad])[0]
+        with raises_numpys(want[0], "", "Array.__getitem__") as info:
+            a[wa.asarray(bad)]
+        assert str(info.value) == want[1]
+    with wa.workspace("FAST_INDEXING_STALE_MASK"):
+        mask = a > 2.0
+    with pytest.raises(wa.WorkspaceError, match=r"Array.__getitem__"):
+        a[mask]
+    wa.memory.destroy_workspace("FAST_INDEXING_STALE_MASK")
+
+
 def test_mask_results_of_a_cycle_go_stale_with_it():
     with wa.workspace("FAST_INDEXING_MASK"):
         a = wa.arange(10.0)
