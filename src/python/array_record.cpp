@@ -82,13 +82,13 @@ PyObject *g_released = nullptr;  // the empty ndarray stale Arrays hold once the
 /// A new scalar result holding the NumPy scalar `scalar`, or (null `scalar`) only the value whose
 /// bits are `bits` (Array::inline_kind `kind`).
 PyObject *new_scalar_result(PyObject *scalar, Array::Inline kind = Array::Inline::None, std::uint64_t bits = 0) {
-    nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
+    PyObject *inst = new_array_instance();
     Array *a = new (nb::inst_ptr<Array>(inst))
         Array{nb::object(), Token{}, true, nb::object(), scalar ? nb::borrow(scalar) : nb::object()};
     a->inline_kind = kind;
     a->token.generation = bits;
-    nb::inst_mark_ready(inst);
-    return inst.release().ptr();
+    array_instance_ready(inst);
+    return inst;
 }
 
 void unlink_holder(Array &a) {

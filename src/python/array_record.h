@@ -2,6 +2,7 @@
 /// cycle its memory belongs to (Token), scalar results, and the list of Arrays a workspace holds
 /// so that destroying it makes its stale Arrays let go of their memory.
 #pragma once
+#include "array_pool.h"
 #include "errors.h"
 #include "numpy_access.h"
 
@@ -106,7 +107,7 @@ void link_holder(PyObject *o);
 /// instance directly (no type lookup as nb::cast does); instances come from nanobind's pool.
 /// `base`: the Array whose ndarray is `nd`'s base, when known. Inline: every result is made here.
 inline PyObject *make_array(PyObject *nd, Token token, bool from_scalar = false, PyObject *base = nullptr) {
-    nb::object inst = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
+    PyObject *inst = new_array_instance();
     bool attached = (bool) token.ws;
     if (attached && !from_scalar && ndarray_size(nd) == 0) {
         // Nothing to read, so nothing to guard: an empty array is never attached (Dask builds
@@ -116,9 +117,9 @@ inline PyObject *make_array(PyObject *nd, Token token, bool from_scalar = false,
     }
     new (nb::inst_ptr<Array>(inst))
         Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
-    nb::inst_mark_ready(inst);
-    if (attached) link_holder(inst.ptr());
-    return inst.release().ptr();
+    array_instance_ready(inst);
+    if (attached) link_holder(inst);
+    return inst;
 }
 /// make_array() for an ndarray just allocated in `target` (the current route; null: no
 /// workspace), taking over the caller's reference to `nd`: the fast paths' results.

@@ -93,6 +93,7 @@ void export_array(nb::module_ &m) {
     // a.sum(), a.reshape(), ... (the methods loops call): array_methods.cpp.
     export_array_methods(ArrayType);
     init_array_records();
+    init_array_pool();
 }
 
 } // namespace wsa_py
