@@ -6,6 +6,7 @@
 #include "engine.h"
 #include "fast_float64.h"
 #include "fast_indexing.h"
+#include "fast_numpy.h"
 #include "fast_scalars.h"
 #include "numpy_access.h"
 #include "numpy_alloc.h"
@@ -190,7 +191,8 @@ PyArrayObject *matmul_operand(PyObject *x, const char *fn) {
     return d && PyArray_NDIM(d) >= 2 ? d : nullptr;
 }
 
-/// x @ y for two Arrays of 2 or more dimensions: ndarray's own @ on their ndarrays, the result
+/// x @ y for two Arrays of 2 or more dimensions: two 2-D operands of one dtype run NumPy's matmul
+/// loop directly (fast_matmul_2d); otherwise ndarray's own @ on their ndarrays, the result
 /// (always a new array) wrapped as made in the current target. The general path's argument scan,
 /// override checks and registry lookup cost a quarter of an 8 x 8 product. Null (nothing raised)
 /// for anything else and for every error, which the general path then raises with its message.
@@ -198,6 +200,7 @@ PyObject *fast_matmul(PyObject *x, PyObject *y, const char *fn) {
     PyArrayObject *a = matmul_operand(x, fn);
     PyArrayObject *b = a ? matmul_operand(y, fn) : nullptr;
     if (!b) return nullptr;
+    if (PyObject *r = fast_matmul_2d(ops.matmul, a, b)) return r;
     wsa::Workspace *target = current_target();
     PyObject *r;
     {

@@ -131,6 +131,77 @@ bool resolve_ufunc_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in
 
 } // namespace
 
+namespace {
+
+/// Ask NumPy for its matmul loop on two operands of `in` (matmul is a generalized ufunc: the loop
+/// takes the core dimensions and strides after the outer ones). False (no error set) when NumPy
+/// would cast, the result is not a builtin numeric type, or the loop needs the Python API.
+bool resolve_matmul_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in) {
+    nb::object resolved = nb::steal(PyObject_CallMethod(ufunc, "_resolve_dtypes_and_context", "((OOO))",
+                                                        (PyObject *) in, (PyObject *) in, Py_None));
+    if (!resolved || !PyTuple_Check(resolved.ptr()) || PyTuple_GET_SIZE(resolved.ptr()) != 2) return false;
+    PyObject *dtypes = PyTuple_GET_ITEM(resolved.ptr(), 0);
+    if (!PyTuple_Check(dtypes) || PyTuple_GET_SIZE(dtypes) != 3) return false;
+    PyObject *d_out = PyTuple_GET_ITEM(dtypes, 2);
+    if (PyTuple_GET_ITEM(dtypes, 0) != (PyObject *) in || PyTuple_GET_ITEM(dtypes, 1) != (PyObject *) in ||
+        !PyArray_DescrCheck(d_out))
+        return false;
+    PyArray_Descr *out = canonical_numeric((PyArray_Descr *) d_out);
+    if (!out) return false;
+    nb::object capsule = nb::borrow(PyTuple_GET_ITEM(resolved.ptr(), 1));
+    if (!fetch_strided_loop(e, ufunc, capsule, nb::make_tuple(nb::none(), nb::none(), nb::none()))) return false;
+    e.out = out;
+    return true;
+}
+
+} // namespace
+
+PyObject *fast_matmul_2d(PyObject *ufunc, PyArrayObject *a, PyArrayObject *b) {
+    if (PyArray_NDIM(a) != 2 || PyArray_NDIM(b) != 2 || !PyArray_ISALIGNED(a) || !PyArray_ISALIGNED(b)) return nullptr;
+    PyArray_Descr *in = canonical_numeric(PyArray_DESCR(a));
+    if (!in || PyArray_DESCR(b) != in) return nullptr;
+    npy_intp m = PyArray_DIM(a, 0), n = PyArray_DIM(a, 1), p = PyArray_DIM(b, 1);
+    if (PyArray_DIM(b, 0) != n || !m || !n || !p) return nullptr;  // NumPy's error, or an empty product
+    static UfuncCache *cache = new UfuncCache;  // kept for the process (its entries hold Python objects)
+    UfuncCache::Entry *entry =
+        cached_loop(*cache, in, [&](UfuncCache::Entry &e) { return resolve_matmul_loop(e, ufunc, in); });
+    if (!entry) return nullptr;
+    wsa::Workspace *target = current_target();
+    npy_intp shape[2] = {m, p};
+    PyArrayObject *res = new_owned_array(target, entry->out, 2, shape, false);
+    if (!res) return nullptr;
+    nb::object guard = nb::steal((PyObject *) res);
+    char *data[3] = {PyArray_BYTES(a), PyArray_BYTES(b), PyArray_BYTES(res)};
+    // One outer iteration; then the core dimensions (m, n, p) and strides (a: m, n; b: n, p;
+    // out: m, p), as NumPy's gufunc machinery passes them.
+    npy_intp dims[4] = {1, m, n, p};
+    npy_intp strides[9] = {0,
+                           0,
+                           0,
+                           PyArray_STRIDE(a, 0),
+                           PyArray_STRIDE(a, 1),
+                           PyArray_STRIDE(b, 0),
+                           PyArray_STRIDE(b, 1),
+                           PyArray_STRIDE(res, 0),
+                           PyArray_STRIDE(res, 1)};
+    const UfuncCallInfo *info = entry->info;
+    bool check_fp = !info->no_floatingpoint_errors;
+    if (check_fp) fp_clear();
+    int rc;
+    if (m * p * n > kReleaseGil) {
+        nb::gil_scoped_release unlocked;
+        rc = info->strided_loop(info->context, data, dims, strides, info->auxdata);
+    } else {
+        rc = info->strided_loop(info->context, data, dims, strides, info->auxdata);
+    }
+    if (rc < 0) {
+        PyErr_Clear();
+        return nullptr;  // the general path runs it again and raises NumPy's error
+    }
+    if (check_fp && fp_raised()) return nullptr;  // recomputed there, reported as NumPy reports it
+    return wrap_new(guard.release().ptr(), target, false);
+}
+
 PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObject *x, const char *fn) {
     PyArrayObject *nd = contiguous_ndarray(x, fn);
     // 0-d: NumPy takes another path (float16 casts through float32 and reports underflow there).

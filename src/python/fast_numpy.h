@@ -1,13 +1,15 @@
 /// src/python/fast_numpy.h -- lean paths through NumPy's own loops, for the calls loops make most.
 ///
-/// A 1-input ufunc on one contiguous Array (np.exp(a)) and a small reduction (a.max()) run the
-/// strided loop NumPy's own dispatch picks, on an output allocated in the current workspace,
+/// A 1-input ufunc on one contiguous Array (np.exp(a)), a small reduction (a.max()) and a 2-D
+/// matrix product run the loop NumPy's own dispatch picks, on an output allocated in the current workspace,
 /// without NumPy's per-call argument parsing and dispatch; zeros/empty/ones/full/arange allocate
 /// straight in the workspace (indexing: fast_indexing.h). Results are NumPy's; whatever does not
 /// fit (a raised floating-point flag included) returns null, and the caller takes the general
 /// path through NumPy.
 #pragma once
 #include "array_record.h"
+
+struct tagPyArrayObject;  // NumPy's PyArrayObject
 
 namespace wsa_py {
 
@@ -36,6 +38,13 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
 /// the rest (as NumPy's reduce without identity runs it). Null with no error set when it does not
 /// apply or a floating-point flag was raised.
 PyObject *fast_reduce_all(UfuncCache &cache, PyObject *ufunc, PyObject *x, const char *fn);
+
+/// `a @ b` for two aligned 2-D ndarrays of the same builtin numeric dtype (native byte order) whose
+/// inner dimensions match, none of them zero: NumPy's own matmul loop for that dtype (BLAS or not,
+/// as NumPy decides inside it) on an output allocated in the current target, without the ufunc
+/// machinery around it. Null with no error set when it does not apply or a floating-point flag was
+/// raised (the general path then computes and reports).
+PyObject *fast_matmul_2d(PyObject *ufunc, tagPyArrayObject *a, tagPyArrayObject *b);
 
 /// NumPy creation functions with a lean path.
 enum class Creation { None, Zeros, Empty, Ones, Full, Arange };

@@ -9,6 +9,7 @@ import pytest
 import wsarray as wa
 
 from error_helpers import raises_numpys
+from thread_helpers import run_threads
 
 DTYPES = ["float64", "float32", "float16", "int64", "int8", "uint16", "bool", "complex128", "object"]
 
@@ -96,3 +97,75 @@ def test_a_type_deferring_to_its_reflected_matmul_gets_it():
             return "rmatmul"
 
     assert wa.ones((2, 2)) @ Deferring() == "rmatmul"
+
+
+BITWISE_DTYPES = ["float64", "float32", "float16", "complex128", "complex64", "int64", "int16", "uint8", "bool",
+                  "longdouble"]
+LAYOUTS = {  # 2-D operands as NumPy's own matmul loop receives them: contiguous, transposed, strided
+    "C": lambda x: x, "F": numpy.asfortranarray, "reversed rows": lambda x: x[::-1], "every other column":
+    lambda x: numpy.repeat(x, 2, axis=1)[:, ::2], "reversed columns": lambda x: x[:, ::-1],
+}
+
+
+@pytest.mark.parametrize("dtype", BITWISE_DTYPES)
+@pytest.mark.parametrize("mnp", [(1, 1, 1), (8, 8, 8), (1, 9, 1), (5, 1, 3), (100, 70, 90)], ids=str)
+def test_two_dimensional_products_are_numpys_bit_for_bit(dtype, mnp, scope):
+    m, n, p = mnp  # (100, 70, 90): BLAS, and the GIL released while it runs
+    a, b = operands(dtype, (m, n), (n, p), seed=m + n + p)
+    for la, lb in [("C", "C"), ("F", "reversed rows"), ("every other column", "reversed columns")]:
+        x, y = LAYOUTS[la](a), LAYOUTS[lb](b)
+        got, want = wa.asarray(x) @ wa.asarray(y), x @ y
+        assert got.dtype == want.dtype and got.shape == want.shape and got.strides == want.strides
+        if dtype == "longdouble":  # 10 bytes of 16 hold the value; the rest is whatever was there
+            assert numpy.array_equal(numpy.asarray(got), want) and numpy.signbit(got).tolist() == numpy.signbit(
+                want).tolist()
+        else:
+            assert numpy.asarray(got).tobytes() == want.tobytes(), (la, lb)
+        flags = ["C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED"]
+        assert [got.flags[f] for f in flags] == [want.flags[f] for f in flags]
+        assert got.workspace == (scope.name if scope else None)
+
+
+@pytest.mark.parametrize("values", [(numpy.inf, 0.0), (numpy.nan, 1.0), (1e300, 1e300)], ids=str)
+def test_floating_point_errors_of_products_are_numpys(values):
+    a = numpy.full((3, 3), values[0])
+    b = numpy.full((3, 3), values[1])
+    for setting in ("ignore", "warn", "raise"):
+        with numpy.errstate(all=setting):
+            want = outcome(lambda: a @ b)
+            got = outcome(lambda: numpy.asarray(wa.asarray(a) @ wa.asarray(b)))
+        assert got[0] == want[0] and got[2] == want[2], setting
+        if want[0] == "ok":
+            assert got[1].tobytes() == want[1].tobytes()
+
+
+def outcome(fn):
+    """("ok", result, warnings) or (exception class, message, warnings) of fn()."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            kind, value = "ok", fn()
+        except Exception as e:  # noqa: BLE001 -- compared with NumPy's
+            kind, value = type(e), str(e)
+    return kind, value, [(w.category, str(w.message)) for w in caught]
+
+
+def test_unaligned_and_byte_swapped_operands_are_left_to_numpy():
+    a, b = operands("float64", (4, 4), (4, 4))
+    raw = numpy.zeros(a.nbytes + 1, numpy.uint8)
+    unaligned = numpy.frombuffer(raw[1:].data, dtype="float64").reshape(4, 4)
+    unaligned[...] = a
+    assert not unaligned.flags.aligned
+    same(wa.asarray(unaligned) @ wa.asarray(b), unaligned @ b)
+    swapped = a.astype(">f8")
+    same(wa.asarray(swapped) @ wa.asarray(swapped), swapped @ swapped)
+
+
+def test_large_products_on_two_threads_are_numpys():
+    a, b = operands("float64", (300, 200), (200, 250))
+    want = (a @ b).tobytes()
+    results = []
+    run_threads(lambda i: results.append(numpy.asarray(wa.asarray(a) @ wa.asarray(b)).tobytes()), 2)
+    assert results == [want, want]
