@@ -1,11 +1,11 @@
 /// src/python/fast_numpy.h -- lean paths through NumPy's own loops, for the calls loops make most.
 ///
 /// A 1-input ufunc on one contiguous Array (np.exp(a)), a small reduction (a.max()) and a 2-D
-/// matrix product run the loop NumPy's own dispatch picks, on an output allocated in the current workspace,
-/// without NumPy's per-call argument parsing and dispatch; zeros/empty/ones/full/arange allocate
-/// straight in the workspace (indexing: fast_indexing.h). Results are NumPy's; whatever does not
-/// fit (a raised floating-point flag included) returns null, and the caller takes the general
-/// path through NumPy.
+/// matrix product run the loop NumPy's own dispatch picks, on an output allocated in the current
+/// workspace, without NumPy's per-call argument parsing and dispatch; zeros/empty/ones/full/arange
+/// allocate straight in the workspace (indexing: fast_indexing.h). Results are NumPy's; whatever
+/// does not fit (a raised floating-point flag included) returns null, and the caller takes the
+/// general path through NumPy.
 #pragma once
 #include "array_record.h"
 
