@@ -57,6 +57,7 @@ extern PyType_Slot array_operator_slots[];
 extern PyType_Slot array_indexing_slots[];
 extern PyType_Slot array_attribute_slots[];
 extern PyType_Slot array_protocol_slots[];
+extern PyType_Slot array_conversion_slots[];
 
 /// Load NumPy's operators (ops), define _core._set_operator, and the operators' methods
 /// (in-place forms, @, &, |, ^, <<, >>, divmod) (array_operators.cpp).

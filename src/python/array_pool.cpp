@@ -7,6 +7,7 @@
 namespace wsa_py {
 
 ArrayPool g_array_pool;
+std::ptrdiff_t g_array_offset = 0;
 
 namespace {
 
@@ -26,7 +27,9 @@ void array_dealloc(PyObject *o) {
     if (!p.enabled || Py_TYPE(o) != ArrayType || p.count >= ArrayPool::kCapacity || nb_state_word(o) != p.ready_state)
         return g_nanobind_dealloc(o);
     PyObject_GC_UnTrack(o);
-    PyObject_ClearWeakRefs(o);  // returns at once when nothing refers to it weakly
+    // Weak references, if any (the list pointer read directly where the type has one of its own).
+    Py_ssize_t list = ArrayType->tp_weaklistoffset;
+    if (list <= 0 || *(PyObject **) ((char *) o + list)) PyObject_ClearWeakRefs(o);
     array_of(o).~Array();       // may run Python code (an object array's elements), even make Arrays
     if (!p.enabled || p.count >= ArrayPool::kCapacity) return to_nanobind(o);
     set_state_word(o, p.unready_state);  // never destroyed twice, should it die unconstructed
@@ -48,11 +51,12 @@ void drain() {
 } // namespace
 
 void init_array_pool() {
+    nb::object probe = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
+    g_array_offset = (char *) nb::inst_ptr<Array>(probe) - (char *) probe.ptr();
 #ifndef Py_GIL_DISABLED
     ArrayPool &p = g_array_pool;
     // The layout assumed: nanobind's 24-byte instance header (object header, payload offset,
     // state word) followed by the Array. Checked on a real instance; otherwise no pool.
-    nb::object probe = nb::inst_alloc(nb::handle((PyObject *) ArrayType));
     bool layout = (char *) nb::inst_ptr<Array>(probe) == (char *) probe.ptr() + ArrayPool::kStateOffset + 4 &&
                   PyObject_GC_IsTracked(probe.ptr()) && PyType_IS_GC(ArrayType);
     p.unready_state = nb_state_word(probe.ptr());

@@ -34,7 +34,8 @@ struct ArrayPool {
 };
 extern ArrayPool g_array_pool;
 
-/// Make the pool (after the Array type exists): checks nanobind's layout, installs the type's
+/// Make the pool (right after the Array type exists, before any Array): reads where nanobind puts
+/// an Array in its instance (g_array_offset), checks nanobind's layout, installs the type's
 /// deallocator, empties the pool at interpreter exit.
 void init_array_pool();
 
@@ -45,7 +46,7 @@ inline std::uint32_t nb_state_word(PyObject *o) {
 }
 
 /// A new Array instance (reference owned by the caller) whose Array is still to be placed at
-/// nb::inst_ptr<Array>(o); then array_instance_ready(o). Throws nanobind's error if out of memory.
+/// array_of(o); then array_instance_ready(o). Throws nanobind's error if out of memory.
 inline PyObject *new_array_instance() {
     ArrayPool &p = g_array_pool;
     if (p.count) {

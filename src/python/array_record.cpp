@@ -83,7 +83,7 @@ PyObject *g_released = nullptr;  // the empty ndarray stale Arrays hold once the
 /// bits are `bits` (Array::inline_kind `kind`).
 PyObject *new_scalar_result(PyObject *scalar, Array::Inline kind = Array::Inline::None, std::uint64_t bits = 0) {
     PyObject *inst = new_array_instance();
-    Array *a = new (nb::inst_ptr<Array>(inst))
+    Array *a = new (&array_of(inst))
         Array{nb::object(), Token{}, true, nb::object(), scalar ? nb::borrow(scalar) : nb::object()};
     a->inline_kind = kind;
     a->token.generation = bits;

@@ -69,7 +69,10 @@ struct Array {
 extern PyTypeObject *ArrayType;
 
 inline bool is_array(PyObject *o) { return Py_TYPE(o) == ArrayType; }
-inline Array &array_of(PyObject *o) { return *nb::inst_ptr<Array>(o); }
+/// Where the Array lies in its instance (nanobind's offset, the same for every Array: set from a
+/// real instance by init_array_pool(), before any Array exists); nb::inst_ptr() is a call.
+extern std::ptrdiff_t g_array_offset;
+inline Array &array_of(PyObject *o) { return *reinterpret_cast<Array *>((char *) o + g_array_offset); }
 
 /// Is memory of this token usable now (no workspace, or its cycle still open)?
 inline bool token_valid(const Token &t) {
@@ -115,8 +118,7 @@ inline PyObject *make_array(PyObject *nd, Token token, bool from_scalar = false,
         token = Token{};
         attached = false;
     }
-    new (nb::inst_ptr<Array>(inst))
-        Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
+    new (&array_of(inst)) Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
     array_instance_ready(inst);
     if (attached) link_holder(inst);
     return inst;

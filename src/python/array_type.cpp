@@ -48,8 +48,8 @@ void export_array(nb::module_ &m) {
 #endif
     // The type slots of every concern, in one list (the type copies them when it is created).
     std::vector<PyType_Slot> slots;
-    for (const PyType_Slot *group :
-         {array_operator_slots, array_indexing_slots, array_attribute_slots, array_protocol_slots})
+    for (const PyType_Slot *group : {array_operator_slots, array_indexing_slots, array_attribute_slots,
+                                     array_protocol_slots, array_conversion_slots})
         for (const PyType_Slot *s = group; s->slot; ++s) slots.push_back(*s);
     slots.push_back({0, nullptr});
 
@@ -58,6 +58,7 @@ void export_array(nb::module_ &m) {
                                  "An n-dimensional array whose memory comes from the current "
                                  "thread's workspace (made by wsarray functions, never directly).");
     ArrayType = (PyTypeObject *) cls.ptr();
+    init_array_pool();  // before any Array: array_of() needs the offset it reads
     // wsarray.Array(...) (also wsarray.ndarray(...)): NumPy's ndarray constructor, in the current
     // workspace; and type(s)(value) for a scalar result, as code written for NumPy's scalars calls
     // it (statistics.mean() converts its result with type(x)(fraction)).
@@ -93,7 +94,6 @@ void export_array(nb::module_ &m) {
     // a.sum(), a.reshape(), ... (the methods loops call): array_methods.cpp.
     export_array_methods(ArrayType);
     init_array_records();
-    init_array_pool();
 }
 
 } // namespace wsa_py

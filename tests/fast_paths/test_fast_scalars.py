@@ -180,3 +180,44 @@ def test_value_only_scalar_results_answer_as_numpy_scalar_results(dtype, value):
             got = ("error", type(e))
         assert got == want, name
     assert repr(inline) == repr(want_numpy)
+
+
+TRUTH_VALUES = [0.0, -0.0, 1.5, float("nan"), float("inf"), 0, 7, -1]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64", "float32", "int8", "uint64", "bool", "complex128", "float16"])
+def test_truth_of_elements_and_scalar_results_is_numpys(dtype):
+    with numpy.errstate(invalid="ignore"):  # NaN and inf cast to integers: whatever NumPy makes
+        values = numpy.array(TRUTH_VALUES).astype(dtype) if dtype != "bool" else numpy.array([0, 1, 1, 0], bool)
+    a = wa.asarray(values)
+    for i in range(len(values)):
+        element, want = a[i], values[i]
+        assert bool(element) is bool(want)  # a[i]: held inline for float64 and int64
+        with numpy.errstate(invalid="ignore"):  # complex NaN times 1
+            assert bool(element * 1) is bool(want * 1) and (not element) is (not want)
+        assert bool(element == 0) is bool(want == 0)
+    assert [bool(x) for x in wa.asarray(values)] == [bool(x) for x in values]
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (3,), (0,), (2, 2)], ids=str)
+def test_truth_of_arrays_is_numpys_with_numpys_errors(shape):
+    for fill in (0.0, 2.0):
+        want = numpy.full(shape, fill)
+        try:
+            expected = bool(want)
+        except ValueError as e:
+            with pytest.raises(ValueError, match=f"^{str(e)[:40]}"):
+                bool(wa.asarray(want))
+        else:
+            assert bool(wa.asarray(want)) is expected
+
+
+def test_truth_of_a_stale_array_raises_naming_bool():
+    with wa.workspace("FAST_SCALARS_BOOL"):
+        x = wa.ones(1)
+    with pytest.raises(wa.WorkspaceError, match=r"Array.__bool__"):
+        bool(x)
+    with pytest.raises(wa.WorkspaceError, match=r"Array.__bool__"):
+        if x:
+            pass
+    wa.memory.destroy_workspace("FAST_SCALARS_BOOL")
