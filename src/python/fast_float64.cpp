@@ -26,6 +26,9 @@ constexpr npy_intp kElideBytes = 256 * 1024;
 struct Operand {
     PyObject *obj = nullptr;        ///< the Python object (Array or number)
     PyArrayObject *nd = nullptr;    ///< its ndarray (null for scalars)
+    /// A reference to `nd` while the operand is in use: large kernels run without the GIL, and
+    /// meanwhile another thread destroying the Array's workspace makes the Array let go of it.
+    nb::object keep;
     wsa::Grid grid;
     std::size_t rows = 0, cols = 0;
 };
@@ -68,6 +71,7 @@ bool operand_of(PyObject *o, Operand &op, const char *fn) {
         if (stands_for_scalar(a)) return false;
         if (!PyArray_CheckExact(a.data().ptr()) || PyArray_NDIM((PyArrayObject *) a.data().ptr()) == 0) return false;
         op.nd = (PyArrayObject *) a.data().ptr();
+        op.keep = nb::borrow((PyObject *) op.nd);
         return grid_of(op.nd, op);
     }
     op.grid.scalar = true;
@@ -162,7 +166,8 @@ bool called_from_interpreter() {
 
 /// May the result of an arithmetic operation be written over operand `t`?
 bool elidable(const Operand &t, wsa::Workspace *target) {
-    if (!t.nd || Py_REFCNT(t.obj) != 1 || Py_REFCNT((PyObject *) t.nd) != 1) return false;
+    // The ndarray's references: its Array's and the operand's own (`keep`).
+    if (!t.nd || Py_REFCNT(t.obj) != 1 || Py_REFCNT((PyObject *) t.nd) != 2) return false;
     if (!PyArray_CHKFLAGS(t.nd, NPY_ARRAY_OWNDATA) || !writeable_quietly(t.nd)) return false;
     if (PyArray_NBYTES(t.nd) < kElideBytes || PyArray_BASE(t.nd)) return false;
     if (array_of(t.obj).token.ws.get() != target) return false;

@@ -189,6 +189,9 @@ PyObject *fast_matmul_2d(PyObject *ufunc, PyArrayObject *a, PyArrayObject *b) {
     if (check_fp) fp_clear();
     int rc;
     if (m * p * n > kReleaseGil) {
+        // The operands' ndarrays stay alive meanwhile, whatever another thread does to their
+        // Arrays (destroying their workspace makes them let go of them).
+        nb::object keep_a = nb::borrow((PyObject *) a), keep_b = nb::borrow((PyObject *) b);
         nb::gil_scoped_release unlocked;
         rc = info->strided_loop(info->context, data, dims, strides, info->auxdata);
     } else {
@@ -226,6 +229,7 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
     if (check_fp) fp_clear();
     int rc;
     if (n > kReleaseGil) {
+        nb::object keep = nb::borrow((PyObject *) nd);  // as in fast_matmul_2d
         nb::gil_scoped_release unlocked;
         rc = info->strided_loop(info->context, data, &n, strides, info->auxdata);
     } else {
