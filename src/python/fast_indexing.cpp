@@ -257,7 +257,8 @@ PyObject *fast_view(Array &a, PyObject *self, PyObject *key) {
 namespace {
 
 /// Copy the elements of `src` (n of `size` bytes each) whose `keep` byte is nonzero to `dst`.
-template <std::size_t size> void compress(char *dst, const char *src, const npy_bool *keep, npy_intp n) {
+[[gnu::always_inline]] inline void compress(char *dst, const char *src, const npy_bool *keep, npy_intp n,
+                                            std::size_t size) {
     for (npy_intp i = 0; i < n; ++i)
         if (keep[i]) {
             std::memcpy(dst, src + i * size, size);
@@ -265,19 +266,15 @@ template <std::size_t size> void compress(char *dst, const char *src, const npy_
         }
 }
 
+/// compress() with the common element sizes as constants (a plain load and store per element).
 void compress_any(char *dst, const char *src, const npy_bool *keep, npy_intp n, std::size_t size) {
     switch (size) {
-    case 1: return compress<1>(dst, src, keep, n);
-    case 2: return compress<2>(dst, src, keep, n);
-    case 4: return compress<4>(dst, src, keep, n);
-    case 8: return compress<8>(dst, src, keep, n);
-    case 16: return compress<16>(dst, src, keep, n);
-    default:
-        for (npy_intp i = 0; i < n; ++i)
-            if (keep[i]) {
-                std::memcpy(dst, src + i * size, size);
-                dst += size;
-            }
+    case 1: return compress(dst, src, keep, n, 1);
+    case 2: return compress(dst, src, keep, n, 2);
+    case 4: return compress(dst, src, keep, n, 4);
+    case 8: return compress(dst, src, keep, n, 8);
+    case 16: return compress(dst, src, keep, n, 16);
+    default: return compress(dst, src, keep, n, size);
     }
 }
 

@@ -108,50 +108,43 @@ template <class Resolve> UfuncCache::Entry *cached_loop(UfuncCache &cache, PyArr
     return e.state == UfuncCache::Entry::Usable ? &e : nullptr;
 }
 
-/// Ask NumPy for the loop it runs for `ufunc` on one contiguous array of `in`. False (no error
-/// set) when NumPy would cast the input, the result is not a builtin numeric type, or the loop
-/// needs the Python API.
-bool resolve_ufunc_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in) {
-    nb::object resolved =
-        nb::steal(PyObject_CallMethod(ufunc, "_resolve_dtypes_and_context", "((OO))", (PyObject *) in, Py_None));
+/// Ask NumPy for the loop `ufunc` runs when each of its `nin` inputs is of dtype `in`: a 1-input
+/// ufunc's loop on contiguous arrays (`contiguous`), or a loop whose strides come with each call
+/// (matmul, a generalized ufunc: its core strides follow the outer ones). False (no error set)
+/// when NumPy would cast an input, the result is not a builtin numeric type, or the loop needs the
+/// Python API.
+bool resolve_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in, int nin, bool contiguous) {
+    nb::object dtypes_in = nb::steal(PyTuple_New(nin + 1));
+    if (!dtypes_in) return false;
+    for (int i = 0; i < nin; ++i) PyTuple_SET_ITEM(dtypes_in.ptr(), i, nb::handle((PyObject *) in).inc_ref().ptr());
+    PyTuple_SET_ITEM(dtypes_in.ptr(), nin, nb::none().release().ptr());
+    nb::object resolved = nb::steal(PyObject_CallMethod(ufunc, "_resolve_dtypes_and_context", "(O)", dtypes_in.ptr()));
     if (!resolved || !PyTuple_Check(resolved.ptr()) || PyTuple_GET_SIZE(resolved.ptr()) != 2) return false;
     PyObject *dtypes = PyTuple_GET_ITEM(resolved.ptr(), 0);
-    if (!PyTuple_Check(dtypes) || PyTuple_GET_SIZE(dtypes) != 2) return false;
-    PyObject *d_in = PyTuple_GET_ITEM(dtypes, 0), *d_out = PyTuple_GET_ITEM(dtypes, 1);
-    if (!PyArray_DescrCheck(d_in) || !PyArray_DescrCheck(d_out)) return false;
-    if (d_in != (PyObject *) in) return false;  // NumPy would cast the input first
+    if (!PyTuple_Check(dtypes) || PyTuple_GET_SIZE(dtypes) != nin + 1) return false;
+    for (int i = 0; i < nin; ++i)
+        if (PyTuple_GET_ITEM(dtypes, i) != (PyObject *) in) return false;  // NumPy would cast the input first
+    PyObject *d_out = PyTuple_GET_ITEM(dtypes, nin);
+    if (!PyArray_DescrCheck(d_out)) return false;
     PyArray_Descr *out = canonical_numeric((PyArray_Descr *) d_out);
     if (!out) return false;
     nb::object capsule = nb::borrow(PyTuple_GET_ITEM(resolved.ptr(), 1));
-    nb::object strides = nb::make_tuple(nb::int_(PyDataType_ELSIZE(in)), nb::int_(PyDataType_ELSIZE(out)));
+    nb::object strides = contiguous ? nb::make_tuple(nb::int_(PyDataType_ELSIZE(in)), nb::int_(PyDataType_ELSIZE(out)))
+                                    : nb::make_tuple(nb::none(), nb::none(), nb::none());
     if (!fetch_strided_loop(e, ufunc, capsule, strides)) return false;
     e.out = out;
     return true;
 }
 
-} // namespace
-
-namespace {
-
-/// Ask NumPy for its matmul loop on two operands of `in` (matmul is a generalized ufunc: the loop
-/// takes the core dimensions and strides after the outer ones). False (no error set) when NumPy
-/// would cast, the result is not a builtin numeric type, or the loop needs the Python API.
-bool resolve_matmul_loop(UfuncCache::Entry &e, PyObject *ufunc, PyArray_Descr *in) {
-    nb::object resolved = nb::steal(PyObject_CallMethod(ufunc, "_resolve_dtypes_and_context", "((OOO))",
-                                                        (PyObject *) in, (PyObject *) in, Py_None));
-    if (!resolved || !PyTuple_Check(resolved.ptr()) || PyTuple_GET_SIZE(resolved.ptr()) != 2) return false;
-    PyObject *dtypes = PyTuple_GET_ITEM(resolved.ptr(), 0);
-    if (!PyTuple_Check(dtypes) || PyTuple_GET_SIZE(dtypes) != 3) return false;
-    PyObject *d_out = PyTuple_GET_ITEM(dtypes, 2);
-    if (PyTuple_GET_ITEM(dtypes, 0) != (PyObject *) in || PyTuple_GET_ITEM(dtypes, 1) != (PyObject *) in ||
-        !PyArray_DescrCheck(d_out))
-        return false;
-    PyArray_Descr *out = canonical_numeric((PyArray_Descr *) d_out);
-    if (!out) return false;
-    nb::object capsule = nb::borrow(PyTuple_GET_ITEM(resolved.ptr(), 1));
-    if (!fetch_strided_loop(e, ufunc, capsule, nb::make_tuple(nb::none(), nb::none(), nb::none()))) return false;
-    e.out = out;
-    return true;
+/// Run NumPy's loop `info`; without the GIL (as NumPy's loops run) when `work` exceeds
+/// kReleaseGil, holding the operands' ndarrays `a` and `b` (may be null) meanwhile: another thread
+/// destroying their workspace makes their Arrays let go of them. The loop's return code.
+int run_loop(const UfuncCallInfo *info, char *const *data, const npy_intp *dims, const npy_intp *strides, npy_intp work,
+             PyArrayObject *a, PyArrayObject *b = nullptr) {
+    if (work <= kReleaseGil) return info->strided_loop(info->context, data, dims, strides, info->auxdata);
+    nb::object keep_a = nb::borrow((PyObject *) a), keep_b = nb::borrow((PyObject *) b);
+    nb::gil_scoped_release unlocked;
+    return info->strided_loop(info->context, data, dims, strides, info->auxdata);
 }
 
 } // namespace
@@ -164,7 +157,7 @@ PyObject *fast_matmul_2d(PyObject *ufunc, PyArrayObject *a, PyArrayObject *b) {
     if (PyArray_DIM(b, 0) != n || !m || !n || !p) return nullptr;  // NumPy's error, or an empty product
     static UfuncCache *cache = new UfuncCache;  // kept for the process (its entries hold Python objects)
     UfuncCache::Entry *entry =
-        cached_loop(*cache, in, [&](UfuncCache::Entry &e) { return resolve_matmul_loop(e, ufunc, in); });
+        cached_loop(*cache, in, [&](UfuncCache::Entry &e) { return resolve_loop(e, ufunc, in, 2, false); });
     if (!entry) return nullptr;
     wsa::Workspace *target = current_target();
     npy_intp shape[2] = {m, p};
@@ -187,17 +180,7 @@ PyObject *fast_matmul_2d(PyObject *ufunc, PyArrayObject *a, PyArrayObject *b) {
     const UfuncCallInfo *info = entry->info;
     bool check_fp = !info->no_floatingpoint_errors;
     if (check_fp) fp_clear();
-    int rc;
-    if (m * p * n > kReleaseGil) {
-        // The operands' ndarrays stay alive meanwhile, whatever another thread does to their
-        // Arrays (destroying their workspace makes them let go of them).
-        nb::object keep_a = nb::borrow((PyObject *) a), keep_b = nb::borrow((PyObject *) b);
-        nb::gil_scoped_release unlocked;
-        rc = info->strided_loop(info->context, data, dims, strides, info->auxdata);
-    } else {
-        rc = info->strided_loop(info->context, data, dims, strides, info->auxdata);
-    }
-    if (rc < 0) {
+    if (run_loop(info, data, dims, strides, m * p * n, a, b) < 0) {
         PyErr_Clear();
         return nullptr;  // the general path runs it again and raises NumPy's error
     }
@@ -214,7 +197,7 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
     PyArray_Descr *in = canonical_numeric(PyArray_DESCR(nd));
     if (!in || (real_only && PyTypeNum_ISCOMPLEX(in->type_num))) return nullptr;
     UfuncCache::Entry *entry =
-        cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_ufunc_loop(e, ufunc, in); });
+        cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_loop(e, ufunc, in, 1, true); });
     if (!entry) return nullptr;
     UfuncCache::Entry &e = *entry;
     wsa::Workspace *target = current_target();
@@ -227,15 +210,7 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
     const UfuncCallInfo *info = e.info;
     bool check_fp = !info->no_floatingpoint_errors;
     if (check_fp) fp_clear();
-    int rc;
-    if (n > kReleaseGil) {
-        nb::object keep = nb::borrow((PyObject *) nd);  // as in fast_matmul_2d
-        nb::gil_scoped_release unlocked;
-        rc = info->strided_loop(info->context, data, &n, strides, info->auxdata);
-    } else {
-        rc = info->strided_loop(info->context, data, &n, strides, info->auxdata);
-    }
-    if (rc < 0) raise_pending(fn);
+    if (run_loop(info, data, &n, strides, n, nd) < 0) raise_pending(fn);
     // A flag raised: let the general path recompute, so that np.errstate reports it as NumPy does.
     if (check_fp && fp_raised()) return nullptr;
     return wrap_new(guard.release().ptr(), target, false);
