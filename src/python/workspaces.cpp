@@ -123,6 +123,7 @@ struct ThreadCleanup {
             std::vector<std::shared_ptr<wsa::Workspace>> all = tw.all();
             tw.destroy_all(wsa::DestroyReason::ThreadExit, true);
             for (auto &ws : all) release_holders(*ws);
+            wsa::Workspace::flush_thread_cache();  // blocks of a workspace of its own outside `tw`
         } catch (...) {
             PyErr_Clear();  // a destructor lets nothing out
         }

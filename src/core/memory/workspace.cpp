@@ -1,6 +1,8 @@
 /// src/core/memory/workspace.cpp -- workspace policies, statistics and the chunk address registry.
 #include "workspace.h"
 
+#include "block_cache.h"
+
 #include <algorithm>
 #include <cstring>
 #ifdef __GLIBC__
@@ -18,12 +20,9 @@
 
 namespace wsa {
 
-namespace {
-std::atomic<std::uint64_t> g_epoch{1};
-} // namespace
+std::atomic<std::uint64_t> g_scope_epoch{1};
 
-std::uint64_t scope_epoch() { return g_epoch.load(std::memory_order_acquire); }
-void bump_scope_epoch() { g_epoch.fetch_add(1, std::memory_order_acq_rel); }
+void bump_scope_epoch() { g_scope_epoch.fetch_add(1, std::memory_order_acq_rel); }
 
 #ifdef __linux__
 inline void cpu_relax() {
@@ -123,6 +122,9 @@ struct Registry {
     }
 };
 
+/// Free `p` if it is a live block of any chunk (mutex held); see free_if_owned.
+bool free_locked(Registry &r, void *p, bool count_free);
+
 /// Unmap `c`'s memory (deferred for a device chunk: see Registry::deferred) and delete `c`.
 /// Mutex held; `c` is no longer registered.
 static void drop_chunk_locked(Chunk *c);
@@ -183,8 +185,9 @@ static void lock_before_fork() {
 }
 static void unlock_in_parent() { registry().mu.unlock(); }
 
-/// Runs in the child, mutex held, only the forking thread alive (see workspace.h).
-void after_fork_in_child() {
+/// Runs in the child, mutex held, only the forking thread alive (see workspace.h). `drop`: the
+/// references the vanished threads' block caches held, to release once the mutex is down.
+void after_fork_in_child(std::vector<std::shared_ptr<Workspace>> &drop) {
     Registry &r = registry();
     const std::thread::id me = std::this_thread::get_id();
     std::set<Workspace *> orphans;
@@ -192,11 +195,19 @@ void after_fork_in_child() {
         Chunk *c = kv.second;
         if (c->owner && c->owner->owner_ != me) orphans.insert(c->owner);
     }
-    for (Workspace *ws : orphans) ws->destroy_locked(DestroyReason::Fork);
+    for (Workspace *ws : orphans) {
+        // A thread caches only its own workspaces' blocks: give back what its cache held.
+        if (BlockCache *tc = ws->cacher_.load(std::memory_order_relaxed)) {
+            drop.emplace_back();
+            flush_cache_locked(*tc, drop.back());
+        }
+        ws->destroy_locked(DestroyReason::Fork);
+    }
 }
 
 static void unlock_in_child() {
-    after_fork_in_child();
+    std::vector<std::shared_ptr<Workspace>> drop;
+    after_fork_in_child(drop);
     registry().mu.unlock();
 }
 
@@ -305,7 +316,7 @@ void Workspace::release_chunk_locked(Chunk *c) {
 
 std::string Workspace::describe_sizes_locked(std::size_t request) const {
     return "request of " + std::to_string(request) + " bytes; capacity " + std::to_string(stats_.capacity) +
-           " bytes, in use " + std::to_string(stats_.used) + " bytes" +
+           " bytes, in use " + std::to_string(used_locked()) + " bytes" +
            (config_.max_size ? ", max_size " + std::to_string(config_.max_size) + " bytes" : std::string());
 }
 
@@ -314,13 +325,117 @@ void Workspace::note_allocation_locked(std::size_t total, bool reused) {
     stats_.allocated_bytes += total;
     if (reused) stats_.reused_bytes += total;
     stats_.used += total;
+    used_now_.store(stats_.used, std::memory_order_relaxed);
     stats_.live_arrays += 1;
-    stats_.peak_current_cycle = std::max(stats_.peak_current_cycle, stats_.used);
+    stats_.peak_current_cycle = std::max(stats_.peak_current_cycle, used_locked());
+}
+
+std::size_t Workspace::used_locked() const {
+    std::size_t cached = fast_.cached_bytes.load(std::memory_order_relaxed);
+    return stats_.used > cached ? stats_.used - cached : 0;
+}
+
+Stats Workspace::reported_locked() const {
+    Stats s = stats_;
+    const CacheCounters &f = fast_;
+    if (alive()) {  // destroy() already zeroed these
+        s.used = used_locked();
+        std::size_t blocks = f.cached_blocks.load(std::memory_order_relaxed);
+        s.live_arrays = s.live_arrays > blocks ? s.live_arrays - blocks : 0;
+    }
+    std::size_t bytes = f.bytes.load(std::memory_order_relaxed);
+    s.allocations += f.allocations.load(std::memory_order_relaxed);
+    s.allocated_bytes += bytes;
+    s.reused_bytes += bytes;
+    s.frees += f.frees.load(std::memory_order_relaxed);
+    s.zeroed_bytes += f.zeroed.load(std::memory_order_relaxed);
+    if (f.peak_serial.load(std::memory_order_relaxed) == cycle_serial())
+        s.peak_current_cycle = std::max(s.peak_current_cycle, f.peak.load(std::memory_order_relaxed));
+    return s;
+}
+
+/// Claim `ws` for this thread's cache `tc` (mutex held): keep a claim that still holds, else give
+/// back what `tc` holds and claim `ws` if this thread owns it and no other cache has it (another
+/// cache that has it is told to let go: its made table may not know what this thread does here).
+void claim_locked(BlockCache &tc, Workspace &ws, std::shared_ptr<Workspace> &drop) {
+    if (tc.ws == &ws && tc.epoch == scope_epoch() && !ws.cache_revoked_.load(std::memory_order_relaxed) &&
+        tc.count < BlockCache::kBlocks)
+        return;
+    flush_cache_locked(tc, drop);
+    BlockCache *other = ws.cacher_.load(std::memory_order_relaxed);
+    if (other) {
+        ws.cache_revoked_.store(true, std::memory_order_relaxed);
+        return;
+    }
+    if (!ws.cacheable() || ws.owner_thread() != std::this_thread::get_id()) return;
+    std::shared_ptr<Workspace> self = ws.weak_from_this().lock();
+    if (!self) return;  // not owned by a shared_ptr (a C++ test's): no cache
+    ws.cacher_.store(&tc, std::memory_order_relaxed);
+    ws.cache_revoked_.store(false, std::memory_order_relaxed);
+    tc.ws = &ws;
+    tc.hold = std::move(self);
+    tc.epoch = scope_epoch();
+    ++tc.claim;
+}
+
+/// Free the blocks `tc` holds in their chunks (mutex held), keeping the claim: frees the cache
+/// counted already.
+void release_cached_locked(BlockCache &tc) {
+    Registry &r = registry();
+    for (int k = 0; k < tc.count; ++k) free_locked(r, tc.blocks[k].p, /*count_free=*/false);
+    tc.count = 0;
+    tc.ws->fast_.cached_bytes.store(0, std::memory_order_relaxed);
+    tc.ws->fast_.cached_blocks.store(0, std::memory_order_relaxed);
+}
+
+void flush_cache_locked(BlockCache &tc, std::shared_ptr<Workspace> &drop) {
+    Workspace *ws = tc.ws;
+    if (!ws) return;
+    release_cached_locked(tc);
+    Workspace::CacheCounters &f = ws->fast_;
+    Stats &s = ws->stats_;
+    std::size_t bytes = f.bytes.load(std::memory_order_relaxed);
+    s.allocations += f.allocations.load(std::memory_order_relaxed);
+    s.allocated_bytes += bytes;
+    s.reused_bytes += bytes;
+    s.frees += f.frees.load(std::memory_order_relaxed);
+    s.zeroed_bytes += f.zeroed.load(std::memory_order_relaxed);
+    if (f.peak_serial.load(std::memory_order_relaxed) == ws->cycle_serial())
+        s.peak_current_cycle = std::max(s.peak_current_cycle, f.peak.load(std::memory_order_relaxed));
+    for (auto *a : {&f.allocations, &f.bytes, &f.frees, &f.zeroed, &f.peak}) a->store(0, std::memory_order_relaxed);
+    f.peak_serial.store(0, std::memory_order_relaxed);
+    if (ws->cacher_.load(std::memory_order_relaxed) == &tc) {
+        ws->cacher_.store(nullptr, std::memory_order_relaxed);
+        ws->cache_revoked_.store(false, std::memory_order_relaxed);
+    }
+    tc.ws = nullptr;
+    drop = std::move(tc.hold);
+}
+
+/// Give back this thread's cache if it holds `ws`'s blocks (mutex held).
+static void flush_if_mine_locked(Workspace *ws, std::shared_ptr<Workspace> &drop) {
+    BlockCache *tc = this_thread_cache_if_any();
+    if (tc && tc->ws == ws) flush_cache_locked(*tc, drop);
+}
+
+void Workspace::flush_thread_cache() {
+    BlockCache *tc = this_thread_cache_if_any();
+    if (!tc || !tc->ws) return;
+    std::shared_ptr<Workspace> drop;  // released after the mutex
+    Locked lock;
+    flush_cache_locked(*tc, drop);
 }
 
 void *Workspace::allocate(std::size_t n, bool zero) {
+    if (void *p = allocate_cached(n, zero)) return p;
+    std::shared_ptr<Workspace> drop;  // released after the mutex
     Locked lock;
-    return allocate_locked(n, zero);
+    BlockCache *tc = this_thread_cache();
+    if (tc) claim_locked(*tc, *this, drop);
+    std::size_t size = 0;
+    void *p = allocate_locked(n, zero, &size);
+    if (tc && tc->ws == this && size && size <= BlockCache::kMaxBytes) tc->note_made(p, size, n);
+    return p;
 }
 
 /// Clear the first `n` bytes at `data` of which `dirty` had been used before (fresh pages read as
@@ -331,7 +446,7 @@ static std::size_t clear(void *data, std::size_t n, std::size_t dirty) {
     return k;
 }
 
-void *Workspace::allocate_locked(std::size_t n, bool zero) {
+void *Workspace::allocate_locked(std::size_t n, bool zero, std::size_t *block_size) {
     if (!alive()) throw WorkspaceMisuse("workspace '" + name_ + "' was destroyed; it cannot allocate");
     if (n > (std::size_t(1) << 62))
         throw WorkspaceOutOfMemory("workspace '" + name_ + "': " + describe_sizes_locked(n));
@@ -352,16 +467,20 @@ void *Workspace::allocate_locked(std::size_t n, bool zero) {
                 // b.size, not total: a free block a little larger than asked for is not split,
                 // and the free path subtracts b.size.
                 note_allocation_locked(b.size, dirty > 0);
+                if (block_size) *block_size = b.size;
                 void *data = c->base() + b.offset;
                 if (zero) stats_.zeroed_bytes += clear(data, n, dirty);
                 return data;
             }
         }
-        // Small blocks kept whole for reuse (chunk.h, the stash) may split the free space the
-        // request needs: merge them back and look again before spilling.
-        if (!unstash_locked()) break;
+        // Small blocks kept whole for reuse (this thread's cache, chunk.h's stash) may split the
+        // free space the request needs: merge them back and look again before spilling.
+        BlockCache *tc = this_thread_cache_if_any();
+        bool cached = tc && tc->ws == this && tc->count;
+        if (cached) release_cached_locked(*tc);
+        if (!unstash_locked() && !cached) break;
     }
-    return spill_locked(total, n, zero);
+    return spill_locked(total, n, zero, block_size);
 }
 
 bool Workspace::unstash_locked() {
@@ -374,7 +493,7 @@ bool Workspace::unstash_locked() {
     return any;
 }
 
-void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero) {
+void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero, std::size_t *block_size) {
     bool learning = !stats_.initialized;
     if (!learning && config_.spill == SpillPolicy::Fail)
         throw WorkspaceOutOfMemory("workspace '" + name_ +
@@ -398,6 +517,7 @@ void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero) {
         Block &b = c->rec(c->allocate(total, false, dirty));
         b.requested = n;
         note_allocation_locked(b.size, false);
+        if (block_size) *block_size = b.size;
         return c->base() + b.offset;  // a new mapping reads as zeros
     }
     Chunk *c;
@@ -432,10 +552,26 @@ static bool surely_foreign(Registry &r, const void *p) {
 }
 
 bool Workspace::free_if_owned(void *p) {
+    if (free_cached(p)) return true;
     Registry &r = registry();
     // Every NumPy array freed while the handler is installed asks, workspace memory or not.
     if (surely_foreign(r, p)) return false;
+    std::shared_ptr<Workspace> drop;  // released after the mutex
     Locked lock;
+    if (BlockCache *tc = this_thread_cache_if_any(); tc && tc->ws) {
+        if (tc->holds(p)) return true;  // a second free of a block the cache holds: ignored
+        BlockCache::Made &m = tc->made[BlockCache::slot(p)];
+        if (m.p == p) m.p = nullptr;
+        // A claim that no longer holds gives its blocks back while the mutex is held anyway.
+        if (tc->epoch != scope_epoch() || tc->ws->cache_revoked_.load(std::memory_order_relaxed))
+            flush_cache_locked(*tc, drop);
+    }
+    return free_locked(r, p, /*count_free=*/true);
+}
+
+/// Free `p` if it is a live block of any chunk (mutex held); `count_free`: a free of the program's
+/// (not a cached block given back, whose free the cache counted).
+bool free_locked(Registry &r, void *p, bool count_free) {
     Chunk *c = r.find(p);
     if (!c) return false;
     Workspace *ws = c->owner;
@@ -469,8 +605,9 @@ bool Workspace::free_if_owned(void *p) {
         }
     }
     if (ws) {
-        ++ws->stats_.frees;
+        if (count_free) ++ws->stats_.frees;
         ws->stats_.used -= size;
+        ws->used_now_.store(ws->stats_.used, std::memory_order_relaxed);
         ws->stats_.live_arrays -= 1;
     }
     return true;
@@ -491,6 +628,7 @@ std::size_t Workspace::owned_size(const void *p) {
     Registry &r = registry();
     if (surely_foreign(r, p)) return kNotOwned;
     Locked lock;
+    if (BlockCache *tc = this_thread_cache_if_any(); tc && tc->holds(p)) return kNotOwned;  // freed
     Chunk *c = r.find(p);
     if (!c) return kNotOwned;
     if (c->spill) return p == c->base() && c->live_blocks ? c->spill_requested : kNotOwned;
@@ -504,7 +642,9 @@ std::size_t Workspace::zombie_bytes() {
 }
 
 void Workspace::begin_cycle() {
+    std::shared_ptr<Workspace> drop;  // released after the mutex
     Locked lock;
+    flush_if_mine_locked(this, drop);
     if (!alive())
         throw WorkspaceMisuse("workspace '" + name_ +
                               "' was destroyed; create it again "
@@ -514,7 +654,7 @@ void Workspace::begin_cycle() {
     cycle_serial_.fetch_add(1, std::memory_order_acq_rel);
     cycle_open_.store(true, std::memory_order_release);
     bump_scope_epoch();
-    stats_.peak_current_cycle = stats_.used;
+    stats_.peak_current_cycle = used_locked();
     stats_.spilled_cycle_bytes = 0;
 }
 
@@ -547,14 +687,17 @@ void Workspace::trim_locked() {
 }
 
 std::string Workspace::end_cycle() noexcept {
+    std::shared_ptr<Workspace> drop;  // released after the mutex
     Locked lock;
+    flush_if_mine_locked(this, drop);
     if (!cycle_open()) return "";
     cycle_open_.store(false, std::memory_order_release);
     bump_scope_epoch();
     if (!alive()) return "";
     unstash_locked();  // learning, trimming and refiling look at the free space as it is
     ++stats_.cycles;
-    stats_.peak_cycle_bytes = stats_.peak_current_cycle;
+    // Another thread's cache may hold blocks of this workspace (what its fast path saw counts).
+    stats_.peak_cycle_bytes = reported_locked().peak_current_cycle;
     if (!circular()) generation_.fetch_add(1, std::memory_order_acq_rel);
     for (Chunk *c : chunks_) {
         c->cycles = stats_.cycles;
@@ -565,7 +708,7 @@ std::string Workspace::end_cycle() noexcept {
     std::string error;
     // Arrays still alive now (a loop's result variable, say) stay pinned through the next cycle,
     // so the next cycle needs room for them on top of its own peak.
-    std::size_t needed = stats_.peak_cycle_bytes + stats_.used;
+    std::size_t needed = stats_.peak_cycle_bytes + used_locked();
     try {
         if (stats_.initialized && config_.learning != LearningPolicy::None && stats_.spilled_cycle_bytes > 0) {
             // The workload outgrew what was learned: learn again rather than spill every cycle.
@@ -605,7 +748,9 @@ std::string Workspace::end_cycle() noexcept {
 }
 
 void Workspace::destroy(DestroyReason why) {
+    std::shared_ptr<Workspace> drop;  // released after the mutex
     Locked lock;
+    flush_if_mine_locked(this, drop);
     destroy_locked(why);
 }
 
@@ -635,6 +780,7 @@ void Workspace::destroy_locked(DestroyReason why) {
     stats_.capacity = 0;
     stats_.chunks = 0;
     stats_.used = 0;
+    used_now_.store(0, std::memory_order_relaxed);
     stats_.live_arrays = 0;
 }
 
@@ -647,7 +793,7 @@ std::string Workspace::check_heap() const {
 
 Stats Workspace::stats() const {
     Locked lock;
-    return stats_;
+    return reported_locked();
 }
 
 } // namespace wsa

@@ -29,10 +29,13 @@
 namespace wsa {
 
 struct Frame;
+struct BlockCache;
 
 /// Bumped whenever any workspace's cycle opens or ends, a workspace is destroyed, or a scope opens
-/// or closes (manager.h): the bindings cache a thread's allocation target until it changes.
-std::uint64_t scope_epoch();
+/// or closes (manager.h): the bindings cache a thread's allocation target until it changes, and
+/// a thread's block cache (block_cache.h) is valid within one epoch.
+extern std::atomic<std::uint64_t> g_scope_epoch;
+inline std::uint64_t scope_epoch() { return g_scope_epoch.load(std::memory_order_acquire); }
 void bump_scope_epoch();
 
 /// Raised (as a C++ exception) for misuse; the bindings turn it into wsarray.WorkspaceError.
@@ -139,10 +142,15 @@ public:
     /// Bytes held by chunks of destroyed workspaces whose arrays are still alive.
     static std::size_t zombie_bytes();
 
+    /// Give back the small blocks this thread keeps for reuse (block_cache.h): a thread that stops
+    /// using workspaces (the bindings call it when a Python thread ends) leaves none pinned.
+    static void flush_thread_cache();
+
 private:
-    void *allocate_locked(std::size_t n, bool zero);
+    /// `block_size`: set to the block's size when it lies in a regular chunk (0 for a spill).
+    void *allocate_locked(std::size_t n, bool zero, std::size_t *block_size = nullptr);
     void destroy_locked(DestroyReason why);
-    void *spill_locked(std::size_t total, std::size_t n, bool zero);
+    void *spill_locked(std::size_t total, std::size_t n, bool zero, std::size_t *block_size);
     /// Merge every chunk's stash back into its free space (chunk.h); false when all were empty.
     bool unstash_locked();
     /// A new chunk of about `size` bytes (rounded to pages, never past max_size); throws
@@ -158,10 +166,25 @@ private:
     std::size_t room_locked() const;
     std::string describe_sizes_locked(std::size_t request) const;
     void note_allocation_locked(std::size_t total, bool reused);
+    /// stats_.used less the blocks a thread's cache holds (block_cache.h): what live arrays use.
+    std::size_t used_locked() const;
+    /// Stats as reported: stats_ with the cache's counters applied (mutex held).
+    Stats reported_locked() const;
+    /// Can a thread cache this workspace's blocks (block_cache.h)? Host memory, not circular.
+    bool cacheable() const { return host_memory() && !circular() && alive(); }
+    /// The lock-free allocation of block_cache.cpp: a block this thread's cache holds for `n`
+    /// bytes, else null.
+    void *allocate_cached(std::size_t n, bool zero);
 
     friend struct Registry;
-    friend void after_fork_in_child();
+    friend struct BlockCache;
+    friend void after_fork_in_child(std::vector<std::shared_ptr<Workspace>> &drop);
     friend void before_fork();
+    friend void flush_cache_locked(BlockCache &tc, std::shared_ptr<Workspace> &drop);
+    friend bool free_cached(void *p);
+    friend bool free_locked(struct Registry &r, void *p, bool count_free);
+    friend void release_cached_locked(BlockCache &tc);
+    friend void claim_locked(BlockCache &tc, Workspace &ws, std::shared_ptr<Workspace> &drop);
 
     std::string name_;
     Config config_;
@@ -180,6 +203,23 @@ private:
     std::size_t live_spill_bytes_ = 0;
     std::size_t learning_max_ = 0;  ///< over_time: largest cycle peak seen while learning
     Stats stats_;
+    /// The thread cache (block_cache.h) holding this workspace's blocks, if any; set and cleared
+    /// with the mutex held.
+    std::atomic<BlockCache *> cacher_{nullptr};
+    /// Set (mutex held) when another thread allocated here while a cache held this workspace:
+    /// that cache gives its blocks back at its next operation.
+    std::atomic<bool> cache_revoked_{false};
+    /// stats_.used, readable without the mutex (the cache's peak tracking).
+    std::atomic<std::size_t> used_now_{0};
+    /// What the cache did since it last gave its blocks back. Written only by the thread whose
+    /// cache holds this workspace (without the mutex) or with the mutex held by that thread; read
+    /// anywhere. The blocks a cache holds still count as live in the chunks and stats_.
+    struct CacheCounters {
+        std::atomic<std::size_t> cached_bytes{0}, cached_blocks{0};  ///< held by the cache now
+        std::atomic<std::size_t> allocations{0}, bytes{0}, frees{0}, zeroed{0};
+        std::atomic<std::size_t> peak{0};            ///< highest used seen at a cached allocation
+        std::atomic<std::uint64_t> peak_serial{0};   ///< ... in the cycle of this cycle_serial()
+    } fast_;
 };
 
 } // namespace wsa
