@@ -15,9 +15,66 @@
 
 namespace wsa_py {
 
+/// A workspace reference held by a Python object (an Array's token). Under the GIL the references
+/// are counted without atomic operations (Workspace::binding_refs): the first one pins the
+/// workspace (a shared_ptr it keeps to itself), the last one lets go, so a small result costs no
+/// atomic reference-count update. Without a GIL (free-threaded builds), a shared_ptr.
+class WsRef {
+public:
+    WsRef() = default;
+    WsRef(wsa::Workspace *ws) : ws_(ws) { acquire(); }  // NOLINT: converts as a shared_ptr would
+    WsRef(const std::shared_ptr<wsa::Workspace> &ws) : WsRef(ws.get()) {}  // NOLINT
+    WsRef(const WsRef &o) : WsRef(o.ws_) {}
+    WsRef(WsRef &&o) noexcept : ws_(o.ws_) {
+        o.ws_ = nullptr;
+#ifdef Py_GIL_DISABLED
+        pin_ = std::move(o.pin_);
+#endif
+    }
+    WsRef &operator=(WsRef o) noexcept {
+        std::swap(ws_, o.ws_);
+#ifdef Py_GIL_DISABLED
+        std::swap(pin_, o.pin_);
+#endif
+        return *this;
+    }
+    ~WsRef() { release(); }
+    wsa::Workspace *get() const { return ws_; }
+    wsa::Workspace *operator->() const { return ws_; }
+    wsa::Workspace &operator*() const { return *ws_; }
+    explicit operator bool() const { return ws_ != nullptr; }
+    bool operator==(const WsRef &o) const { return ws_ == o.ws_; }
+    bool operator==(const std::shared_ptr<wsa::Workspace> &o) const { return ws_ == o.get(); }
+
+private:
+    void acquire() {
+        if (!ws_) return;
+#ifdef Py_GIL_DISABLED
+        pin_ = ws_->shared_from_this();
+#else
+        if (ws_->binding_refs++ == 0) ws_->binding_pin = ws_->shared_from_this();
+#endif
+    }
+    void release() {
+        if (!ws_) return;
+#ifdef Py_GIL_DISABLED
+        pin_.reset();
+#else
+        if (--ws_->binding_refs == 0) {
+            std::shared_ptr<wsa::Workspace> last = std::move(ws_->binding_pin);  // may destroy it
+        }
+#endif
+        ws_ = nullptr;
+    }
+    wsa::Workspace *ws_ = nullptr;
+#ifdef Py_GIL_DISABLED
+    std::shared_ptr<wsa::Workspace> pin_;
+#endif
+};
+
 /// Which workspace cycle an array's memory belongs to. No workspace: always valid.
 struct Token {
-    std::shared_ptr<wsa::Workspace> ws;
+    WsRef ws;
     std::uint64_t generation = 0;
 };
 
@@ -96,8 +153,8 @@ Token token_for(PyObject *o);
 inline Token token_of_target(wsa::Workspace *target) {
     Token t;
     if (target) {
-        t.ws = target->shared_from_this();
-        t.generation = t.ws->generation();
+        t.ws = WsRef(target);
+        t.generation = target->generation();
     }
     return t;
 }

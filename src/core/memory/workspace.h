@@ -129,6 +129,11 @@ public:
     /// The bindings' list of the objects that hold this workspace's memory (the Python Arrays made
     /// in it), so that destroy() can make stale ones let go of their blocks. Guarded by the GIL.
     void *holders = nullptr;
+    /// The bindings' references to this workspace (their array tokens), counted under the
+    /// bindings' lock (the GIL) without atomic operations; while there are any, `binding_pin`
+    /// keeps the workspace alive.
+    std::size_t binding_refs = 0;
+    std::shared_ptr<Workspace> binding_pin;
     /// Heap invariants of every chunk (empty string: consistent). For tests.
     std::string check_heap() const;
 
