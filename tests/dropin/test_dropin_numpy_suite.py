@@ -167,9 +167,13 @@ def test_runner_records_crash_and_hang_and_goes_on(tmp_path):
     result = numpy_suite_run.run_file(root, "pkg/tests/test_crashy.py", options)
     tests = {nodeid.split("::")[1]: t for nodeid, t in result["tests"].items()}
     assert tests["test_first"]["outcome"] == "passed"
-    # SIGABRT: under AddressSanitizer (.ci/sanitize), which reports the SIGSEGV and aborts.
-    assert tests["test_crash"]["outcome"] == "crash" and tests["test_crash"]["cause"] in ("crash: SIGSEGV",
-                                                                                         "crash: SIGABRT")
+    # Under AddressSanitizer (.ci/sanitize), which handles the SIGSEGV: SIGABRT, or exit status 1
+    # when the fault handler's traceback dump faults again inside ASan's handler (seen on some
+    # machines, with this file's build and older ones alike).
+    causes = ("crash: SIGSEGV",)
+    if os.environ.get("WSARRAY_SANITIZED"):
+        causes += ("crash: SIGABRT", "crash: exit status 1 before pytest finished")
+    assert tests["test_crash"]["outcome"] == "crash" and tests["test_crash"]["cause"] in causes
     assert tests["test_fails"]["outcome"] == "failed"
     assert tests["test_fails"]["cause"] == "ValueError: bad value 12 at 0x?"
     assert tests["test_hang"]["outcome"] == "hang"
