@@ -5,6 +5,7 @@
 
 #include "fast_numpy.h"
 
+#include "compute/kernels.h"
 #include "fast_indexing.h"
 #include "numpy_alloc.h"
 #include "numpy_loops.h"
@@ -318,6 +319,9 @@ PyArray_Descr *dtype_of(PyObject *dtype) {
 template <class T> void fill_as(void *data, npy_intp n, T v) {
     T *p = (T *) data;
     for (npy_intp i = 0; i < n; ++i) p[i] = v;
+}
+template <> void fill_as<double>(void *data, npy_intp n, double v) {
+    wsa::fill_f64((double *) data, (std::size_t) n, v);
 }
 
 /// Fill with one: the value NumPy's ones() writes (1 cast to the type).

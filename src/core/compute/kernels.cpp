@@ -126,6 +126,10 @@ const char *kernel_isa() {
     return "baseline";
 }
 
+void fill_f64(double *out, std::size_t n, double v) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = v;
+}
+
 double sum_f64(const double *a, std::size_t n, int &flags) {
     double total = 0.0;
     int levels = 0;

@@ -45,6 +45,10 @@ void unary_f64(UnaryOp op, std::size_t rows, std::size_t cols, const Grid &a, co
 /// order, so the result does not depend on the thread count. `flags` receives the FpFlags raised.
 double sum_f64(const double *a, std::size_t n, int &flags);
 
+/// Write `v` into `n` contiguous doubles (np.ones, np.full): a vectorised loop here, where the
+/// bindings, built for size, would store one double at a time.
+void fill_f64(double *out, std::size_t n, double v);
+
 /// The instruction set of the loops in use: "avx2" or "baseline" (x86-64), picked at run time.
 const char *kernel_isa();
 
