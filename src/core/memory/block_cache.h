@@ -4,16 +4,16 @@
 /// A loop that makes and drops small arrays in a workspace frees and allocates the same sizes over
 /// and over. The locked path costs about 400 instructions a pair (the registry mutex, the address
 /// lookup, the chunk's records); this cache costs a few dozen. It holds blocks of one workspace at
-/// a time, the one this thread allocated from last ("claimed", Workspace::cacher_), and only
-/// within one scope epoch (workspace.h: any cycle or scope opening or ending, or a destruction,
-/// ends it), so a chunk can never be unmapped or reused under it.
+/// a time: the last workspace owned by this thread that it allocated from ("claimed",
+/// Workspace::cacher_), and only within one scope epoch (workspace.h: any cycle or scope opening
+/// or ending, or a destruction, ends it), so a chunk can never be unmapped or reused under it.
 ///
 /// A cached block stays live for its chunk and in stats_ (nothing else can take it); the
 /// workspace's CacheCounters say what the cache holds and did, and stats() reports as if each
 /// cached block had been freed. The cache gives its blocks back (flush_cache_locked, mutex held)
-/// when this thread's allocation misses, its epoch ended, another thread allocated in the
-/// workspace (cache_revoked_), and before this thread begins or ends a cycle, destroys the
-/// workspace or reads its statistics; and when the thread ends.
+/// when this thread's allocation misses a full cache, its epoch ended, a spill is near, another
+/// thread allocated in the workspace (cache_revoked_), and before this thread begins or ends a
+/// cycle or destroys the workspace; and when the thread ends.
 ///
 /// A free is recognised by the `made` table: the blocks this thread allocated from the claimed
 /// workspace in the current epoch, by address. Only the thread that made a block takes it back
