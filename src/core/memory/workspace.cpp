@@ -335,22 +335,26 @@ std::size_t Workspace::used_locked() const {
     return stats_.used > cached ? stats_.used - cached : 0;
 }
 
-Stats Workspace::reported_locked() const {
-    Stats s = stats_;
-    const CacheCounters &f = fast_;
-    if (alive()) {  // destroy() already zeroed these
-        s.used = used_locked();
-        std::size_t blocks = f.cached_blocks.load(std::memory_order_relaxed);
-        s.live_arrays = s.live_arrays > blocks ? s.live_arrays - blocks : 0;
-    }
+/// Add what the block cache did (its allocations, frees, bytes and the cycle's peak) to `s`.
+void Workspace::add_cache_events(const CacheCounters &f, std::uint64_t cycle_serial, Stats &s) {
     std::size_t bytes = f.bytes.load(std::memory_order_relaxed);
     s.allocations += f.allocations.load(std::memory_order_relaxed);
     s.allocated_bytes += bytes;
-    s.reused_bytes += bytes;
+    s.reused_bytes += bytes;  // a cached block was used before
     s.frees += f.frees.load(std::memory_order_relaxed);
     s.zeroed_bytes += f.zeroed.load(std::memory_order_relaxed);
-    if (f.peak_serial.load(std::memory_order_relaxed) == cycle_serial())
+    if (f.peak_serial.load(std::memory_order_relaxed) == cycle_serial)
         s.peak_current_cycle = std::max(s.peak_current_cycle, f.peak.load(std::memory_order_relaxed));
+}
+
+Stats Workspace::reported_locked() const {
+    Stats s = stats_;
+    if (alive()) {  // destroy() already zeroed these
+        s.used = used_locked();
+        std::size_t blocks = fast_.cached_blocks.load(std::memory_order_relaxed);
+        s.live_arrays = s.live_arrays > blocks ? s.live_arrays - blocks : 0;
+    }
+    add_cache_events(fast_, cycle_serial(), s);
     return s;
 }
 
@@ -393,15 +397,7 @@ void flush_cache_locked(BlockCache &tc, std::shared_ptr<Workspace> &drop) {
     if (!ws) return;
     release_cached_locked(tc);
     Workspace::CacheCounters &f = ws->fast_;
-    Stats &s = ws->stats_;
-    std::size_t bytes = f.bytes.load(std::memory_order_relaxed);
-    s.allocations += f.allocations.load(std::memory_order_relaxed);
-    s.allocated_bytes += bytes;
-    s.reused_bytes += bytes;
-    s.frees += f.frees.load(std::memory_order_relaxed);
-    s.zeroed_bytes += f.zeroed.load(std::memory_order_relaxed);
-    if (f.peak_serial.load(std::memory_order_relaxed) == ws->cycle_serial())
-        s.peak_current_cycle = std::max(s.peak_current_cycle, f.peak.load(std::memory_order_relaxed));
+    Workspace::add_cache_events(f, ws->cycle_serial(), ws->stats_);
     for (auto *a : {&f.allocations, &f.bytes, &f.frees, &f.zeroed, &f.peak}) a->store(0, std::memory_order_relaxed);
     f.peak_serial.store(0, std::memory_order_relaxed);
     if (ws->cacher_.load(std::memory_order_relaxed) == &tc) {

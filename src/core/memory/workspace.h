@@ -225,6 +225,8 @@ private:
         std::atomic<std::size_t> peak{0};            ///< highest used seen at a cached allocation
         std::atomic<std::uint64_t> peak_serial{0};   ///< ... in the cycle of this cycle_serial()
     } fast_;
+    /// Add what a cache did (its allocations, frees, bytes, the peak of cycle `cycle_serial`) to `s`.
+    static void add_cache_events(const CacheCounters &f, std::uint64_t cycle_serial, Stats &s);
 };
 
 } // namespace wsa
