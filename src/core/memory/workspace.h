@@ -182,7 +182,6 @@ private:
     void *allocate_cached(std::size_t n, bool zero);
 
     friend struct Registry;
-    friend struct BlockCache;
     friend void after_fork_in_child(std::vector<std::shared_ptr<Workspace>> &drop);
     friend void before_fork();
     friend void flush_cache_locked(BlockCache &tc, std::shared_ptr<Workspace> &drop);
