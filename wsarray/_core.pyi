@@ -9,6 +9,8 @@ from wsarray import (
 )
 
 
+def _ndarray_pool_counts() -> list: ...
+
 class _ScopeStack:
     """The scopes open in a context (wsarray internal)."""
 

@@ -2,6 +2,7 @@
 /// cycle, scalar results, and the per-workspace list of Arrays that destroy() empties.
 #include "array_record.h"
 
+#include "ndarray_pool.h"
 #include "numpy_access.h"
 #include "numpy_alloc.h"
 
@@ -152,6 +153,8 @@ PyObject *make_int64_result(long long v) {
 
 Array::~Array() {
     if (ws_linked) unlink_holder(*this);
+    // Its ndarray, seen by nothing else, is kept for the next result (ndarray_pool.h).
+    if (nd_.is_valid() && retire_ndarray(nd_.ptr())) (void) nd_.release();
 }
 
 void release_holders(wsa::Workspace &ws) {

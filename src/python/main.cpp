@@ -5,6 +5,7 @@
 #include "function.h"
 #include "fusion.h"
 #include "memory_manager.h"
+#include "ndarray_pool.h"
 #include "numpy_alloc.h"
 #include "scopes.h"
 #include "workspace_config.h"
@@ -15,6 +16,7 @@
 NB_MODULE(_core, m) {
     using namespace wsa_py;
     init_numpy_alloc();          // NumPy's C API and the allocation handler, before anything else
+    init_ndarray_pool(m);        // dead ndarrays kept for the next result
     export_errors(m);            // WorkspaceError, WorkspaceMemoryError
     export_scopes(m);            // the context-local stack of scopes
     export_workspace_config(m);  // WorkspaceConfig, parse_size

@@ -3,6 +3,7 @@
 #define WSARRAY_DEFINE_NUMPY_API
 #include "numpy_api.h"
 
+#include "ndarray_pool.h"
 #include "numpy_alloc.h"
 
 #include "memory/workspace.h"
@@ -177,6 +178,7 @@ PyArrayObject *new_owned_array(wsa::Workspace *target, PyArray_Descr *descr, int
         }
     }
     if (!data) return nullptr;
+    if (PyArrayObject *kept = reuse_ndarray(descr, nd, dims, data, handler)) return kept;
     Py_INCREF(descr);  // PyArray_NewFromDescr steals it
     auto *arr = (PyArrayObject *) PyArray_NewFromDescr(&PyArray_Type, descr, nd, const_cast<npy_intp *>(dims), nullptr,
                                                        data, NPY_ARRAY_CARRAY, nullptr);
@@ -191,6 +193,14 @@ PyArrayObject *new_owned_array(wsa::Workspace *target, PyArray_Descr *descr, int
     ((PyArrayObject_fields *) arr)->mem_handler = handler;
     PyArray_ENABLEFLAGS(arr, NPY_ARRAY_OWNDATA);
     return arr;
+}
+
+bool free_array_data(PyObject *handler, void *data, std::size_t nbytes) {
+    if (handler != g_capsule && handler != g_default_capsule) return false;
+    if (g_trace_untrack) g_trace_untrack(kNumpyTraceDomain, (std::uintptr_t) data);
+    if (handler == g_capsule) ws_free(nullptr, data, nbytes);
+    else g_default->allocator.free(g_default->allocator.ctx, data, nbytes);
+    return true;
 }
 
 RouteGuard::RouteGuard(wsa::Workspace *target) : prev_(tl_route) {

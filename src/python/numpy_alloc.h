@@ -58,6 +58,11 @@ private:
 tagPyArrayObject *new_owned_array(wsa::Workspace *target, _PyArray_Descr *descr, int nd, const Py_ssize_t *dims,
                                   bool zeroed);
 
+/// Free the data an ndarray owns under `handler` as NumPy's array_dealloc does (its
+/// PyDataMem_UserFREE, which NumPy does not export: tracemalloc forgets it, the handler frees it).
+/// False, nothing done, for a handler other than ours and NumPy's default.
+bool free_array_data(PyObject *handler, void *data, std::size_t nbytes);
+
 /// Is a RouteGuard with a workspace up on this thread (NumPy's allocations going to a workspace)?
 bool routing_active();
 

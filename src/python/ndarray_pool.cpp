@@ -1,0 +1,121 @@
+/// src/python/ndarray_pool.cpp -- the pool of dead ndarrays (see ndarray_pool.h): retiring one as
+/// NumPy's array_dealloc would free its data, and filling one in as PyArray_NewFromDescr would.
+#include "numpy_api.h"
+
+#include "ndarray_pool.h"
+#include "numpy_alloc.h"
+
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+
+namespace wsa_py {
+
+namespace nb = nanobind;
+
+namespace {
+
+struct NdarrayPool {
+    static constexpr int kMaxRank = 4;   ///< ranks kept: 1..kMaxRank
+    static constexpr int kPerRank = 16;  ///< objects kept per rank
+    bool enabled = false;
+    int count[kMaxRank + 1] = {};
+    PyArrayObject_fields *slots[kMaxRank + 1][kPerRank];
+};
+NdarrayPool g_pool;
+
+/// NumPy's raw_array_is_aligned (what PyArray_UpdateFlags(NPY_ARRAY_ALIGNED) computes).
+bool is_aligned(int nd, const npy_intp *dims, const char *data, const npy_intp *strides, npy_intp alignment) {
+    if (alignment == 1) return true;
+    if (alignment < 1) return false;
+    std::uintptr_t check = (std::uintptr_t) data;
+    for (int i = 0; i < nd; ++i) {
+        if (dims[i] > 1) check |= (std::uintptr_t) strides[i];
+        else if (dims[i] == 0) return true;
+    }
+    return (check & (std::uintptr_t) (alignment - 1)) == 0;
+}
+
+/// At interpreter exit: every kept ndarray released (NumPy's dealloc of a dataless array).
+void drain() {
+#ifndef Py_GIL_DISABLED
+    g_pool.enabled = false;
+    for (int r = 1; r <= NdarrayPool::kMaxRank; ++r)
+        while (g_pool.count[r]) Py_DECREF((PyObject *) g_pool.slots[r][--g_pool.count[r]]);
+#endif
+}
+
+} // namespace
+
+bool retire_ndarray(PyObject *o) {
+#ifdef Py_GIL_DISABLED
+    (void) o;
+    return false;
+#else
+    NdarrayPool &p = g_pool;
+    if (!p.enabled || Py_TYPE(o) != &PyArray_Type || Py_REFCNT(o) != 1) return false;
+    auto *fa = (PyArrayObject_fields *) o;
+    int nd = fa->nd;
+    if (nd < 1 || nd > NdarrayPool::kMaxRank || p.count[nd] == NdarrayPool::kPerRank) return false;
+    if (fa->base || fa->weakreflist || fa->_buffer_info || !fa->data || !fa->mem_handler) return false;
+    if ((fa->flags & (NPY_ARRAY_OWNDATA | NPY_ARRAY_WRITEBACKIFCOPY)) != NPY_ARRAY_OWNDATA) return false;
+    int type = fa->descr->type_num;
+    if (!(PyTypeNum_ISNUMBER(type) || PyTypeNum_ISBOOL(type)) || PyDataType_REFCHK(fa->descr)) return false;
+    // As array_dealloc: the data's size (one byte for an empty array) to its handler.
+    npy_intp nbytes = PyArray_NBYTES((PyArrayObject *) o);
+    if (!free_array_data(fa->mem_handler, fa->data, nbytes ? (std::size_t) nbytes : 1)) return false;
+    Py_CLEAR(fa->mem_handler);
+    fa->data = nullptr;
+    fa->flags &= ~NPY_ARRAY_OWNDATA;  // owns nothing now: an ordinary dealloc frees no data
+    p.slots[nd][p.count[nd]++] = fa;
+    return true;
+#endif
+}
+
+PyArrayObject *reuse_ndarray(PyArray_Descr *descr, int nd, const npy_intp *dims, void *data, PyObject *handler) {
+#ifdef Py_GIL_DISABLED
+    return nullptr;
+#else
+    NdarrayPool &p = g_pool;
+    if (nd < 1 || nd > NdarrayPool::kMaxRank || !p.count[nd]) return nullptr;
+    PyArrayObject_fields *fa = p.slots[nd][--p.count[nd]];
+    Py_INCREF(descr);
+    PyArray_Descr *old = fa->descr;
+    fa->descr = descr;
+    Py_DECREF(old);  // a numeric descriptor (retire_ndarray): its release runs no Python code
+    fa->data = (char *) data;
+    // The strides and contiguity flags of _array_fill_strides (C order), from NPY_ARRAY_CARRAY.
+    npy_intp stride = PyDataType_ELSIZE(descr);
+    int not_one = 0;
+    bool has_zero = false;
+    for (int i = nd - 1; i >= 0; --i) {
+        fa->dimensions[i] = dims[i];
+        fa->strides[i] = stride;
+        if (dims[i]) stride *= dims[i];
+        else has_zero = true;
+        not_one += dims[i] != 1;
+    }
+    int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_WRITEABLE;
+    if (not_one < 2 || has_zero) flags |= NPY_ARRAY_F_CONTIGUOUS;
+    if (is_aligned(nd, fa->dimensions, fa->data, fa->strides, PyDataType_ALIGNMENT(descr))) flags |= NPY_ARRAY_ALIGNED;
+    Py_INCREF(handler);
+    fa->mem_handler = handler;
+    fa->flags = flags | NPY_ARRAY_OWNDATA;
+    return (PyArrayObject *) fa;
+#endif
+}
+
+void init_ndarray_pool(nb::module_ &m) {
+    // For the tests: how many ndarrays of each rank (1..kMaxRank) are kept now.
+    m.def("_ndarray_pool_counts", [] {
+        nb::list counts;
+        for (int r = 1; r <= NdarrayPool::kMaxRank; ++r) counts.append(g_pool.count[r]);
+        return counts;
+    });
+#ifndef Py_GIL_DISABLED
+    g_pool.enabled = true;
+    nb::module_::import_("atexit").attr("register")(nb::cpp_function(drain));
+#endif
+}
+
+} // namespace wsa_py

@@ -1,0 +1,37 @@
+/// src/python/ndarray_pool.h -- dead NumPy ndarray objects kept for the next fast-path result.
+///
+/// A small result is two objects: the wsarray.Array (array_pool.h keeps those) and the ndarray
+/// under it. NumPy builds an ndarray with PyArray_NewFromDescr (object allocation, the shape and
+/// strides buffer, flag computation: ~370 instructions) and takes it apart in array_dealloc (~150).
+/// When an Array dies holding the only reference to a plain ndarray that owns its data, the data is
+/// freed exactly as array_dealloc frees it, and the object itself -- with its shape buffer, now an
+/// array of no data that owns nothing -- is kept here; new_owned_array() fills it in again for the
+/// next result of the same number of dimensions. A kept ndarray is always a valid object: releasing
+/// it (pool full at exit) is NumPy's ordinary dealloc of a dataless array. Under the GIL only.
+#pragma once
+#include <Python.h>
+#include <nanobind/nanobind.h>
+
+#include <cstddef>
+
+struct _PyArray_Descr;
+struct tagPyArrayObject;
+
+namespace wsa_py {
+
+/// Take `nd` (an Array's ndarray, about to be released by that Array) into the pool if nothing
+/// else can see it: an exact ndarray, one reference, owning its data under a known handler, no
+/// base, weak reference or exported buffer, a builtin numeric dtype. True: its data is freed and
+/// the pool owns the reference (the caller must not release it).
+bool retire_ndarray(PyObject *nd);
+
+/// A kept ndarray of `nd` dimensions made into a new C-ordered array of `descr` (borrowed) over
+/// `data`, owned under `handler` (borrowed), with the flags PyArray_NewFromDescr + OWNDATA give;
+/// null if the pool has none of that rank.
+tagPyArrayObject *reuse_ndarray(_PyArray_Descr *descr, int nd, const Py_ssize_t *dims, void *data, PyObject *handler);
+
+/// Start pooling (module init, after NumPy's C API is imported); releases the pool at exit.
+/// Adds _ndarray_pool_counts() to `m` (the tests read it).
+void init_ndarray_pool(nanobind::module_ &m);
+
+} // namespace wsa_py
