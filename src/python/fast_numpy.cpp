@@ -377,7 +377,11 @@ PyObject *fast_arange(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs)
     PyArrayObject *res = new_array_in(target, descr, 1, &n);  // steals descr
     if (!res) return nullptr;
     auto *p = (npy_intp *) PyArray_DATA(res);
-    for (npy_intp i = 0; i < n; ++i) p[i] = (npy_intp) start + i;
+    if constexpr (sizeof(npy_intp) == sizeof(std::int64_t)) {
+        wsa::iota_i64((std::int64_t *) p, (std::size_t) n, (std::int64_t) start);  // vectorised (-O3)
+    } else {
+        for (npy_intp i = 0, count = n; i < count; ++i) p[i] = (npy_intp) start + i;
+    }
     return wrap_new((PyObject *) res, target);
 }
 

@@ -25,7 +25,8 @@ struct NdarrayPool {
 NdarrayPool g_pool;
 
 /// NumPy's raw_array_is_aligned (what PyArray_UpdateFlags(NPY_ARRAY_ALIGNED) computes).
-bool is_aligned(int nd, const npy_intp *dims, const char *data, const npy_intp *strides, npy_intp alignment) {
+[[maybe_unused]] bool is_aligned(int nd, const npy_intp *dims, const char *data, const npy_intp *strides,
+                                 npy_intp alignment) {
     if (alignment == 1) return true;
     if (alignment < 1) return false;
     std::uintptr_t check = (std::uintptr_t) data;
@@ -36,14 +37,14 @@ bool is_aligned(int nd, const npy_intp *dims, const char *data, const npy_intp *
     return (check & (std::uintptr_t) (alignment - 1)) == 0;
 }
 
+#ifndef Py_GIL_DISABLED
 /// At interpreter exit: every kept ndarray released (NumPy's dealloc of a dataless array).
 void drain() {
-#ifndef Py_GIL_DISABLED
     g_pool.enabled = false;
     for (int r = 1; r <= NdarrayPool::kMaxRank; ++r)
         while (g_pool.count[r]) Py_DECREF((PyObject *) g_pool.slots[r][--g_pool.count[r]]);
-#endif
 }
+#endif
 
 } // namespace
 
@@ -67,7 +68,8 @@ bool retire_ndarray(PyObject *o) {
     Py_CLEAR(fa->mem_handler);
     fa->data = nullptr;
     fa->flags &= ~NPY_ARRAY_OWNDATA;  // owns nothing now: an ordinary dealloc frees no data
-    p.slots[nd][p.count[nd]++] = fa;
+    if (p.count[nd] == NdarrayPool::kPerRank) Py_DECREF(o);  // filled meanwhile (never, in practice)
+    else p.slots[nd][p.count[nd]++] = fa;
     return true;
 #endif
 }

@@ -155,8 +155,8 @@ PyArrayObject *new_owned_array(wsa::Workspace *target, PyArray_Descr *descr, int
                                bool zeroed) {
     npy_intp nbytes = PyDataType_ELSIZE(descr);
     bool overflow = false;
-    for (int i = 0; i < nd; ++i) overflow |= __builtin_mul_overflow(nbytes, dims[i], &nbytes);
-    if (overflow || nbytes < 0) return nullptr;  // NumPy's error, from its path
+    for (int i = 0; i < nd; ++i) overflow |= dims[i] < 0 || __builtin_mul_overflow(nbytes, dims[i], &nbytes);
+    if (overflow || nbytes < 0) return nullptr;  // a negative dimension, a size NumPy refuses: its path
     // An empty array gets one byte, as from NumPy, and never workspace memory (it is never attached).
     if (nbytes == 0) target = nullptr;
     std::size_t size = nbytes ? (std::size_t) nbytes : 1;

@@ -525,7 +525,7 @@ CREATION_CALLS = [
     ("arange", (-3, 4), {}), ("arange", (4, -3), {}), ("arange", (2, 9), {}), ("arange", (2**62 - 3, 2**62), {}),
     ("arange", (2**63 - 3, 2**63 - 1), {}), ("arange", (2**70,), {}), ("arange", (5.0,), {}), ("arange", (1, 9, 2), {}),
     ("arange", (5,), {"dtype": "f4"}), ("arange", (True,), {}), ("arange", (numpy.int32(4),), {}), ("arange", (), {}),
-    ("arange", (1, 3), {"step": 1}),
+    ("arange", (1, 3), {"step": 1}), ("arange", (1001,), {}), ("arange", (-(2**40), 3 - 2**40 + 3000), {}),
 ]
 
 

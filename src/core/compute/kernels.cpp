@@ -130,6 +130,10 @@ void fill_f64(double *out, std::size_t n, double v) {
     for (std::size_t i = 0; i < n; ++i) out[i] = v;
 }
 
+void iota_i64(std::int64_t *out, std::size_t n, std::int64_t start) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = start + (std::int64_t) i;
+}
+
 double sum_f64(const double *a, std::size_t n, int &flags) {
     double total = 0.0;
     int levels = 0;

@@ -49,6 +49,9 @@ double sum_f64(const double *a, std::size_t n, int &flags);
 /// bindings, built for size, would store one double at a time.
 void fill_f64(double *out, std::size_t n, double v);
 
+/// Write start, start + 1, ... into `n` contiguous 64-bit integers (np.arange with ints), likewise.
+void iota_i64(std::int64_t *out, std::size_t n, std::int64_t start);
+
 /// The instruction set of the loops in use: "avx2" or "baseline" (x86-64), picked at run time.
 const char *kernel_isa();
 
