@@ -63,7 +63,8 @@ bool retire_ndarray(PyObject *o) {
     int type = fa->descr->type_num;
     if (!(PyTypeNum_ISNUMBER(type) || PyTypeNum_ISBOOL(type)) || PyDataType_REFCHK(fa->descr)) return false;
     // As array_dealloc: the data's size (one byte for an empty array) to its handler.
-    npy_intp nbytes = PyArray_NBYTES((PyArrayObject *) o);
+    npy_intp nbytes = PyDataType_ELSIZE(fa->descr);
+    for (int i = 0; i < nd; ++i) nbytes *= fa->dimensions[i];  // PyArray_NBYTES, without the API call
     if (!free_array_data(fa->mem_handler, fa->data, nbytes ? (std::size_t) nbytes : 1)) return false;
     Py_CLEAR(fa->mem_handler);
     fa->data = nullptr;

@@ -422,8 +422,7 @@ void Workspace::flush_thread_cache() {
     flush_cache_locked(*tc, drop);
 }
 
-void *Workspace::allocate(std::size_t n, bool zero) {
-    if (void *p = allocate_cached(n, zero)) return p;
+void *Workspace::allocate_uncached(std::size_t n, bool zero) {
     std::shared_ptr<Workspace> drop;  // released after the mutex
     Locked lock;
     BlockCache *tc = this_thread_cache();
@@ -547,8 +546,7 @@ static bool surely_foreign(Registry &r, const void *p) {
     return a < r.lo.load(std::memory_order_acquire) || a >= r.hi.load(std::memory_order_acquire);
 }
 
-bool Workspace::free_if_owned(void *p) {
-    if (free_cached(p)) return true;
+bool Workspace::free_uncached(void *p) {
     Registry &r = registry();
     // Every NumPy array freed while the handler is installed asks, workspace memory or not.
     if (surely_foreign(r, p)) return false;

@@ -30,6 +30,8 @@ namespace wsa {
 
 struct Frame;
 struct BlockCache;
+/// Take `p` into this thread's block cache if it made it (block_cache.h): free_if_owned()'s fast path.
+bool free_cached(void *p);
 
 /// Bumped whenever any workspace's cycle opens or ends, a workspace is destroyed, or a scope opens
 /// or closes (manager.h): the bindings cache a thread's allocation target until it changes, and
@@ -104,7 +106,10 @@ public:
     /// workspace); `zero`: cleared (memory never touched before is zero already and is not
     /// written; device and no-touch memory cannot be cleared by the core: WorkspaceMisuse).
     /// Throws WorkspaceOutOfMemory (policy or max_size) or WorkspaceMisuse (destroyed workspace).
-    void *allocate(std::size_t n, bool zero = false);
+    void *allocate(std::size_t n, bool zero = false) {
+        if (void *p = allocate_cached(n, zero)) return p;  // this thread's cache (block_cache.h)
+        return allocate_uncached(n, zero);
+    }
 
     /// Throws WorkspaceMisuse if the workspace was destroyed or its cycle is open already.
     void begin_cycle();
@@ -138,7 +143,7 @@ public:
     std::string check_heap() const;
 
     /// Free `p` if it lies in any workspace's memory. Returns false for foreign pointers.
-    static bool free_if_owned(void *p);
+    static bool free_if_owned(void *p) { return free_cached(p) || free_uncached(p); }
     /// The workspace whose memory holds `p` (null if none, or if it was destroyed).
     static std::shared_ptr<Workspace> owner_of(const void *p);
     /// Bytes requested for the block at `p` in any workspace (destroyed ones too), or kNotOwned.
@@ -152,6 +157,9 @@ public:
     static void flush_thread_cache();
 
 private:
+    /// allocate() and free_if_owned() past this thread's cache: the registry lock.
+    void *allocate_uncached(std::size_t n, bool zero);
+    static bool free_uncached(void *p);
     /// `block_size`: set to the block's size when it lies in a regular chunk (0 for a spill).
     void *allocate_locked(std::size_t n, bool zero, std::size_t *block_size = nullptr);
     void destroy_locked(DestroyReason why);
