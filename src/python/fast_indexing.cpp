@@ -6,6 +6,7 @@
 #include "numpy_api.h"
 
 #include "fast_indexing.h"
+#include "ndarray_pool.h"
 
 #include "engine.h"
 #include "numpy_alloc.h"
@@ -177,9 +178,12 @@ PyObject *view_of(PyArrayObject *nd, PyObject *const *items, Py_ssize_t n) {
         ++out;
     }
     PyArray_Descr *descr = PyArray_DESCR(nd);
-    Py_INCREF(descr);
-    auto *view = (PyArrayObject *) PyArray_NewFromDescr(&PyArray_Type, descr, out, shape, strides, data,
-                                                        PyArray_FLAGS(nd), nullptr);
+    auto *view = reuse_ndarray_view(descr, out, shape, strides, data, PyArray_FLAGS(nd));  // ndarray_pool.h
+    if (!view) {
+        Py_INCREF(descr);
+        view = (PyArrayObject *) PyArray_NewFromDescr(&PyArray_Type, descr, out, shape, strides, data,
+                                                      PyArray_FLAGS(nd), nullptr);
+    }
     if (!view) {
         PyErr_Clear();
         return nullptr;

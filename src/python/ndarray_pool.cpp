@@ -58,19 +58,28 @@ bool retire_ndarray(PyObject *o) {
     auto *fa = (PyArrayObject_fields *) o;
     int nd = fa->nd;
     if (nd < 1 || nd > NdarrayPool::kMaxRank || p.count[nd] == NdarrayPool::kPerRank) return false;
-    if (fa->base || fa->weakreflist || fa->_buffer_info || !fa->data || !fa->mem_handler) return false;
-    if ((fa->flags & (NPY_ARRAY_OWNDATA | NPY_ARRAY_WRITEBACKIFCOPY)) != NPY_ARRAY_OWNDATA) return false;
+    if (fa->weakreflist || fa->_buffer_info || (fa->flags & NPY_ARRAY_WRITEBACKIFCOPY)) return false;
     int type = fa->descr->type_num;
     if (!(PyTypeNum_ISNUMBER(type) || PyTypeNum_ISBOOL(type)) || PyDataType_REFCHK(fa->descr)) return false;
-    // As array_dealloc: the data's size (one byte for an empty array) to its handler.
-    npy_intp nbytes = PyDataType_ELSIZE(fa->descr);
-    for (int i = 0; i < nd; ++i) nbytes *= fa->dimensions[i];  // PyArray_NBYTES, without the API call
-    if (!free_array_data(fa->mem_handler, fa->data, nbytes ? (std::size_t) nbytes : 1)) return false;
-    Py_CLEAR(fa->mem_handler);
+    PyObject *base = fa->base;
+    if (fa->flags & NPY_ARRAY_OWNDATA) {
+        if (base || !fa->data || !fa->mem_handler) return false;
+        // As array_dealloc: the data's size (one byte for an empty array) to its handler.
+        npy_intp nbytes = PyDataType_ELSIZE(fa->descr);
+        for (int i = 0; i < nd; ++i) nbytes *= fa->dimensions[i];  // PyArray_NBYTES, without the API call
+        if (!free_array_data(fa->mem_handler, fa->data, nbytes ? (std::size_t) nbytes : 1)) return false;
+        Py_CLEAR(fa->mem_handler);
+    } else if (!base || fa->mem_handler) {
+        return false;  // data owned by nothing NumPy knows of: left to NumPy
+    }
+    // A view owns nothing and holds its base; either way the object now owns nothing at all, so
+    // an ordinary dealloc frees no data.
+    fa->base = nullptr;
     fa->data = nullptr;
-    fa->flags &= ~NPY_ARRAY_OWNDATA;  // owns nothing now: an ordinary dealloc frees no data
+    fa->flags &= ~NPY_ARRAY_OWNDATA;
     if (p.count[nd] == NdarrayPool::kPerRank) Py_DECREF(o);  // filled meanwhile (never, in practice)
     else p.slots[nd][p.count[nd]++] = fa;
+    Py_XDECREF(base);  // last: it may run Python code (its own dealloc), which may use the pool
     return true;
 #endif
 }
@@ -104,6 +113,31 @@ PyArrayObject *reuse_ndarray(PyArray_Descr *descr, int nd, const npy_intp *dims,
     Py_INCREF(handler);
     fa->mem_handler = handler;
     fa->flags = flags | NPY_ARRAY_OWNDATA;
+    return (PyArrayObject *) fa;
+#endif
+}
+
+PyArrayObject *reuse_ndarray_view(PyArray_Descr *descr, int nd, const npy_intp *dims, const npy_intp *strides,
+                                  char *data, int flags) {
+#ifdef Py_GIL_DISABLED
+    return nullptr;
+#else
+    NdarrayPool &p = g_pool;
+    if (nd < 1 || nd > NdarrayPool::kMaxRank || !p.count[nd]) return nullptr;
+    PyArrayObject_fields *fa = p.slots[nd][--p.count[nd]];
+    Py_INCREF(descr);
+    PyArray_Descr *old = fa->descr;
+    fa->descr = descr;
+    Py_DECREF(old);  // a numeric descriptor (retire_ndarray): its release runs no Python code
+    fa->data = data;
+    for (int i = 0; i < nd; ++i) {
+        fa->dimensions[i] = dims[i];
+        fa->strides[i] = strides[i];
+    }
+    // As PyArray_NewFromDescr with data and strides: the given flags less WRITEBACKIFCOPY and
+    // OWNDATA, then contiguity and alignment computed by NumPy itself.
+    fa->flags = flags & ~(NPY_ARRAY_WRITEBACKIFCOPY | NPY_ARRAY_OWNDATA);
+    PyArray_UpdateFlags((PyArrayObject *) fa, NPY_ARRAY_UPDATE_ALL);
     return (PyArrayObject *) fa;
 #endif
 }

@@ -20,15 +20,22 @@ struct tagPyArrayObject;
 namespace wsa_py {
 
 /// Take `nd` (an Array's ndarray, about to be released by that Array) into the pool if nothing
-/// else can see it: an exact ndarray, one reference, owning its data under a known handler, no
-/// base, weak reference or exported buffer, a builtin numeric dtype. True: its data is freed and
-/// the pool owns the reference (the caller must not release it).
+/// else can see it: an exact ndarray, one reference, no weak reference or exported buffer, a
+/// builtin numeric dtype, and either owning its data under a known handler (no base) or a view
+/// holding its base. True: its data is freed (a view's base released) and the pool owns the
+/// reference (the caller must not release it).
 bool retire_ndarray(PyObject *nd);
 
 /// A kept ndarray of `nd` dimensions made into a new C-ordered array of `descr` (borrowed) over
 /// `data`, owned under `handler` (borrowed), with the flags PyArray_NewFromDescr + OWNDATA give;
 /// null if the pool has none of that rank.
 tagPyArrayObject *reuse_ndarray(_PyArray_Descr *descr, int nd, const Py_ssize_t *dims, void *data, PyObject *handler);
+
+/// A kept ndarray of `nd` dimensions made into a view of `data` with these dimensions, strides
+/// and (the parent's) flags, as PyArray_NewFromDescr makes it, its base still to be set (by
+/// PyArray_SetBaseObject, as NumPy does); null if the pool has none of that rank.
+tagPyArrayObject *reuse_ndarray_view(_PyArray_Descr *descr, int nd, const Py_ssize_t *dims, const Py_ssize_t *strides,
+                                     char *data, int flags);
 
 /// Start pooling (module init, after NumPy's C API is imported); releases the pool at exit.
 /// Adds _ndarray_pool_counts() to `m` (the tests read it).

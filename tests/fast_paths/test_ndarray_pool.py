@@ -1,7 +1,8 @@
-"""The pool of dead ndarrays (src/python/ndarray_pool.cpp): a result built on a kept ndarray looks
-exactly like NumPy's (flags, strides, dtype, values), a kept ndarray's data is freed at once (workspace
-statistics, tracemalloc), an ndarray anything else still sees is never reused, the pool stays
-bounded, and the interpreter exits cleanly with it full."""
+"""The pool of dead ndarrays (src/python/ndarray_pool.cpp): a result or view built on a kept ndarray
+looks exactly like NumPy's (flags, strides, dtype, base, values), a view holds its parent's memory,
+a kept ndarray's data is freed at once (workspace statistics, tracemalloc), an ndarray anything
+else still sees is never reused, the pool stays bounded, and the interpreter exits cleanly with it
+full."""
 
 import subprocess
 import sys
@@ -66,6 +67,48 @@ def test_operation_results_on_kept_ndarrays_equal_numpys(scope):
         assert_like_numpy(wa.exp(a), numpy.exp(x))
         warm(3, "complex128")
         assert_like_numpy(a > 0, x > 0)
+
+
+VIEW_KEYS = [(slice(1, None),), (slice(None, None, -2),), (1,), (slice(1, -1), slice(2, None)),
+             (0, slice(None, None, 3)), (slice(None), 2), (slice(0, 1), slice(None))]
+
+
+@pytest.mark.parametrize("key", VIEW_KEYS, ids=repr)
+def test_views_on_kept_ndarrays_look_like_numpys(scope, key):
+    x = numpy.arange(60.0).reshape(6, 10) if len(key) > 1 or isinstance(key[0], int) else numpy.arange(60.0)
+    for writeable in (True, False):
+        a = wa.asarray(x.copy())
+        want_parent = x.copy()
+        if not writeable:
+            a.flags.writeable = False
+            want_parent.flags.writeable = False
+        for _ in range(3):
+            warm(2)
+            warm(1)
+            got, want = a[key if len(key) > 1 else key[0]], want_parent[key if len(key) > 1 else key[0]]
+            assert got.base is a
+            assert got.shape == want.shape and got.strides == want.strides and got.dtype == want.dtype
+            assert {f: got.flags[f] for f in FLAGS} == {f: want.flags[f] for f in FLAGS}
+            numpy.testing.assert_array_equal(numpy.asarray(got), want)
+            del got
+
+
+def test_a_view_keeps_its_parents_memory_until_it_dies():
+    ws = wa.workspace("NDARRAY_POOL_VIEWS")
+    try:
+        with ws:
+            base = ws.stats()["live_arrays"]
+            a = wa.arange(100.0)
+            view = a[10:20]
+            del a
+            warm(1)
+            others = [wa.full(100, -1.0) for _ in range(10)]
+            assert view.tolist() == [float(i) for i in range(10, 20)]
+            assert ws.stats()["live_arrays"] == base + 1 + len(others)
+            del view, others
+            assert ws.stats()["live_arrays"] == base
+    finally:
+        wa.memory.destroy_workspace("NDARRAY_POOL_VIEWS")
 
 
 def test_a_kept_ndarrays_memory_goes_back_to_the_workspace_at_once():
