@@ -46,10 +46,12 @@ inline std::uint32_t nb_state_word(PyObject *o) {
 }
 
 /// A new Array instance (reference owned by the caller) whose Array is still to be placed at
-/// array_of(o); then array_instance_ready(o). Throws nanobind's error if out of memory.
-inline PyObject *new_array_instance() {
+/// array_of(o); then array_instance_ready(o, pooled). `pooled`: it came from this pool (else from
+/// nanobind). Throws nanobind's error if out of memory.
+inline PyObject *new_array_instance(bool &pooled) {
     ArrayPool &p = g_array_pool;
-    if (p.count) {
+    pooled = p.count != 0;
+    if (pooled) {
         PyObject *o = p.slots[--p.count];
         Py_SET_REFCNT(o, 1);  // what nanobind's pool does (GIL builds)
         Py_INCREF((PyObject *) ArrayType);
@@ -60,8 +62,8 @@ inline PyObject *new_array_instance() {
 
 /// The Array of `o` (from new_array_instance()) is constructed: mark it ready for nanobind and
 /// track it for the garbage collector, as nanobind's own instances are.
-inline void array_instance_ready(PyObject *o) {
-    if (PyObject_GC_IsTracked(o)) {  // from nanobind (tracked when made)
+inline void array_instance_ready(PyObject *o, bool pooled) {
+    if (!pooled) {  // from nanobind (tracked when made)
         nb::inst_mark_ready(o);
         return;
     }

@@ -83,12 +83,13 @@ PyObject *g_released = nullptr;  // the empty ndarray stale Arrays hold once the
 /// A new scalar result holding the NumPy scalar `scalar`, or (null `scalar`) only the value whose
 /// bits are `bits` (Array::inline_kind `kind`).
 PyObject *new_scalar_result(PyObject *scalar, Array::Inline kind = Array::Inline::None, std::uint64_t bits = 0) {
-    PyObject *inst = new_array_instance();
+    bool pooled;
+    PyObject *inst = new_array_instance(pooled);
     Array *a = new (&array_of(inst))
         Array{nb::object(), Token{}, true, nb::object(), scalar ? nb::borrow(scalar) : nb::object()};
     a->inline_kind = kind;
     a->token.generation = bits;
-    array_instance_ready(inst);
+    array_instance_ready(inst, pooled);
     return inst;
 }
 

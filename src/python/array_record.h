@@ -167,7 +167,8 @@ void link_holder(PyObject *o);
 /// instance directly (no type lookup as nb::cast does); instances come from nanobind's pool.
 /// `base`: the Array whose ndarray is `nd`'s base, when known. Inline: every result is made here.
 inline PyObject *make_array(PyObject *nd, Token token, bool from_scalar = false, PyObject *base = nullptr) {
-    PyObject *inst = new_array_instance();
+    bool pooled;
+    PyObject *inst = new_array_instance(pooled);
     bool attached = (bool) token.ws;
     if (attached && !from_scalar && ndarray_size(nd) == 0) {
         // Nothing to read, so nothing to guard: an empty array is never attached (Dask builds
@@ -176,7 +177,7 @@ inline PyObject *make_array(PyObject *nd, Token token, bool from_scalar = false,
         attached = false;
     }
     new (&array_of(inst)) Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
-    array_instance_ready(inst);
+    array_instance_ready(inst, pooled);
     if (attached) link_holder(inst);
     return inst;
 }

@@ -53,7 +53,12 @@ PyObject *ndarray_dtype(PyObject *o) {
     Py_INCREF(d);
     return d;
 }
-Py_ssize_t ndarray_size(PyObject *o) { return PyArray_SIZE((PyArrayObject *) o); }
+Py_ssize_t ndarray_size(PyObject *o) {  // PyArray_SIZE without the call through NumPy's API table
+    auto *a = (PyArrayObject *) o;
+    Py_ssize_t n = 1;
+    for (int i = 0; i < PyArray_NDIM(a); ++i) n *= PyArray_DIMS(a)[i];
+    return n;
+}
 bool ndarray_void(PyObject *o) { return PyArray_DESCR((PyArrayObject *) o)->type_num == NPY_VOID; }
 bool ndarray_dtype_metadata(PyObject *o) { return PyDataType_METADATA(PyArray_DESCR((PyArrayObject *) o)) != nullptr; }
 bool ndarray_writeable(PyObject *o) { return PyArray_ISWRITEABLE((PyArrayObject *) o); }
