@@ -101,7 +101,8 @@ PyObject *get_ndim(PyObject *s, void *) {
 PyObject *get_size(PyObject *s, void *) {
     return guarded([&] {
         Array &a = self_of(s, "Array.size");
-        return PyLong_FromSsize_t(stands_for_scalar(a) ? 1 : ndarray_size(a.data().ptr()));
+        Py_ssize_t n = stands_for_scalar(a) ? 1 : ndarray_size(a.data().ptr());
+        return sizeof(long) >= sizeof(Py_ssize_t) ? PyLong_FromLong((long) n) : PyLong_FromSsize_t(n);  // ndarray_shape
     }, (PyObject *) nullptr);
 }
 
@@ -113,7 +114,7 @@ PyGetSetDef array_getset[] = {
     {"size", get_size, nullptr, "Number of elements.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
-} // namespace
+}  // namespace
 
 PyType_Slot array_attribute_slots[] = {{Py_tp_getset, (void *) array_getset}, {0, nullptr}};
 
@@ -253,4 +254,4 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
     PyType_Modified((PyTypeObject *) cls.ptr());
 }
 
-} // namespace wsa_py
+}  // namespace wsa_py
