@@ -15,6 +15,10 @@ namespace nb = nanobind;
 
 namespace {
 
+/// The descriptor kept ndarrays hold: a private copy, so that NumPy's descriptors' reference
+/// counts read as if kept ndarrays had been deallocated (NumPy's tests check them).
+PyArray_Descr *g_kept_descr = nullptr;
+
 struct NdarrayPool {
     static constexpr int kMaxRank = 4;   ///< ranks kept: 1..kMaxRank
     static constexpr int kPerRank = 16;  ///< objects kept per rank
@@ -74,6 +78,10 @@ bool retire_ndarray(PyObject *o) {
     }
     // A view owns nothing and holds its base; either way the object now owns nothing at all, so
     // an ordinary dealloc frees no data.
+    PyArray_Descr *descr = fa->descr;
+    Py_INCREF(g_kept_descr);
+    fa->descr = g_kept_descr;
+    Py_DECREF(descr);  // a numeric descriptor: its release runs no Python code
     fa->base = nullptr;
     fa->data = nullptr;
     fa->flags &= ~NPY_ARRAY_OWNDATA;
@@ -92,9 +100,8 @@ PyArrayObject *reuse_ndarray(PyArray_Descr *descr, int nd, const npy_intp *dims,
     if (nd < 1 || nd > NdarrayPool::kMaxRank || !p.count[nd]) return nullptr;
     PyArrayObject_fields *fa = p.slots[nd][--p.count[nd]];
     Py_INCREF(descr);
-    PyArray_Descr *old = fa->descr;
     fa->descr = descr;
-    Py_DECREF(old);  // a numeric descriptor (retire_ndarray): its release runs no Python code
+    Py_DECREF(g_kept_descr);  // never the last reference (the pool keeps one)
     fa->data = (char *) data;
     // The strides and contiguity flags of _array_fill_strides (C order), from NPY_ARRAY_CARRAY.
     npy_intp stride = PyDataType_ELSIZE(descr);
@@ -126,9 +133,8 @@ PyArrayObject *reuse_ndarray_view(PyArray_Descr *descr, int nd, const npy_intp *
     if (nd < 1 || nd > NdarrayPool::kMaxRank || !p.count[nd]) return nullptr;
     PyArrayObject_fields *fa = p.slots[nd][--p.count[nd]];
     Py_INCREF(descr);
-    PyArray_Descr *old = fa->descr;
     fa->descr = descr;
-    Py_DECREF(old);  // a numeric descriptor (retire_ndarray): its release runs no Python code
+    Py_DECREF(g_kept_descr);  // never the last reference (the pool keeps one)
     fa->data = data;
     for (int i = 0; i < nd; ++i) {
         fa->dimensions[i] = dims[i];
@@ -150,6 +156,8 @@ void init_ndarray_pool(nb::module_ &m) {
         return counts;
     });
 #ifndef Py_GIL_DISABLED
+    g_kept_descr = PyArray_DescrNewFromType(NPY_BOOL);  // kept for the process
+    if (!g_kept_descr) throw nb::python_error();
     g_pool.enabled = true;
     nb::module_::import_("atexit").attr("register")(nb::cpp_function(drain));
 #endif

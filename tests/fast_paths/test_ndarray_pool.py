@@ -142,6 +142,23 @@ def test_tracemalloc_sees_every_kept_ndarrays_data_freed():
     assert leaked == 0
 
 
+def descriptor_references(dtype):
+    # Counted outside the assert statement: pytest's rewritten asserts keep their operands.
+    return sys.getrefcount(numpy.dtype(dtype))
+
+
+def test_kept_ndarrays_hold_no_reference_to_numpys_descriptors(scope):
+    # NumPy's own tests check that a call leaves a descriptor's reference count as it found it.
+    for dtype in ("float64", "intp", "bool"):
+        warm(1, dtype)
+        before = descriptor_references(dtype)
+        made = [wa.zeros(5, dtype=dtype), wa.ones((2, 2), dtype=dtype)[1:], wa.asarray(numpy.arange(3))[::2]]
+        del made
+        warm(1, "int8")
+        after = descriptor_references(dtype)
+        assert after == before
+
+
 def test_an_ndarray_still_seen_elsewhere_is_never_reused(scope):
     a = wa.arange(64.0)
     view = memoryview(a)  # a buffer exported from the Array's ndarray
