@@ -21,6 +21,11 @@ def pytest_collection_finish(session):
     gc.freeze()
 
 
+def pytest_sessionfinish(session, exitstatus):
+    """Frozen objects are never collected, not even at interpreter exit: hand them back."""
+    gc.unfreeze()
+
+
 @pytest.fixture(autouse=True)
 def _clean_workspaces():
     """Every test starts and ends with no workspaces on the main thread."""
