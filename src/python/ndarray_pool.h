@@ -3,11 +3,13 @@
 /// A small result is two objects: the wsarray.Array (array_pool.h keeps those) and the ndarray
 /// under it. NumPy builds an ndarray with PyArray_NewFromDescr (object allocation, the shape and
 /// strides buffer, flag computation: ~370 instructions) and takes it apart in array_dealloc (~150).
-/// When an Array dies holding the only reference to a plain ndarray that owns its data, the data is
-/// freed exactly as array_dealloc frees it, and the object itself -- with its shape buffer, now an
-/// array of no data that owns nothing -- is kept here; new_owned_array() fills it in again for the
-/// next result of the same number of dimensions. A kept ndarray is always a valid object: releasing
-/// it (pool full at exit) is NumPy's ordinary dealloc of a dataless array. Under the GIL only.
+/// When an Array dies holding the only reference to a plain ndarray that owns its data (or is a
+/// view, holding only its base), the data is freed exactly as array_dealloc frees it (the base
+/// released), and the object itself -- with its shape buffer, now an array of no data that owns
+/// nothing, holding a private descriptor -- is kept here; new_owned_array() and the fast views
+/// (fast_indexing.cpp) fill it in again for the next result or view of the same number of
+/// dimensions. A kept ndarray is always a valid object: releasing it (at exit) is NumPy's ordinary
+/// dealloc of a dataless array. Under the GIL only.
 #pragma once
 #include <Python.h>
 #include <nanobind/nanobind.h>
