@@ -42,6 +42,19 @@ NdarrayPool g_pool;
 }
 
 #ifndef Py_GIL_DISABLED
+/// A kept ndarray of `nd` dimensions with `descr` (borrowed) and `data` in place of the private
+/// descriptor and no data; its shape, strides and flags are the caller's to fill. Null if none.
+PyArrayObject_fields *take_kept(PyArray_Descr *descr, int nd, char *data) {
+    NdarrayPool &p = g_pool;
+    if (nd < 1 || nd > NdarrayPool::kMaxRank || !p.count[nd]) return nullptr;
+    PyArrayObject_fields *fa = p.slots[nd][--p.count[nd]];
+    Py_INCREF(descr);
+    fa->descr = descr;
+    Py_DECREF(g_kept_descr);  // never the last reference (the pool keeps one)
+    fa->data = data;
+    return fa;
+}
+
 /// At interpreter exit: every kept ndarray released (NumPy's dealloc of a dataless array).
 void drain() {
     g_pool.enabled = false;
@@ -96,13 +109,8 @@ PyArrayObject *reuse_ndarray(PyArray_Descr *descr, int nd, const npy_intp *dims,
 #ifdef Py_GIL_DISABLED
     return nullptr;
 #else
-    NdarrayPool &p = g_pool;
-    if (nd < 1 || nd > NdarrayPool::kMaxRank || !p.count[nd]) return nullptr;
-    PyArrayObject_fields *fa = p.slots[nd][--p.count[nd]];
-    Py_INCREF(descr);
-    fa->descr = descr;
-    Py_DECREF(g_kept_descr);  // never the last reference (the pool keeps one)
-    fa->data = (char *) data;
+    PyArrayObject_fields *fa = take_kept(descr, nd, (char *) data);
+    if (!fa) return nullptr;
     // The strides and contiguity flags of _array_fill_strides (C order), from NPY_ARRAY_CARRAY.
     npy_intp stride = PyDataType_ELSIZE(descr);
     int not_one = 0;
@@ -129,13 +137,8 @@ PyArrayObject *reuse_ndarray_view(PyArray_Descr *descr, int nd, const npy_intp *
 #ifdef Py_GIL_DISABLED
     return nullptr;
 #else
-    NdarrayPool &p = g_pool;
-    if (nd < 1 || nd > NdarrayPool::kMaxRank || !p.count[nd]) return nullptr;
-    PyArrayObject_fields *fa = p.slots[nd][--p.count[nd]];
-    Py_INCREF(descr);
-    fa->descr = descr;
-    Py_DECREF(g_kept_descr);  // never the last reference (the pool keeps one)
-    fa->data = data;
+    PyArrayObject_fields *fa = take_kept(descr, nd, data);
+    if (!fa) return nullptr;
     for (int i = 0; i < nd; ++i) {
         fa->dimensions[i] = dims[i];
         fa->strides[i] = strides[i];
