@@ -82,11 +82,6 @@ def _rebuild_array(data):
     return asarray(data)
 
 
-def _rebuild_scalar(value):
-    """Unpickle a scalar result (a 0-d array standing for a NumPy scalar) as a scalar result."""
-    return _Function(asarray, "asarray")(value)[()]
-
-
 def _function_by_name(name):
     """Unpickle a namespace function (``"sum"``, ``"linalg.inv"``): the same object, as NumPy's."""
     import functools
@@ -95,8 +90,7 @@ def _function_by_name(name):
     return functools.reduce(getattr, name.split("."), sys.modules[__name__])
 
 
-def _rebuild_function(func, name, numpy_scalars):
-    """Unpickle a function held by value (a bound method of a Generator, ``add.reduce``)."""
-    f = _Function(func, name)
-    f._numpy_scalars = numpy_scalars
-    return f
+def _rebuild_function(func, name, numpy_scalars=None):
+    """Unpickle a function held by value (a bound method of a Generator, ``add.reduce``);
+    ``numpy_scalars`` is read from pickles of earlier versions and ignored."""
+    return _Function(func, name)

@@ -19,9 +19,7 @@ __all__ = ["FlatIter"]
 
 
 def _numpy_function(func, name):
-    f = Function(func, name)
-    f._numpy_scalars = True  # NumPy's API: a.flat[0] is NumPy's scalar, as with NumPy
-    return f
+    return Function(func, name)
 
 
 # Each takes the Array second: the engine unwraps it, which checks it is still in its cycle.

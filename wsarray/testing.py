@@ -2,8 +2,7 @@
 ``wsarray.testing`` (``import wsarray.testing``).
 
 The comparing assertions see wsarray arrays as NumPy sees its own: an array as a NumPy array (a
-zero-copy view), a scalar result (``a.sum()``, ``a[0]``) as the NumPy scalar it stands for, also
-inside lists, tuples and dicts. (``numpy.testing`` itself works on wsarray arrays too, since
+zero-copy view), also inside lists, tuples and dicts. (``numpy.testing`` itself works on wsarray arrays too, since
 ``isinstance(x, numpy.ndarray)`` holds for them, README; these wrappers hand NumPy the very objects
 it would hold.) Failure messages are NumPy's. Everything else is NumPy's object.
 """
@@ -20,8 +19,7 @@ from ._core import Array as _Array
 def _as_numpy(x):
     """``x`` with wsarray arrays replaced by what NumPy would hold there (also inside containers)."""
     if isinstance(x, _Array):
-        nd = _np.asarray(x)
-        return nd[()] if issubclass(x.__class__, _np.generic) else nd  # a scalar result: NumPy's scalar
+        return _np.asarray(x)
     if type(x) in (list, tuple):
         return type(x)(_as_numpy(v) for v in x)
     if type(x) is dict:

@@ -1,5 +1,4 @@
-/// src/python/array_attributes.cpp -- wsarray.Array's attributes, forwarded to its ndarray (or, for
-/// a scalar result, to the NumPy scalar it stands for): shape, dtype, ndim and size as type slots;
+/// src/python/array_attributes.cpp -- wsarray.Array's attributes, forwarded to its ndarray: shape, dtype, ndim and size as type slots;
 /// real, imag, flat, base, device, T, mT, resize(); and, through __getattr__, everything else an
 /// ndarray has, its methods called through the engine.
 #include "array_internal.h"
@@ -43,7 +42,6 @@ PyObject *array_getattro(PyObject *self, PyObject *name) {
 PyObject *get_shape(PyObject *s, void *) {
     return guarded([&]() -> PyObject * {
         Array &a = self_of(s, "Array.shape");
-        if (stands_for_scalar(a)) return PyTuple_New(0);
         PyObject *r = ndarray_shape(a.data().ptr());
         if (!r) throw nb::python_error();
         return r;
@@ -56,9 +54,6 @@ int set_ndarray_attr(PyObject *s, const char *attr, PyObject *value, const char 
     return guarded([&]() -> int {
         Array &a = self_of(s, fn);
         if (!value) raise(PyExc_AttributeError, std::string("wsarray.") + fn + ": cannot delete array " + attr);
-        if (stands_for_scalar(a))  // a value, as NumPy's scalars (whose message this is)
-            raise(PyExc_AttributeError, std::string("wsarray.") + fn + "(): attribute '" + attr +
-                                            "' of 'numpy.generic' objects is not writable");
         if (PyObject_SetAttrString(a.data().ptr(), attr, value) < 0) raise_pending(fn);
         return 0;
     }, -1);
@@ -69,7 +64,6 @@ int set_shape(PyObject *s, PyObject *shape, void *) { return set_ndarray_attr(s,
 PyObject *get_dtype(PyObject *s, void *) {
     return guarded([&] {
         Array &a = self_of(s, "Array.dtype");
-        if (stands_for_scalar(a) && !a.nd_.is_valid()) return scalar_dtype(scalar_of(a));
         return ndarray_dtype(a.data().ptr());
     }, (PyObject *) nullptr);
 }
@@ -79,7 +73,6 @@ int set_dtype(PyObject *s, PyObject *dtype, void *) { return set_ndarray_attr(s,
 PyObject *get_strides(PyObject *s, void *) {
     return guarded([&]() -> PyObject * {
         Array &a = self_of(s, "Array.strides");
-        if (stands_for_scalar(a)) return PyTuple_New(0);
         PyObject *r = PyObject_GetAttrString(a.data().ptr(), "strides");
         if (!r) raise_pending("Array.strides");
         return r;
@@ -94,14 +87,14 @@ int set_strides(PyObject *s, PyObject *strides, void *) {
 PyObject *get_ndim(PyObject *s, void *) {
     return guarded([&] {
         Array &a = self_of(s, "Array.ndim");
-        return PyLong_FromLong(stands_for_scalar(a) ? 0 : ndarray_ndim(a.data().ptr()));
+        return PyLong_FromLong(ndarray_ndim(a.data().ptr()));
     }, (PyObject *) nullptr);
 }
 
 PyObject *get_size(PyObject *s, void *) {
     return guarded([&] {
         Array &a = self_of(s, "Array.size");
-        Py_ssize_t n = stands_for_scalar(a) ? 1 : ndarray_size(a.data().ptr());
+        Py_ssize_t n = ndarray_size(a.data().ptr());
         return sizeof(long) >= sizeof(Py_ssize_t) ? PyLong_FromLong((long) n) : PyLong_FromSsize_t(n);  // ndarray_shape
     }, (PyObject *) nullptr);
 }
@@ -123,18 +116,17 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
     bound_method.def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
         std::string fn = "Array." + b.name;
         self_of(b.self, fn.c_str());  // still in its cycle when called
-        // NumPy's methods are beyond the array API: NumPy scalars as NumPy returns them.
-        return as_numpy_result(apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr(), b.self.ptr()));
+        return apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr(), b.self.ptr());
     });
     bound_method.def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
 
-    // a.real = ..., a.imag = ..., a.flat = ...: NumPy writes into the array (a scalar result
-    // refuses, as NumPy's scalars do). Reading goes through the same path as other attributes.
+    // a.real = ..., a.imag = ..., a.flat = ...: NumPy writes into the array. Reading goes through
+    // the same path as other attributes.
     for (const char *attr : {"real", "imag", "flat"}) {
         std::string fn = std::string("Array.") + attr, name = attr;
         cls.def_prop_rw(attr, [fn, name](nb::handle s) {
             Array &a = self_of(s, fn.c_str());
-            nb::object value = attribute_owner(a).attr(name.c_str());
+            nb::object value = a.data().attr(name.c_str());
             if (name == "flat") {
                 // NumPy's flatiter refuses wsarray indices: wsarray._flatiter.FlatIter holds it and the Array.
                 static PyObject *flat_iter = nullptr;
@@ -150,7 +142,6 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
         // y = x[2:]; y.base is x, as in NumPy: the Array the view was made from, else (the array
         // that made the memory is gone) one Array kept for the base, so repeated reads agree.
         Array &a = self_of(s, "Array.base");
-        if (stands_for_scalar(a)) return nb::none();  // NumPy's scalars have no base
         PyObject *b = ndarray_base(a.data().ptr());
         if (!b) return nb::none();
         if (a.base.is_valid() && array_of(a.base.ptr()).data().ptr() == b) return a.base;
@@ -186,10 +177,6 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
         // NumPy refuses to resize an array that other names reference (refcheck=True): here the
         // names reference the Array (the caller's and this call's), not the ndarray it holds.
         Array &a = self_of(s, "Array.resize");
-        if (stands_for_scalar(a)) {  // NumPy's scalar's resize: a value stays as it is
-            nb::object f = nb::borrow(scalar_of(a)).attr("resize");
-            return apply("Array.resize", f.ptr(), args.ptr(), kwargs.ptr());
-        }
         nb::object refcheck =
             kwargs.contains("refcheck") ? nb::object(kwargs["refcheck"]) : nb::object(nb::bool_(true));
         int check = PyObject_IsTrue(refcheck.ptr());
@@ -216,7 +203,7 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
         };
         // NumPy's own errors for more than two arguments or unknown keywords: passed on unchanged.
         if (args.size() > 2 || kwargs.size() > (size_t) (kwargs.contains("dtype") + kwargs.contains("type")))
-            return as_numpy_result(apply("Array.view", a.data().attr("view").ptr(), args.ptr(), kwargs.ptr(), s.ptr()));
+            return apply("Array.view", a.data().attr("view").ptr(), args.ptr(), kwargs.ptr(), s.ptr());
         nb::dict given;
         const char *keys[2] = {"dtype", "type"};
         for (size_t i = 0; i < 2; ++i) {
@@ -224,9 +211,8 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
                                            : (kwargs.contains(keys[i]) ? nb::object(kwargs[keys[i]]) : nb::object());
             if (v.is_valid() && !plain(v)) given[keys[i]] = v;
         }
-        nb::object owner = stands_for_scalar(a) ? nb::borrow(scalar_of(a)) : a.data();
-        nb::object f = owner.attr("view");
-        return as_numpy_result(apply("Array.view", f.ptr(), nb::tuple().ptr(), given.ptr(), s.ptr()));
+        nb::object f = a.data().attr("view");
+        return apply("Array.view", f.ptr(), nb::tuple().ptr(), given.ptr(), s.ptr());
     });
     cls.def("__getattr__", [](nb::handle s, const std::string &name) -> nb::object {
         // Everything else an ndarray has (sum, reshape, astype, tolist, strides, ...), through the
@@ -235,7 +221,7 @@ void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls) {
             raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '" + name + "'");
         std::string fn = "Array." + name;
         Array &a = self_of(s, fn.c_str());
-        nb::object attr = nb::steal(PyObject_GetAttrString(attribute_owner(a).ptr(), name.c_str()));
+        nb::object attr = nb::steal(PyObject_GetAttrString(a.data().ptr(), name.c_str()));
         if (!attr) {
             // NumPy's own error for an attribute it has (a.data of datetimes: ValueError).
             if (!PyErr_ExceptionMatches(PyExc_AttributeError)) raise_pending(fn.c_str());

@@ -1,6 +1,6 @@
 /// src/python/array_conversions.cpp -- wsarray.Array to Python values as NumPy converts: bool(),
 /// int(), float(), operator.index(), complex(), str(), repr() (a stale array says so instead of
-/// raising), format(), round() and hash().
+/// raising), format() and round(); unhashable as ndarray.
 #include "array_internal.h"
 
 #include "engine.h"
@@ -29,17 +29,13 @@ std::string stale_repr(const Array &a) {
     return "<wsarray.Array stale: " + why + ">";
 }
 
-/// bool(a), as a type slot: `if a[i] % 3 == 0:` in element loops asks it of every element, and
-/// a method defined on the type would make CPython look `__bool__` up and call it through
-/// nanobind's dispatch each time (~170 instructions). A value held inline answers directly (NumPy's
-/// truth of np.float64 / np.int64: nonzero, NaN included); anything else asks the NumPy scalar or
-/// the ndarray (NumPy's errors for arrays of more than one element).
+/// bool(a), as a type slot: a method defined on the type would make CPython look `__bool__` up
+/// and call it through nanobind's dispatch each time (~170 instructions). The ndarray answers
+/// (NumPy's errors for arrays of more than one element).
 int array_bool(PyObject *s) {
     return guarded([&]() -> int {
         Array &a = self_of(s, "Array.__bool__");
-        if (a.inline_kind == Array::Inline::Float64) return a.inline_float() != 0.0;
-        if (a.inline_kind == Array::Inline::Int64) return a.inline_int() != 0;
-        int r = PyObject_IsTrue(stands_for_scalar(a) ? scalar_of(a) : a.data().ptr());
+        int r = PyObject_IsTrue(a.data().ptr());
         if (r < 0) raise_pending("Array.__bool__");
         return r;
     }, -1);
@@ -51,13 +47,13 @@ PyType_Slot array_conversion_slots[] = {{Py_nb_bool, (void *) array_bool}, {0, n
 
 void export_array_conversions(nb::class_<Array> &cls) {
     // Conversions to Python scalars follow NumPy (errors for arrays of more than one element).
-#define WSA_CONVERT(py, expr)                                               \
-    cls.def(py, [](nb::handle s) {                                          \
-        Array &a = self_of(s, "Array." py);                                 \
-        PyObject *d = stands_for_scalar(a) ? scalar_of(a) : a.data().ptr(); \
-        nb::object r = nb::steal(expr);                                     \
-        if (!r) raise_pending("Array." py);                                 \
-        return r;                                                           \
+#define WSA_CONVERT(py, expr)               \
+    cls.def(py, [](nb::handle s) {          \
+        Array &a = self_of(s, "Array." py); \
+        PyObject *d = a.data().ptr();       \
+        nb::object r = nb::steal(expr);     \
+        if (!r) raise_pending("Array." py); \
+        return r;                           \
     });
     WSA_CONVERT("__int__", PyNumber_Long(d))
     WSA_CONVERT("__float__", PyNumber_Float(d))
@@ -69,21 +65,19 @@ void export_array_conversions(nb::class_<Array> &cls) {
         // A stale array says so instead of raising: debuggers, logging and the repr of containers
         // that hold one keep working. Every use of its data still raises.
         if (!token_valid(array_of(s.ptr()).token)) return nb::str(stale_repr(array_of(s.ptr())).c_str());
-        // A scalar NumPy returned (a.sum(), a[0], ...) prints as NumPy prints it: np.float64(3.0).
         Array &a = self_of(s, "Array.__repr__");
-        PyObject *shown = stands_for_scalar(a) ? scalar_of(a) : a.data().ptr();
-        nb::object r = nb::steal(PyObject_Repr(shown));
+        nb::object r = nb::steal(PyObject_Repr(a.data().ptr()));
         if (!r) throw nb::python_error();
         return r;
     });
     cls.def("__round__", [](nb::handle s, nb::handle ndigits) {
-        // round(x, n) as for NumPy scalars; ndarray itself has no __round__ (TypeError as NumPy).
+        // round(x, n) of a 0-d array as of its NumPy scalar; ndarray itself has no __round__
+        // (TypeError as NumPy).
         Array &a = self_of(s, "Array.__round__");
-        if (!stands_for_scalar(a) && ndarray_ndim(a.data().ptr()) != 0)
+        if (ndarray_ndim(a.data().ptr()) != 0)
             raise(PyExc_TypeError, "type wsarray.Array doesn't define __round__ method "
                                    "(as numpy.ndarray); use wsarray.round(x, decimals)");
-        nb::object scalar = stands_for_scalar(a) ? nb::borrow(scalar_of(a))
-                                                 : nb::steal(PyObject_GetItem(a.data().ptr(), nb::tuple().ptr()));
+        nb::object scalar = nb::steal(PyObject_GetItem(a.data().ptr(), nb::tuple().ptr()));
         if (!scalar) throw nb::python_error();
         nb::object f = scalar.attr("__round__");
         nb::object args = ndigits.is_none() ? nb::tuple() : nb::make_tuple(ndigits);
@@ -94,24 +88,12 @@ void export_array_conversions(nb::class_<Array> &cls) {
             raise(PyExc_TypeError, "wsarray.Array.__format__(): the format spec must be a str, not " +
                                        std::string(Py_TYPE(spec.ptr())->tp_name));
         Array &a = self_of(s, "Array.__format__");
-        nb::object r = nb::steal(PyObject_Format(stands_for_scalar(a) ? scalar_of(a) : a.data().ptr(), spec.ptr()));
+        nb::object r = nb::steal(PyObject_Format(a.data().ptr(), spec.ptr()));
         if (!r) raise_pending("Array.__format__");
         return r;
     }, nb::arg("spec").none());
-    cls.def("__hash__", [](nb::handle s) -> Py_hash_t {
-        // 0-d arrays hash like their value so that results of reductions work as dict keys.
-        Array &a = self_of(s, "Array.__hash__");
-        if (stands_for_scalar(a)) {
-            Py_hash_t h = PyObject_Hash(scalar_of(a));
-            if (h == -1 && PyErr_Occurred()) throw nb::python_error();
-            return h;
-        }
-        if (ndarray_ndim(a.data().ptr()) != 0)
-            raise(PyExc_TypeError, "unhashable type: 'wsarray.Array' (only 0-d arrays are hashable)");
-        Py_hash_t h = PyObject_Hash(a.data().attr("item")().ptr());
-        if (h == -1 && PyErr_Occurred()) throw nb::python_error();
-        return h;
-    });
+    // Unhashable, as NumPy's ndarray (0-d arrays included; reductions give hashable NumPy scalars).
+    cls.attr("__hash__") = nb::none();
 }
 
 } // namespace wsa_py

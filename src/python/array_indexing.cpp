@@ -62,7 +62,7 @@ nb::object array_iter_next(ArrayIter &it) {
         take_allocation_error();
     }
     // The general path reports the failure (a WorkspaceMemoryError for a full workspace).
-    return as_numpy_result(call2("Array.__iter__", ops.getitem, it.array, nb::int_(it.next++)));
+    return call2("Array.__iter__", ops.getitem, it.array, nb::int_(it.next++));
 }
 
 /// next(iterator), as a type slot (no method lookup or argument dispatch per item).
@@ -82,19 +82,13 @@ PyObject *iterator_self(PyObject *self) {
 PyType_Slot iterator_slots[] = {
     {Py_tp_iter, (void *) iterator_self}, {Py_tp_iternext, (void *) array_iternext}, {0, nullptr}};
 
-/// iter(a), as a type slot: a failing iter() (what np.iterable() and matplotlib ask of every
-/// scalar result) sets its TypeError without a C++ exception, as cheaply as NumPy's.
+/// iter(a), as a type slot: a failing iter() (what np.iterable() asks of a 0-d array) sets its
+/// TypeError without a C++ exception, as cheaply as NumPy's.
 PyObject *array_iter(PyObject *self) {
     try {
         Array &a = self_of(self, "Array.__iter__");
-        if (stands_for_scalar(a) ||
-            ndarray_ndim(a.data().ptr()) == 0) {  // NumPy's error: 0-d array, or the scalar's type
-            if (stands_for_scalar(a)) {
-                PyErr_Format(PyExc_TypeError, "wsarray.Array.__iter__(): '%s' object is not iterable",
-                             Py_TYPE(scalar_of(a))->tp_name);
-            } else {
-                PyErr_SetString(PyExc_TypeError, "wsarray.Array.__iter__(): iteration over a 0-d array");
-            }
+        if (ndarray_ndim(a.data().ptr()) == 0) {  // NumPy's error
+            PyErr_SetString(PyExc_TypeError, "wsarray.Array.__iter__(): iteration over a 0-d array");
             return nullptr;
         }
         Py_ssize_t n = PyObject_Length(a.data().ptr());
@@ -116,8 +110,7 @@ PyObject *array_iter(PyObject *self) {
     if (array_key || is_basic_index(key)) {
         PyObject *k = array_key ? self_of(key, "Array.__getitem__").data().ptr() : key;
         wsa::Workspace *target = current_target();
-        // A scalar result becomes a 0-d array here. No route to set up (and restore) when
-        // NumPy's allocations go to NumPy's memory anyway.
+        // No route to set up (and restore) when NumPy's allocations go to NumPy's memory anyway.
         std::optional<RouteGuard> route;
         if (target || routing_active()) route.emplace(target);
         if (PyObject *r = PyObject_GetItem(a.data().ptr(), k)) {
@@ -127,7 +120,7 @@ PyObject *array_iter(PyObject *self) {
             if (array_key && is_ndarray_exact(r) && ndarray_owns_data(r) &&
                 (!target || routed_owner_of(PyArray_DATA((PyArrayObject *) r)) == target)) {
                 nb::object owned = nb::steal(r);
-                return make_array(r, token_of_target(target), false, nullptr);
+                return make_array(r, token_of_target(target));
             }
             // A view of this array's own memory belongs to the same workspace cycle, and has
             // this Array as its .base (as NumPy's views name their base).
@@ -222,17 +215,13 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
     apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
 }
 
-/// A value NumPy writes in one step (no partial assignment possible): a Python number or a valid
-/// Array (its ndarray).
+/// A value NumPy writes in one step (no partial assignment possible): a Python number, a NumPy
+/// scalar or a valid Array (its ndarray).
 PyObject *plain_value(PyObject *value) {
-    if (PyFloat_CheckExact(value) || PyLong_CheckExact(value) || PyBool_Check(value) || PyComplex_CheckExact(value))
+    if (PyFloat_CheckExact(value) || PyLong_CheckExact(value) || PyBool_Check(value) || PyComplex_CheckExact(value) ||
+        is_numpy_scalar(value))
         return value;
-    if (is_array(value)) {
-        // A scalar result is written as the NumPy scalar it stands for (NumPy's scalar casting:
-        // t[0] = uint64 max into int8 is NumPy's OverflowError, not an array cast's wrap-around).
-        Array &v = self_of(value, "Array.__setitem__");
-        return stands_for_scalar(v) ? scalar_of(v) : v.data().ptr();
-    }
+    if (is_array(value)) return self_of(value, "Array.__setitem__").data().ptr();
     return nullptr;
 }
 
@@ -243,9 +232,6 @@ int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
             if (PyObject_DelItem(a.data().ptr(), key) < 0) raise_pending("Array.__delitem__");
             return 0;
         }
-        if (stands_for_scalar(a))  // a value, as NumPy's scalars
-            raise(PyExc_TypeError, "wsarray.Array.__setitem__(): '" + std::string(Py_TYPE(scalar_of(a))->tp_name) +
-                                       "' object does not support item assignment");
         if (is_basic_index(key)) {
             if (PyObject *v = plain_value(value)) {
                 if (fast_store(a, key, v)) return 0;  // one element (fast_indexing.h)

@@ -27,13 +27,6 @@ inline Array &self_of(nb::handle self, const char *fn) {
     return a;
 }
 
-/// What forwarded attributes are looked up on: the NumPy scalar for an array that stands for one
-/// (so s.astype(), s.is_integer(), s.round() behave as on np.float64), else the ndarray.
-inline nb::object attribute_owner(Array &a) {
-    if (!stands_for_scalar(a)) return a.data();
-    return nb::borrow(scalar_of(a));
-}
-
 /// `module.attr`, looked up on first use and kept in `slot` (a plain pointer set under the GIL). Not
 /// a C++ function-local static: the import can run Python code, which lets another thread in, and
 /// that thread would wait on the static's guard while holding the GIL (a deadlock).
@@ -45,11 +38,9 @@ inline nb::handle cached_attr(PyObject *&slot, const char *module, const char *a
     return slot;
 }
 
-/// NumPy's `f(x)` through the engine (a scalar result's unary operators never come here: see
-/// unary_slot).
+/// NumPy's `f(x)` through the engine.
 nb::object call1(const char *name, PyObject *f, nb::handle x);
-/// NumPy's `f(x, y)` through the engine, or Python's operator when both are scalars (a scalar
-/// result's arithmetic is NumPy's scalar arithmetic).
+/// NumPy's `f(x, y)` through the engine.
 nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y);
 
 /// The type slots each concern adds to wsarray.Array (each list ends with {0, nullptr}).

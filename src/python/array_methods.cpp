@@ -3,8 +3,8 @@
 ///
 /// Python finds them on the class at once (not after the failed lookup, an AttributeError made
 /// and cleared, behind __getattr__), and they take their arguments as a vectorcall: no argument
-/// tuple or keyword dict when there are no keywords. They are NumPy's methods, beyond the array
-/// API: scalar results are NumPy's scalars, as NumPy returns them.
+/// tuple or keyword dict when there are no keywords. Scalar results are NumPy's scalars, as NumPy
+/// returns them.
 #include "array_internal.h"
 
 #include "engine.h"
@@ -77,7 +77,7 @@ nb::object run(Method &m, PyObject *self, PyObject *const *args, Py_ssize_t narg
         if (PyObject *r = fast_reduce_all(*m.cache, m.ufunc_obj, self, fn)) return nb::steal(r);
     Array &a = array_of(self);
     check_valid(a, fn);
-    if (no_arguments && m.reduce && !stands_for_scalar(a)) {
+    if (no_arguments && m.reduce) {
         PyObject *argv[2] = {a.data().ptr(), Py_None};  // axis=None: every axis
         clear_allocation_error();
         RouteGuard route(current_target());
@@ -85,8 +85,7 @@ nb::object run(Method &m, PyObject *self, PyObject *const *args, Py_ssize_t narg
         if (!r) raise_routed_error(fn);
         return wrap_ndarray(r);
     }
-    if (m.kind == Kind::Direct && !stands_for_scalar(a) && is_ndarray_exact(a.data().ptr()) &&
-        !holds_array(args, nargs + nkw, nullptr)) {
+    if (m.kind == Kind::Direct && is_ndarray_exact(a.data().ptr()) && !holds_array(args, nargs + nkw, nullptr)) {
         // The ndarray's method with the same arguments: self goes in front of them.
         constexpr Py_ssize_t kMax = 8;
         if (nargs + nkw < kMax) {
@@ -101,9 +100,7 @@ nb::object run(Method &m, PyObject *self, PyObject *const *args, Py_ssize_t narg
             return wrap_derived(r, a, self);
         }
     }
-    // A scalar result answers as its NumPy scalar does (s.astype(), s.round(), ...).
-    nb::object owner = stands_for_scalar(a) ? nb::borrow(scalar_of(a)) : a.data();
-    nb::object f = nb::steal(PyObject_GetAttr(owner.ptr(), m.interned));
+    nb::object f = nb::steal(PyObject_GetAttr(a.data().ptr(), m.interned));
     if (!f) throw nb::python_error();
     nb::object kwargs = keyword_dict(args, nargs, kwnames);
     return apply_vector(fn, f.ptr(), args, nargs, kwargs.ptr(), self);
@@ -111,9 +108,8 @@ nb::object run(Method &m, PyObject *self, PyObject *const *args, Py_ssize_t narg
 
 template <std::size_t I>
 PyObject *method_entry(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-    return guarded([&]() -> PyObject * {
-        return as_numpy_result(run(methods[I], self, args, nargs, kwnames)).release().ptr();
-    }, (PyObject *) nullptr);
+    return guarded([&]() -> PyObject * { return run(methods[I], self, args, nargs, kwnames).release().ptr(); },
+                   (PyObject *) nullptr);
 }
 
 template <std::size_t... I> std::array<PyMethodDef, sizeof...(I)> method_defs(std::index_sequence<I...>) {

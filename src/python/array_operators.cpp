@@ -1,13 +1,11 @@
 /// src/python/array_operators.cpp -- wsarray.Array's operators: + - * / // % ** and the comparisons
-/// as type slots (float64 kernels first, NumPy's scalar arithmetic for scalar results, NumPy's
-/// ufuncs otherwise), the unary operators, and the in-place and remaining operators as methods.
+/// as type slots (float64 kernels first, NumPy's ufuncs otherwise), the unary operators, and the in-place and remaining operators as methods.
 #include "array_internal.h"
 
 #include "engine.h"
 #include "fast_float64.h"
 #include "fast_indexing.h"
 #include "fast_numpy.h"
-#include "fast_scalars.h"
 #include "numpy_access.h"
 #include "numpy_alloc.h"
 #include "numpy_api.h"
@@ -22,41 +20,6 @@ NumpyOps ops;
 namespace {
 
 PyObject *lookup(nb::handle module, const char *name) { return module.attr(name).inc_ref().ptr(); }
-
-/// Python's operators for the ufuncs of `ops`: when an operand stands for a NumPy scalar, NumPy's
-/// scalar arithmetic answers (its overflow warnings, its libm pow, its complex division), as in
-/// NumPy. Pairs (ufunc, operator); set_operator() re-keys a pair whose ufunc it replaces.
-struct ScalarOperator {
-    PyObject *ufunc, *op;
-};
-ScalarOperator scalar_ops[16];
-std::size_t n_scalar_ops = 0;
-
-void load_scalar_ops() {
-    nb::module_ np = nb::module_::import_("numpy");
-    nb::module_ op = nb::module_::import_("operator");
-    nb::module_ builtins = nb::module_::import_("builtins");
-    // clang-format off: a table laid out by hand
-    const char *pairs[][2] = {{"add", "add"}, {"subtract", "sub"}, {"multiply", "mul"},
-                              {"true_divide", "truediv"}, {"floor_divide", "floordiv"},
-                              {"remainder", "mod"}, {"bitwise_and", "and_"}, {"bitwise_or", "or_"},
-                              {"bitwise_xor", "xor"}, {"left_shift", "lshift"},
-                              {"right_shift", "rshift"}, {"matmul", "matmul"}};
-    // clang-format on
-    for (auto &p : pairs) scalar_ops[n_scalar_ops++] = {lookup(np, p[0]), lookup(op, p[1])};
-    scalar_ops[n_scalar_ops++] = {lookup(np, "divmod"), lookup(builtins, "divmod")};
-}
-
-/// Is `o` an Array that stands for a NumPy scalar?
-bool stands_for_scalar(nb::handle o) { return is_array(o.ptr()) && stands_for_scalar(array_of(o.ptr())); }
-
-/// The callable an operator runs: Python's operator when an operand stands for a NumPy scalar.
-PyObject *operator_for(PyObject *f, nb::handle x, nb::handle y) {
-    if (!stands_for_scalar(x) && !stands_for_scalar(y)) return f;
-    for (std::size_t i = 0; i < n_scalar_ops; ++i)
-        if (scalar_ops[i].ufunc == f) return scalar_ops[i].op;
-    return f;
-}
 
 void load_ops() {
     nb::module_ np = nb::module_::import_("numpy");
@@ -80,51 +43,10 @@ void set_operator(const std::string &name, nb::object func) {
     PyObject **slot = nullptr;
     if (name == "floor_divide") slot = &ops.floor_divide;
     if (!slot) raise(PyExc_ValueError, "wsarray._core._set_operator(): unknown operator '" + name + "'");
-    // A scalar result still computes as NumPy's scalar does (operator.floordiv): re-key its pair.
-    for (std::size_t i = 0; i < n_scalar_ops; ++i)
-        if (scalar_ops[i].ufunc == *slot) scalar_ops[i].ufunc = func.ptr();
     Py_XSETREF(*slot, func.inc_ref().ptr());
 }
 
-/// `seq * s` / `s * seq` with `s` a scalar result and `seq` a list, tuple, str or bytes: NumPy's
-/// scalars defer to Python (repetition for integers, TypeError otherwise), so these do too.
-bool defers_to_sequence(nb::handle s, nb::handle seq) {
-    PyObject *q = seq.ptr();
-    return is_array(s.ptr()) && array_of(s.ptr()).from_scalar &&
-           (PyList_CheckExact(q) || PyTuple_CheckExact(q) || PyUnicode_CheckExact(q) || PyBytes_CheckExact(q));
-}
-
-/// A value NumPy's scalar arithmetic takes as is: a Python number or a NumPy number scalar.
-bool is_plain_number(PyObject *o) {
-    return PyFloat_CheckExact(o) || PyLong_CheckExact(o) || PyBool_Check(o) || PyComplex_CheckExact(o) ||
-           is_numpy_scalar(o);
-}
-
-/// `compute(x, y)` on the values when both operands are scalars (a scalar result, a Python number
-/// or a NumPy scalar; one of them is an Array): NumPy's scalar arithmetic, exactly as NumPy computes
-/// it for its own scalars, without the engine (no argument to check or unwrap, nothing to route:
-/// scalar results hold ordinary memory). Null: not such a pair.
-template <class Compute> PyObject *on_scalar_pair(const char *name, PyObject *x, PyObject *y, Compute compute) {
-    bool x_scalar = is_array(x) ? stands_for_scalar(array_of(x)) : is_plain_number(x);
-    if (!x_scalar) return nullptr;
-    bool y_scalar = is_array(y) ? stands_for_scalar(array_of(y)) : is_plain_number(y);
-    if (!y_scalar) return nullptr;
-    nb::object r =
-        nb::steal(compute(is_array(x) ? scalar_of(array_of(x)) : x, is_array(y) ? scalar_of(array_of(y)) : y));
-    if (!r) raise_pending(name);
-    if (is_numpy_scalar(r.ptr())) return make_scalar_result(r.ptr());
-    return r.release().ptr();
-}
-
-/// on_scalar_pair() with a Python callable (operator.pow, operator.and_, ...).
-PyObject *scalar_call2(const char *name, PyObject *op, nb::handle x, nb::handle y) {
-    return on_scalar_pair(name, x.ptr(), y.ptr(), [op](PyObject *a, PyObject *b) {
-        PyObject *args[2] = {a, b};
-        return PyObject_Vectorcall(op, args, 2, nullptr);
-    });
-}
-
-} // namespace
+}  // namespace
 
 nb::object call1(const char *name, PyObject *f, nb::handle x) {
     PyObject *args[1] = {x.ptr()};
@@ -132,14 +54,6 @@ nb::object call1(const char *name, PyObject *f, nb::handle x) {
 }
 
 nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
-    if (f == ops.multiply && (defers_to_sequence(x, y) || defers_to_sequence(y, x)))
-        return nb::borrow(Py_NotImplemented);
-    PyObject *op = operator_for(f, x, y);
-    // Python's operators already (comparisons, **) or swapped in by operator_for: try scalars.
-    if (op != f || f == ops.less || f == ops.less_equal || f == ops.equal || f == ops.not_equal || f == ops.greater ||
-        f == ops.greater_equal || f == ops.pow)
-        if (PyObject *r = scalar_call2(name, op, x, y)) return nb::steal(r);
-    f = op;
     PyObject *args[2] = {x.ptr(), y.ptr()};  // no argument tuple
     return apply_vector(name, f, args, 2, nullptr);
 }
@@ -229,9 +143,6 @@ nb::object unary(const char *name, wsa::UnaryOp op, PyObject *f, nb::handle x) {
 /// In-place operator: NumPy writes into the array's own memory, so no allocation is made.
 nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle other) {
     Array &a = self_of(self, name);
-    // s += 1 on a scalar result rebinds s to a new scalar, as for NumPy's immutable scalars
-    // (with the type NumPy's scalar arithmetic gives); other references to s keep the old value.
-    if (stands_for_scalar(a)) return call2(name, f == ops.power ? ops.pow : f, self, other);
     nb::object args = nb::make_tuple(self, other);
     if (f == ops.matmul) {
         // ndarray's own @=: it checks that the result keeps self's shape (matmul(out=) would
@@ -249,30 +160,18 @@ nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle ot
 }
 
 /// Binary operators (+ - * / // % **) and the comparisons as type slots: Python calls them
-/// directly (no `__add__` lookup, no nanobind argument dispatch), which is most of the cost of
-/// `s + x` on scalars in element loops. A binary slot gets both operand orders:
-/// `a + 1` as (a, 1), `1 + a` as (1, a) -- the reflected operator.
+/// directly (no `__add__` lookup, no nanobind argument dispatch). A binary slot gets both operand
+/// orders: `a + 1` as (a, 1), `1 + a` as (1, a) -- the reflected operator.
 struct BinarySlot {
     const char *name, *rname, *iname;
     bool kernel;  ///< has a float64 kernel (fast_float64.h) ...
     wsa::BinaryOp op;  ///< ... this one (else NumPy's path only)
     PyObject *NumpyOps::*f;
-    binaryfunc scalar_op;  ///< Python's operator, for two scalars (null: comparisons)
-    ScalarOp sop = ScalarOp::None;  ///< computed in C++ for float64/int64 scalars (fast_scalars.h)
 };
-
-/// `x op y` when both are scalars (`s += a[i]`, `x * x` in element loops): on_scalar_pair() with
-/// Python's operator (`op`), or the comparison `cmp` when `op` is null.
-PyObject *scalar_pair(const char *name, binaryfunc op, int cmp, PyObject *x, PyObject *y) {
-    return on_scalar_pair(
-        name, x, y, [op, cmp](PyObject *a, PyObject *b) { return op ? op(a, b) : PyObject_RichCompare(a, b, cmp); });
-}
 
 template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
     return guarded([&]() -> PyObject * {
         const char *name = is_array(x) ? S.name : S.rname;
-        if (PyObject *r = fast_scalar_binary(S.sop, x, y)) return r;
-        if (PyObject *r = scalar_pair(name, S.scalar_op, 0, x, y)) return r;
         if (is_array(x) && should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
         if (S.kernel) return binary(name, S.op, ops.*S.f, x, y).release().ptr();
         return call2(name, ops.*S.f, x, y).release().ptr();
@@ -289,24 +188,17 @@ PyObject *matmul_slot(PyObject *x, PyObject *y) {
     }, (PyObject *) nullptr);
 }
 
-PyObject *power2(PyObject *a, PyObject *b) { return PyNumber_Power(a, b, Py_None); }
-
 using wsa::BinaryOp;
 // clang-format off: a table laid out by hand
-constexpr BinarySlot kAdd{"Array.__add__", "Array.__radd__", "Array.__iadd__", true, BinaryOp::Add, &NumpyOps::add, PyNumber_Add,
-                          ScalarOp::Add};
-constexpr BinarySlot kSub{"Array.__sub__", "Array.__rsub__", "Array.__isub__", true, BinaryOp::Sub, &NumpyOps::subtract,
-                          PyNumber_Subtract, ScalarOp::Sub};
-constexpr BinarySlot kMul{"Array.__mul__", "Array.__rmul__", "Array.__imul__", true, BinaryOp::Mul, &NumpyOps::multiply,
-                          PyNumber_Multiply, ScalarOp::Mul};
-constexpr BinarySlot kDiv{"Array.__truediv__", "Array.__rtruediv__", "Array.__itruediv__", true, BinaryOp::Div, &NumpyOps::true_divide,
-                          PyNumber_TrueDivide, ScalarOp::Div};
+constexpr BinarySlot kAdd{"Array.__add__", "Array.__radd__", "Array.__iadd__", true, BinaryOp::Add, &NumpyOps::add};
+constexpr BinarySlot kSub{"Array.__sub__", "Array.__rsub__", "Array.__isub__", true, BinaryOp::Sub, &NumpyOps::subtract};
+constexpr BinarySlot kMul{"Array.__mul__", "Array.__rmul__", "Array.__imul__", true, BinaryOp::Mul, &NumpyOps::multiply};
+constexpr BinarySlot kDiv{"Array.__truediv__", "Array.__rtruediv__", "Array.__itruediv__", true, BinaryOp::Div, &NumpyOps::true_divide};
 constexpr BinarySlot kFloorDiv{"Array.__floordiv__", "Array.__rfloordiv__", "Array.__ifloordiv__", false, BinaryOp::Add,
-                               &NumpyOps::floor_divide, PyNumber_FloorDivide, ScalarOp::FloorDiv};
-constexpr BinarySlot kMod{"Array.__mod__", "Array.__rmod__", "Array.__imod__", false, BinaryOp::Add, &NumpyOps::remainder,
-                          PyNumber_Remainder, ScalarOp::Mod};
+                               &NumpyOps::floor_divide};
+constexpr BinarySlot kMod{"Array.__mod__", "Array.__rmod__", "Array.__imod__", false, BinaryOp::Add, &NumpyOps::remainder};
 // ndarray's ** runs operator.pow (its fast paths: x ** 2 is np.square).
-constexpr BinarySlot kPow{"Array.__pow__", "Array.__rpow__", "Array.__ipow__", false, BinaryOp::Add, &NumpyOps::pow, power2};
+constexpr BinarySlot kPow{"Array.__pow__", "Array.__rpow__", "Array.__ipow__", false, BinaryOp::Add, &NumpyOps::pow};
 // clang-format on
 
 /// x ** y (both orders); a three-argument pow() is refused as ndarray refuses it.
@@ -315,13 +207,11 @@ PyObject *power_slot(PyObject *x, PyObject *y, PyObject *modulo) {
     return binary_slot<kPow>(x, y);
 }
 
-/// x += y & co as type slots (nb_inplace_*): Python calls them without looking up `__iadd__`, and
-/// `s += a[i]` on a scalar result computes as `s + a[i]` (a new scalar, as for NumPy's immutable
-/// scalars) without a method call. An array writes into its own memory (the float64 kernels first).
+/// x += y & co as type slots (nb_inplace_*): Python calls them without looking up `__iadd__`. An
+/// array writes into its own memory (the float64 kernels first).
 template <const BinarySlot &S> PyObject *inplace_slot(PyObject *x, PyObject *y) {
     return guarded([&]() -> PyObject * {
         const char *name = S.iname;
-        if (PyObject *r = fast_scalar_binary(S.sop, x, y)) return r;
         if (S.kernel && fast_inplace(S.op, x, y, name)) return nb::borrow(x).release().ptr();
         return inplace(name, ops.*S.f, x, y).release().ptr();
     }, (PyObject *) nullptr);
@@ -333,10 +223,9 @@ PyObject *inplace_power_slot(PyObject *x, PyObject *y, PyObject *) {
                    (PyObject *) nullptr);
 }
 
-/// -x, +x, abs(x), ~x as slots: a scalar result answers with NumPy's scalar arithmetic directly.
+/// -x, +x, abs(x), ~x as slots.
 struct UnarySlot {
     const char *name;
-    unaryfunc scalar_op;
     PyObject *NumpyOps::*f;
     bool kernel;  ///< has a float64 kernel (fast_float64.h) ...
     wsa::UnaryOp op;  ///< ... this one
@@ -344,42 +233,34 @@ struct UnarySlot {
 
 template <const UnarySlot &S> PyObject *unary_slot(PyObject *x) {
     return guarded([&]() -> PyObject * {
-        Array &a = self_of(x, S.name);
-        if (stands_for_scalar(a)) {
-            nb::object r = nb::steal(S.scalar_op(scalar_of(a)));
-            if (!r) raise_pending(S.name);
-            if (is_numpy_scalar(r.ptr())) return make_scalar_result(r.ptr());
-            return r.release().ptr();
-        }
+        self_of(x, S.name);
         if (S.kernel) return unary(S.name, S.op, ops.*S.f, x).release().ptr();
         return call1(S.name, ops.*S.f, x).release().ptr();
     }, (PyObject *) nullptr);
 }
 
-constexpr UnarySlot kNeg{"Array.__neg__", PyNumber_Negative, &NumpyOps::negative, true, wsa::UnaryOp::Negative};
-constexpr UnarySlot kAbs{"Array.__abs__", PyNumber_Absolute, &NumpyOps::absolute, true, wsa::UnaryOp::Absolute};
-constexpr UnarySlot kPos{"Array.__pos__", PyNumber_Positive, &NumpyOps::positive, false, wsa::UnaryOp::Negative};
-constexpr UnarySlot kInvert{"Array.__invert__", PyNumber_Invert, &NumpyOps::invert, false, wsa::UnaryOp::Negative};
+constexpr UnarySlot kNeg{"Array.__neg__", &NumpyOps::negative, true, wsa::UnaryOp::Negative};
+constexpr UnarySlot kAbs{"Array.__abs__", &NumpyOps::absolute, true, wsa::UnaryOp::Absolute};
+constexpr UnarySlot kPos{"Array.__pos__", &NumpyOps::positive, false, wsa::UnaryOp::Negative};
+constexpr UnarySlot kInvert{"Array.__invert__", &NumpyOps::invert, false, wsa::UnaryOp::Negative};
 
 PyObject *array_richcompare(PyObject *self, PyObject *other, int cmp) {
     static const BinarySlot table[] = {
-        {"Array.__lt__", nullptr, nullptr, true, BinaryOp::Less, &NumpyOps::less, nullptr},
-        {"Array.__le__", nullptr, nullptr, true, BinaryOp::LessEqual, &NumpyOps::less_equal, nullptr},
-        {"Array.__eq__", nullptr, nullptr, true, BinaryOp::Equal, &NumpyOps::eq, nullptr},
-        {"Array.__ne__", nullptr, nullptr, true, BinaryOp::NotEqual, &NumpyOps::ne, nullptr},
-        {"Array.__gt__", nullptr, nullptr, true, BinaryOp::Greater, &NumpyOps::greater, nullptr},
-        {"Array.__ge__", nullptr, nullptr, true, BinaryOp::GreaterEqual, &NumpyOps::greater_equal, nullptr}};
+        {"Array.__lt__", nullptr, nullptr, true, BinaryOp::Less, &NumpyOps::less},
+        {"Array.__le__", nullptr, nullptr, true, BinaryOp::LessEqual, &NumpyOps::less_equal},
+        {"Array.__eq__", nullptr, nullptr, true, BinaryOp::Equal, &NumpyOps::eq},
+        {"Array.__ne__", nullptr, nullptr, true, BinaryOp::NotEqual, &NumpyOps::ne},
+        {"Array.__gt__", nullptr, nullptr, true, BinaryOp::Greater, &NumpyOps::greater},
+        {"Array.__ge__", nullptr, nullptr, true, BinaryOp::GreaterEqual, &NumpyOps::greater_equal}};
     static_assert(Py_LT == 0 && Py_LE == 1 && Py_EQ == 2 && Py_NE == 3 && Py_GT == 4 && Py_GE == 5);
     return guarded([&]() -> PyObject * {
         const BinarySlot &t = table[cmp];
-        if (PyObject *r = fast_scalar_binary(scalar_comparison(cmp), self, other)) return r;
-        if (PyObject *r = scalar_pair(t.name, nullptr, cmp, self, other)) return r;
         if (should_defer(other)) return nb::borrow(Py_NotImplemented).release().ptr();
         return binary(t.name, t.op, ops.*t.f, self, other).release().ptr();
     }, (PyObject *) nullptr);
 }
 
-} // namespace
+}  // namespace
 
 /// operator.concat(a, b) (the sequence protocol's concatenation) raises as NumPy's arrays do,
 /// rather than falling back to elementwise a + b.
@@ -415,7 +296,6 @@ PyType_Slot array_operator_slots[] = {{Py_nb_add, (void *) binary_slot<kAdd>},
 
 void export_array_operators(nb::module_ &m, nb::class_<Array> &cls) {
     load_ops();
-    load_scalar_ops();
     m.def("_set_operator", &set_operator, nb::arg("name"), nb::arg("func"));
 
 #define WSA_BINARY(py, rpy, ipy, f)                                                             \
@@ -438,15 +318,13 @@ void export_array_operators(nb::module_ &m, nb::class_<Array> &cls) {
     WSA_BINARY("__rshift__", "__rrshift__", "__irshift__", right_shift)
 #undef WSA_BINARY
     // Comparisons: the tp_richcompare slot (array_richcompare).
-    // divmod() is beyond the array API standard: NumPy's scalars, as NumPy returns them.
     cls.def("__divmod__", [](nb::handle s, nb::handle o) -> nb::object {
         if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);  // divmod(a, Polynomial)
-        return as_numpy_result(call2("Array.__divmod__", ops.divmod, s, o));
+        return call2("Array.__divmod__", ops.divmod, s, o);
     }, nb::arg("other").none());
-    cls.def("__rdivmod__", [](nb::handle s, nb::handle o) {
-        return as_numpy_result(call2("Array.__rdivmod__", ops.divmod, o, s));
-    }, nb::arg("other").none());
+    cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); },
+            nb::arg("other").none());
     // -x, +x, abs(x), ~x: type slots (unary_slot).
 }
 
-} // namespace wsa_py
+}  // namespace wsa_py

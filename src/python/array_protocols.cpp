@@ -102,8 +102,7 @@ PyType_Slot array_protocol_slots[] = {
 void export_array_protocols(nb::class_<Array> &cls) {
     cls.def("__sizeof__", [](nb::handle s) {
         // sys.getsizeof(a) as in NumPy (a classic exercise prints it; Dask's distributed spills
-        // by it): the ndarray's own size, which counts the data it owns; a scalar result's is the
-        // NumPy scalar's. Arrays are tracked by the GC (they are weakly referenceable), for which
+        // by it): the ndarray's own size, which counts the data it owns. Arrays are tracked by the GC (they are weakly referenceable), for which
         // sys.getsizeof() adds the GC header: taken off here, so the total is NumPy's.
         Array &a = self_of(s, "Array.__sizeof__");
         nb::module_ sys = nb::module_::import_("sys");
@@ -112,7 +111,7 @@ void export_array_protocols(nb::class_<Array> &cls) {
             return nb::cast<Py_ssize_t>(sys.attr("getsizeof")(probe)) -
                    nb::cast<Py_ssize_t>(probe.attr("__sizeof__")());
         }();
-        Py_ssize_t size = nb::cast<Py_ssize_t>(sys.attr("getsizeof")(attribute_owner(a)));
+        Py_ssize_t size = nb::cast<Py_ssize_t>(sys.attr("getsizeof")(a.data()));
         return PyObject_IS_GC(s.ptr()) ? size - gc_head : size;
     });
 
@@ -179,12 +178,10 @@ void export_array_protocols(nb::class_<Array> &cls) {
             [](nb::handle s, nb::handle arr, nb::handle /* context */, nb::handle return_scalar) {
         self_of(s, "Array.__array_wrap__");
         if (is_array(arr.ptr())) {
-            Array &v = self_of(arr, "Array.__array_wrap__");
-            nb::object nd = stands_for_scalar(v) ? nb::borrow(scalar_of(v)) : v.data();
+            nb::object nd = self_of(arr, "Array.__array_wrap__").data();
             if (PyObject_IsTrue(return_scalar.ptr()) == 1 && nb::cast<int>(nd.attr("ndim")) == 0)
                 return nb::object(nd[nb::tuple()]);
-            return stands_for_scalar(v) ? wrap_ndarray(nb::module_::import_("numpy").attr("asarray")(nd))
-                                        : nb::borrow(arr);
+            return nb::borrow(arr);
         }
         nb::object nd = nb::module_::import_("numpy").attr("asarray")(arr);  // a subclass as a plain view
         if (PyObject_IsTrue(return_scalar.ptr()) == 1 && nb::cast<int>(nd.attr("ndim")) == 0)
@@ -238,13 +235,8 @@ void export_array_protocols(nb::class_<Array> &cls) {
         return nb::module_::import_("wsarray._device").attr("host_to_device")(s, device, "Array.to_device");
     }, nb::arg("device").none(), nb::kw_only(), nb::arg("stream") = nb::none());
 
-    // Copies of a scalar result are scalar results (x[()] of the 0-d array gives NumPy's scalar).
-    cls.def("__copy__", [](nb::handle s) {
-        if (array_of(s.ptr()).from_scalar) return call2("Array.__copy__", ops.getitem, s, nb::tuple());
-        return call1("Array.__copy__", ops.copy, s);
-    });
+    cls.def("__copy__", [](nb::handle s) { return call1("Array.__copy__", ops.copy, s); });
     cls.def("__deepcopy__", [](nb::handle s, nb::handle memo) {
-        if (array_of(s.ptr()).from_scalar) return call2("Array.__deepcopy__", ops.getitem, s, nb::tuple());
         // ndarray.__deepcopy__: the elements of an object array are deep-copied too.
         nb::object f = self_of(s, "Array.__deepcopy__").data().attr("__deepcopy__");
         nb::object args = nb::make_tuple(memo.is_none() ? nb::object(nb::dict()) : nb::borrow(memo));
@@ -259,7 +251,6 @@ void export_array_protocols(nb::class_<Array> &cls) {
         bool intact = a.token.ws && a.token.ws->alive();
         if (!intact) self_of(s, "Array.__reduce__");
         nb::module_ ws = nb::module_::import_("wsarray");
-        if (stands_for_scalar(a)) return nb::make_tuple(ws.attr("_rebuild_scalar"), nb::make_tuple(attribute_owner(a)));
         // A workspace array pickles a copy: a pickle-5 buffer may be read after the cycle (and a
         // remote worker must not pin workspace memory). A detached one pickles its ndarray itself,
         // whose buffer protocol 5 hands out of band: no copy (Dask, Ray, multiprocessing).

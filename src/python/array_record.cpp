@@ -1,5 +1,5 @@
 /// src/python/array_record.cpp -- Array records (see array_record.h): making them, checking their
-/// cycle, scalar results, and the per-workspace list of Arrays that destroy() empties.
+/// cycle, and the per-workspace list of Arrays that destroy() empties.
 #include "array_record.h"
 
 #include "ndarray_pool.h"
@@ -54,44 +54,8 @@ Token token_for(PyObject *o) {
     return t;
 }
 
-void Array::materialize() {
-    // A scalar result's 0-d array, in ordinary memory (never a workspace: the value outlives
-    // cycles). Only scalar results are ever without an ndarray.
-    RouteGuard ordinary(nullptr);
-    nb::object nd = nb::steal(scalar_to_ndarray(scalar_of(*this)));
-    if (!nd) throw nb::python_error();
-    nd_ = std::move(nd);
-}
-
-PyObject *scalar_of(Array &a) {
-    if (!a.scalar.is_valid()) {
-        switch (a.inline_kind) {
-        case Array::Inline::Float64: a.scalar = nb::steal(float64_scalar(a.inline_float())); break;
-        case Array::Inline::Int64: a.scalar = nb::steal(int64_scalar(a.inline_int())); break;
-        default: a.scalar = nb::steal(ndarray_to_scalar(a.nd_.ptr()));
-        }
-        if (!a.scalar.is_valid()) throw nb::python_error();
-    }
-    return a.scalar.ptr();
-}
-
 namespace {
-/// np.True_, np.False_ and their scalar results (init_array_records(); kept forever).
-PyObject *np_true = nullptr, *np_false = nullptr, *true_result = nullptr, *false_result = nullptr;
 PyObject *g_released = nullptr;  // the empty ndarray stale Arrays hold once they let go (kept forever)
-
-/// A new scalar result holding the NumPy scalar `scalar`, or (null `scalar`) only the value whose
-/// bits are `bits` (Array::inline_kind `kind`).
-PyObject *new_scalar_result(PyObject *scalar, Array::Inline kind = Array::Inline::None, std::uint64_t bits = 0) {
-    bool pooled;
-    PyObject *inst = new_array_instance(pooled);
-    Array *a = new (&array_of(inst))
-        Array{nb::object(), Token{}, true, nb::object(), scalar ? nb::borrow(scalar) : nb::object()};
-    a->inline_kind = kind;
-    a->token.generation = bits;
-    array_instance_ready(inst, pooled);
-    return inst;
-}
 
 void unlink_holder(Array &a) {
     if (!a.ws_linked) return;
@@ -120,36 +84,6 @@ void init_array_records() {
     nb::object released = np.attr("empty")(0);
     released.attr("flags").attr("writeable") = false;
     g_released = released.release().ptr();
-    np_true = nb::object(np.attr("True_")).release().ptr();
-    np_false = nb::object(np.attr("False_")).release().ptr();
-    true_result = new_scalar_result(np_true);
-    false_result = new_scalar_result(np_false);
-    // Released at exit, before nanobind's check for instances still alive (sanitizer builds);
-    // comparisons made later (__del__ methods) get new scalar results.
-    nb::module_::import_("atexit").attr("register")(nb::cpp_function([] {
-        Py_CLEAR(true_result);
-        Py_CLEAR(false_result);
-    }));
-}
-
-PyObject *make_scalar_result(PyObject *scalar) {
-    // NumPy's np.True_ and np.False_ are singletons, and a scalar result is an immutable value:
-    // theirs are singletons too, which spares an allocation per comparison in element loops
-    // (`if a[i] > 0:`).
-    if (PyObject *r = scalar == np_true ? true_result : scalar == np_false ? false_result : nullptr) {
-        Py_INCREF(r);
-        return r;
-    }
-    return new_scalar_result(scalar);
-}
-
-PyObject *make_float64_result(double v) {
-    std::uint64_t bits;
-    std::memcpy(&bits, &v, sizeof v);
-    return new_scalar_result(nullptr, Array::Inline::Float64, bits);
-}
-PyObject *make_int64_result(long long v) {
-    return new_scalar_result(nullptr, Array::Inline::Int64, static_cast<std::uint64_t>(v));
 }
 
 Array::~Array() {

@@ -1,6 +1,6 @@
 /// src/python/array_record.h -- the state behind a wsarray.Array: its NumPy ndarray, the workspace
-/// cycle its memory belongs to (Token), scalar results, and the list of Arrays a workspace holds
-/// so that destroying it makes its stale Arrays let go of their memory.
+/// cycle its memory belongs to (Token), and the list of Arrays a workspace holds so that
+/// destroying it makes its stale Arrays let go of their memory.
 #pragma once
 #include "array_pool.h"
 #include "errors.h"
@@ -80,46 +80,21 @@ struct Token {
 
 /// The state behind a wsarray.Array: a NumPy ndarray over workspace (or ordinary) memory.
 struct Array {
-    /// The ndarray. A scalar result may have none until something needs it: read it with data().
+    /// The ndarray.
     nb::object nd_;
     Token token;
-    /// NumPy returned a scalar here (np.float64, ...), wrapped as 0-d: repr() shows the scalar's
-    /// repr so printed output matches NumPy.
-    bool from_scalar = false;
     /// The Array whose ndarray is `data`'s base (a view's `a.base is x`, as in NumPy); set when the
     /// view is made from `x` (or from a view of `x`), or on the first read of `a.base`.
     nb::object base;
-    /// A scalar result's value, the NumPy scalar itself (null until first read when the result was
-    /// made as a 0-d ndarray). Scalar arithmetic, repr and unwrapping use it without an ndarray.
-    nb::object scalar;
     /// Neighbours in the list of Arrays made in `token.ws` (release_holders()), guarded by the GIL.
     PyObject *ws_prev = nullptr, *ws_next = nullptr;
     bool ws_linked = false;
     /// Its __array_interface__ was read: NumPy arrays may point into its memory through this
     /// Array (their base), so it never lets go of its ndarray (release_holders()).
     bool interface_exported = false;
-    /// A float64 or int64 scalar result made by a fast path (a[i], element-loop arithmetic) holds
-    /// its value only, without `scalar` or `nd_`, until something needs the NumPy scalar
-    /// (scalar_of() makes it): an element loop then makes one object per value, as NumPy does.
-    /// The value's bits live in `token.generation`, which a scalar result never uses (ordinary
-    /// memory: no workspace, no cycle), so that the record does not grow (the tail padding takes
-    /// `inline_kind`; a larger Array moves every Array to the next pymalloc size class).
-    enum class Inline : std::uint8_t { None, Float64, Int64 };
-    Inline inline_kind = Inline::None;
-    double inline_float() const {
-        static_assert(sizeof(double) == sizeof token.generation);
-        double v;
-        std::memcpy(&v, &token.generation, sizeof v);
-        return v;
-    }
-    long long inline_int() const { return static_cast<long long>(token.generation); }
     ~Array();
-    /// The ndarray (a scalar result's 0-d array is made on first call, in ordinary memory).
-    const nb::object &data() {
-        if (!nd_.is_valid()) materialize();
-        return nd_;
-    }
-    void materialize();
+    /// The ndarray.
+    const nb::object &data() const { return nd_; }
 };
 
 /// The Python type object of wsarray.Array (set by export_array).
@@ -166,42 +141,30 @@ void link_holder(PyObject *o);
 /// A new wsarray.Array (new reference) holding ndarray `nd` (a reference is taken). Builds the
 /// instance directly (no type lookup as nb::cast does); instances come from nanobind's pool.
 /// `base`: the Array whose ndarray is `nd`'s base, when known. Inline: every result is made here.
-inline PyObject *make_array(PyObject *nd, Token token, bool from_scalar = false, PyObject *base = nullptr) {
+inline PyObject *make_array(PyObject *nd, Token token, PyObject *base = nullptr) {
     bool pooled;
     PyObject *inst = new_array_instance(pooled);
     bool attached = (bool) token.ws;
-    if (attached && !from_scalar && ndarray_size(nd) == 0) {
+    if (attached && ndarray_size(nd) == 0) {
         // Nothing to read, so nothing to guard: an empty array is never attached (Dask builds
         // graphs around empty `meta` arrays that must outlive the cycle they were made in).
         token = Token{};
         attached = false;
     }
-    new (&array_of(inst)) Array{nb::borrow(nd), std::move(token), from_scalar, nb::borrow(base), nb::object()};
+    new (&array_of(inst)) Array{nb::borrow(nd), std::move(token), nb::borrow(base)};
     array_instance_ready(inst, pooled);
     if (attached) link_holder(inst);
     return inst;
 }
 /// make_array() for an ndarray just allocated in `target` (the current route; null: no
 /// workspace), taking over the caller's reference to `nd`: the fast paths' results.
-inline PyObject *wrap_new(PyObject *nd, wsa::Workspace *target, bool from_scalar = false) {
+inline PyObject *wrap_new(PyObject *nd, wsa::Workspace *target) {
     nb::object owned = nb::steal(nd);
-    return make_array(nd, token_of_target(target), from_scalar);
+    return make_array(nd, token_of_target(target));
 }
 
-/// An Array that stands for the NumPy scalar a function returned (printed, copied, unwrapped and
-/// updated by `+=` & co as that scalar).
-inline bool stands_for_scalar(const Array &a) {
-    return a.from_scalar && (!a.nd_.is_valid() || ndarray_ndim(a.nd_.ptr()) == 0);
-}
-/// The NumPy scalar a scalar result stands for (borrowed; read from its ndarray on first use).
-PyObject *scalar_of(Array &a);
-/// A new scalar result holding the NumPy scalar `scalar` (no ndarray until one is needed).
-PyObject *make_scalar_result(PyObject *scalar);
-/// A new scalar result standing for np.float64(v) / np.int64(v), holding only the value.
-PyObject *make_float64_result(double v);
-PyObject *make_int64_result(long long v);
-/// Make the scalar results of np.True_ and np.False_, and the empty ndarray stale Arrays hold
-/// once they let go of their memory (after the Array type exists).
+/// Make the empty ndarray stale Arrays hold once they let go of their memory (after the Array
+/// type exists).
 void init_array_records();
 
 /// After `ws` was destroyed (ThreadWorkspaces::destroy or a forced end), make its stale Arrays let

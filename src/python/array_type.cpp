@@ -16,23 +16,9 @@ namespace wsa_py {
 
 namespace {
 
-/// Array(shape, dtype=float, buffer=None, offset=0, strides=None, order=None) as ndarray(...), or
-/// Array(value) for a number that is not an integer (a Fraction, a Decimal, a float): the scalar
-/// result of that value, as np.float64(value) / np.complex128(value) give it.
+/// Array(shape, dtype=float, buffer=None, offset=0, strides=None, order=None) as ndarray(...).
 PyObject *array_new(PyTypeObject *, PyObject *args, PyObject *kwargs) {
     return guarded([&]() -> PyObject * {
-        if (PyTuple_GET_SIZE(args) == 1 && (!kwargs || !PyDict_GET_SIZE(kwargs))) {
-            PyObject *v = PyTuple_GET_ITEM(args, 0);
-            nb::module_ numbers = nb::module_::import_("numbers");
-            if (PyObject_IsInstance(v, numbers.attr("Number").ptr()) == 1 &&
-                PyObject_IsInstance(v, numbers.attr("Integral").ptr()) != 1) {
-                nb::module_ np = nb::module_::import_("numpy");
-                bool complex = PyObject_IsInstance(v, numbers.attr("Real").ptr()) != 1;
-                nb::object scalar = np.attr(complex ? "complex128" : "float64")(
-                    complex ? nb::object(nb::borrow(v)) : nb::object(nb::float_(nb::borrow(v))));
-                return make_scalar_result(scalar.ptr());
-            }
-        }
         nb::object ndarray = nb::module_::import_("numpy").attr("ndarray");
         return apply("ndarray", ndarray.ptr(), args, kwargs).release().ptr();
     }, (PyObject *) nullptr);
@@ -60,26 +46,19 @@ void export_array(nb::module_ &m) {
     ArrayType = (PyTypeObject *) cls.ptr();
     init_array_pool();  // before any Array: array_of() needs the offset it reads
     // wsarray.Array(...) (also wsarray.ndarray(...)): NumPy's ndarray constructor, in the current
-    // workspace; and type(s)(value) for a scalar result, as code written for NumPy's scalars calls
-    // it (statistics.mean() converts its result with type(x)(fraction)).
+    // workspace.
     ArrayType->tp_new = array_new;
     ArrayType->tp_init = [](PyObject *, PyObject *, PyObject *) { return 0; };
     ArrayType->tp_vectorcall = nullptr;  // nanobind's constructor dispatch would bypass tp_new
     PyType_Modified(ArrayType);
     {
-        // A scalar result reports NumPy's scalar type as its __class__, which isinstance() also
-        // consults: isinstance(a.sum(), float / np.floating / np.integer) hold as in NumPy, while
-        // type(x) and isinstance(x, wsarray.Array) still see the Array. An array reports
-        // numpy.ndarray: isinstance(a, np.ndarray) holds, so numpy.testing, numpy.ma and library
+        // An array reports numpy.ndarray as its __class__: isinstance(a, np.ndarray) holds, so numpy.testing, numpy.ma and library
         // checks take their array path, while NumPy's C code (PyArray_Check, type-based) still sees
         // a foreign object and every use of the memory goes through the Array's staleness check
         // (README, "Drop-in: NumPy's own test suite"). Never raises (no check).
         // Put into the type's dict directly: setattr(type, "__class__") would set the metaclass.
-        nb::object getter = nb::cpp_function([](nb::handle s) -> nb::object {
-            Array &a = array_of(s.ptr());
-            if (stands_for_scalar(a)) return nb::borrow((PyObject *) Py_TYPE(scalar_of(a)));
-            return nb::borrow((PyObject *) ndarray_type());
-        });
+        nb::object getter =
+            nb::cpp_function([](nb::handle) -> nb::object { return nb::borrow((PyObject *) ndarray_type()); });
         nb::object prop = nb::module_::import_("builtins").attr("property")(getter);
         if (PyDict_SetItemString(ArrayType->tp_dict, "__class__", prop.ptr()) < 0) throw nb::python_error();
         PyType_Modified(ArrayType);

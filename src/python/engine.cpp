@@ -23,9 +23,7 @@ nb::object same_tuple_type(PyObject *like, nb::object items) {
 }
 
 /// A new Array for an ndarray NumPy returned; its workspace found by address.
-PyObject *new_array(PyObject *nd, bool from_scalar = false, PyObject *base = nullptr) {
-    return make_array(nd, token_for(nd), from_scalar, base);
-}
+PyObject *new_array(PyObject *nd, PyObject *base = nullptr) { return make_array(nd, token_for(nd), base); }
 
 /// Arrays replaced during unwrapping, so that a result that *is* an argument's ndarray comes back
 /// as the original wsarray.Array (np.asarray(x) is x; out= returns the out array).
@@ -105,13 +103,6 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen, int depth = 0) {
     if (is_array(o)) {
         Array &a = array_of(o);
         check_valid(a, name);
-        // A scalar result goes to NumPy as the scalar it stands for: NumPy then computes with
-        // scalar semantics (scalar math, np.asarray(s) is a new array, s is never written into).
-        if (stands_for_scalar(a)) {
-            PyObject *scalar = scalar_of(a);
-            Py_INCREF(scalar);
-            return scalar;
-        }
         seen.add(a.data().ptr(), o);
         return nb::handle(a.data()).inc_ref().ptr();
     }
@@ -132,9 +123,9 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen, int depth = 0) {
     return o;
 }
 
-/// Does `r` hold an ndarray or a NumPy scalar (itself, or in its tuples and lists)?
+/// Does `r` hold an ndarray (itself, or in its tuples and lists)?
 bool needs_wrap(PyObject *r, int depth = 0) {
-    if (is_ndarray_exact(r) || is_numpy_scalar(r)) return true;
+    if (is_ndarray_exact(r)) return true;
     if (depth >= kMaxNesting) return false;
     if (PyTuple_Check(r)) {
         for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(r); i < n; ++i)
@@ -146,7 +137,8 @@ bool needs_wrap(PyObject *r, int depth = 0) {
     return false;
 }
 
-/// New reference to `r` with ndarrays (and NumPy scalars) wrapped as wsarray.Array. Lists and
+/// New reference to `r` with ndarrays wrapped as wsarray.Array (NumPy's scalars stay NumPy's
+/// scalars: immutable values, as NumPy returns them). Lists and
 /// tuples are rebuilt only if they hold something to wrap: a list NumPy returns (an element of an
 /// object array, a.tolist()) stays the very object NumPy gave, as mutable as in NumPy.
 PyObject *wrap(PyObject *r, const Seen &seen, int depth = 0) {
@@ -161,15 +153,8 @@ PyObject *wrap(PyObject *r, const Seen &seen, int depth = 0) {
         }
         PyObject *base = seen.array_holding(ndarray_base(r));
         // A block allocated during this call (and held by the result): its workspace is known.
-        if (wsa::Workspace *ws = routed_owner_of(ndarray_data(r)))
-            return make_array(r, token_of_target(ws), false, base);
-        return new_array(r, false, base);
-    }
-    if (is_numpy_scalar(r)) {
-        // A scalar result holds the NumPy scalar itself, never workspace memory: it is an
-        // immutable value (as NumPy's scalars and ND4J's sumNumber() are), so nothing can alias
-        // it, and `losses.append(np.mean(loss))` inside a cycle stays readable after the cycle.
-        return make_scalar_result(r);
+        if (wsa::Workspace *ws = routed_owner_of(ndarray_data(r))) return make_array(r, token_of_target(ws), base);
+        return new_array(r, base);
     }
     if ((PyTuple_Check(r) || PyList_CheckExact(r)) && (depth >= kMaxNesting || !needs_wrap(r, depth))) {
         Py_INCREF(r);
@@ -225,7 +210,7 @@ void raise_if_lost(const RouteGuard &route, const char *name) {
 /// The arguments' bookkeeping, starting with the Array a method is called on (if any).
 Seen seen_with_self(PyObject *self_array) {
     Seen seen;
-    if (self_array && !stands_for_scalar(array_of(self_array))) seen.add(array_of(self_array).data().ptr(), self_array);
+    if (self_array) seen.add(array_of(self_array).data().ptr(), self_array);
     return seen;
 }
 
@@ -294,37 +279,15 @@ constexpr Py_ssize_t kStack = 8;
 
 } // namespace
 
-nb::object as_numpy_result(nb::object r) {
-    PyObject *o = r.ptr();
-    if (is_array(o)) {
-        Array &a = array_of(o);
-        return stands_for_scalar(a) ? nb::borrow(scalar_of(a)) : r;
-    }
-    if (!PyTuple_Check(o)) return r;
-    Py_ssize_t n = PyTuple_GET_SIZE(o);
-    bool any = false;
-    for (Py_ssize_t i = 0; i < n && !any; ++i) {
-        PyObject *item = PyTuple_GET_ITEM(o, i);
-        any = is_array(item) && stands_for_scalar(array_of(item));
-    }
-    if (!any) return r;
-    nb::object out = nb::steal(PyTuple_New(n));
-    if (!out) throw nb::python_error();
-    for (Py_ssize_t i = 0; i < n; ++i)
-        PyTuple_SET_ITEM(out.ptr(), i, as_numpy_result(nb::borrow(PyTuple_GET_ITEM(o, i))).release().ptr());
-    return same_tuple_type(o, std::move(out));
-}
-
 nb::object wrap_derived(nb::handle r, Array &a, nb::handle source) {
     if (is_ndarray_exact(r.ptr()) && r.ptr() != a.data().ptr() && ndarray_base(r.ptr()) == a.data().ptr())
-        return nb::steal(make_array(r.ptr(), a.token, false, stands_for_scalar(a) ? nullptr : source.ptr()));
+        return nb::steal(make_array(r.ptr(), a.token, source.ptr()));
     return wrap_ndarray(r, source);
 }
 
 nb::object wrap_ndarray(nb::handle nd, nb::handle source) {
     Seen seen;
-    if (source.is_valid() && is_array(source.ptr()) && !stands_for_scalar(array_of(source.ptr())))
-        seen.add(array_of(source.ptr()).data().ptr(), source.ptr());
+    if (source.is_valid() && is_array(source.ptr())) seen.add(array_of(source.ptr()).data().ptr(), source.ptr());
     return nb::steal(wrap(nd.ptr(), seen));
 }
 

@@ -1,6 +1,6 @@
 /// src/python/engine.h -- the engine every wsarray call goes through: unwrap the wsarray.Array
 /// arguments (checking each one's cycle), call NumPy with its allocations routed into the current
-/// workspace, wrap the ndarrays (and NumPy scalars) of the result as Arrays.
+/// workspace, wrap the ndarrays of the result as Arrays (NumPy's scalars are returned as they are).
 #pragma once
 #include "array_record.h"
 
@@ -41,16 +41,11 @@ template <class Pred> bool any_argument(PyObject *const *args, Py_ssize_t nargs,
 /// Is a wsarray.Array among the arguments (also inside their lists and tuples)?
 bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);
 
-/// Wrap an ndarray (or NumPy scalar) in a new wsarray.Array; `source`: the Array it was taken
+/// Wrap an ndarray in a new wsarray.Array (anything else is returned as it is); `source`: the Array it was taken
 /// from (a view of it gets it as its base; its own ndarray comes back as `source` itself).
 nb::object wrap_ndarray(nb::handle nd, nb::handle source = nb::handle());
 /// wrap_ndarray() for a result NumPy derived from the Array `source` (state `a`): a view of its
 /// own memory is in its cycle and names it as base, without a lookup.
 nb::object wrap_derived(nb::handle r, Array &a, nb::handle source);
-
-/// What NumPy's own API returns where it goes beyond the array API standard (Array methods such
-/// as a.sum(), iteration, functions such as np.dot or np.median): a scalar result (also inside a
-/// plain tuple) becomes the NumPy scalar it stands for, as NumPy returns it; anything else as is.
-nb::object as_numpy_result(nb::object r);
 
 } // namespace wsa_py

@@ -67,8 +67,7 @@ bool operand_of(PyObject *o, Operand &op, const char *fn) {
     if (is_array(o)) {
         Array &a = array_of(o);
         check_valid(a, fn);
-        // 0-d operands (scalar results above all) take NumPy's path, which keeps scalar semantics.
-        if (stands_for_scalar(a)) return false;
+        // 0-d operands take NumPy's path (NumPy returns a scalar for them).
         if (!PyArray_CheckExact(a.data().ptr()) || PyArray_NDIM((PyArrayObject *) a.data().ptr()) == 0) return false;
         op.nd = (PyArrayObject *) a.data().ptr();
         op.keep = nb::borrow((PyObject *) op.nd);
@@ -301,14 +300,10 @@ PyObject *fast_sum(PyObject *x, const char *fn, bool mean) {
     report_reduce_errors(flags);
     // NumPy's mean of float64: the same add.reduce, divided by the count (as float64 / intp).
     if (mean) total /= (double) n;
-    // NumPy returns an np.float64 scalar, and so does this (a scalar result holding it).
-    static PyArray_Descr *f64 = PyArray_DescrFromType(NPY_DOUBLE);  // kept for the process
-    nb::object value = nb::steal(PyArray_Scalar(&total, f64, nullptr));
-    if (!value) {
-        PyErr_Clear();
-        return nullptr;  // the general path reports the failure
-    }
-    return make_scalar_result(value.ptr());
+    // NumPy returns an np.float64 scalar, and so does this.
+    PyObject *value = float64_scalar(total);
+    if (!value) PyErr_Clear();  // the general path reports the failure
+    return value;
 }
 
 PyObject *fast_binary(wsa::BinaryOp op, PyObject *x, PyObject *y, const char *fn) {

@@ -74,7 +74,6 @@ char *element_address(PyArrayObject *nd, PyObject *key) {
 } // namespace
 
 PyArrayObject *plain_ndarray(Array &a) {
-    if (stands_for_scalar(a)) return nullptr;
     PyObject *d = a.data().ptr();
     return PyArray_CheckExact(d) ? (PyArrayObject *) d : nullptr;
 }
@@ -208,7 +207,7 @@ PyObject *wrap_view(PyObject *view, Array &a, PyObject *self) {
     else if (a.base.is_valid() && is_array(a.base.ptr()) && array_of(a.base.ptr()).nd_.ptr() == view_base)
         base = a.base.ptr();
     else return wrap_ndarray(owned, self).release().ptr();
-    return make_array(view, a.token, false, base);
+    return make_array(view, a.token, base);
 }
 
 } // namespace
@@ -229,24 +228,10 @@ PyObject *fast_item(Array &a, PyObject *key) {
     if (!descr) return nullptr;
     const char *p = element_address(nd, key);
     if (!p) return nullptr;
-    // NumPy returns a scalar here, and so does this: a scalar result standing for it (float64
-    // and int64 hold the value only; NumPy's scalar is made if something asks for it).
-    if (descr->type_num == NPY_DOUBLE) {
-        double v;
-        std::memcpy(&v, p, sizeof v);
-        return make_float64_result(v);
-    }
-    if (descr->type_num == NPY_LONG) {
-        long v;
-        std::memcpy(&v, p, sizeof v);
-        return make_int64_result(v);
-    }
-    nb::object value = nb::steal(numpy_scalar(descr, p, nd));
-    if (!value) {
-        PyErr_Clear();
-        return nullptr;  // the general path reports the failure
-    }
-    return make_scalar_result(value.ptr());
+    // NumPy returns its scalar here, and so does this.
+    PyObject *value = numpy_scalar(descr, p, nd);
+    if (!value) PyErr_Clear();  // the general path reports the failure
+    return value;
 }
 
 PyObject *fast_view(Array &a, PyObject *self, PyObject *key) {

@@ -22,11 +22,11 @@ _PyArray_Descr *canonical_numeric(_PyArray_Descr *d);
 /// The canonical descriptor of builtin numeric type `type_num` (borrowed; NumPy keeps it).
 _PyArray_Descr *builtin_descr(int type_num);
 
-/// The base-class ndarray of a non-scalar Array, else null (a scalar result, an ndarray subclass).
+/// The base-class ndarray of an Array, else null (an ndarray subclass).
 tagPyArrayObject *plain_ndarray(Array &a);
 
 /// `a[key]` for an int (1-D) or a tuple of ints (one per axis) selecting one element of a
-/// builtin numeric dtype: the scalar result holding the NumPy scalar NumPy returns.
+/// builtin numeric dtype: the NumPy scalar NumPy returns.
 PyObject *fast_item(Array &a, PyObject *key);
 
 /// `a[key]` for a key NumPy answers with a view: a slice, an int on an array of 2 or more

@@ -84,7 +84,6 @@ PyArrayObject *contiguous_ndarray(PyObject *x, const char *fn) {
     if (!is_array(x)) return nullptr;
     Array &a = array_of(x);
     check_valid(a, fn);
-    if (stands_for_scalar(a)) return nullptr;  // a value: NumPy's scalar path
     PyObject *d = a.data().ptr();
     if (!PyArray_CheckExact(d)) return nullptr;
     auto *nd = (PyArrayObject *) d;
@@ -186,7 +185,7 @@ PyObject *fast_matmul_2d(PyObject *ufunc, PyArrayObject *a, PyArrayObject *b) {
         return nullptr;  // the general path runs it again and raises NumPy's error
     }
     if (check_fp && fp_raised()) return nullptr;  // recomputed there, reported as NumPy reports it
-    return wrap_new(guard.release().ptr(), target, false);
+    return wrap_new(guard.release().ptr(), target);
 }
 
 PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObject *x, const char *fn) {
@@ -214,7 +213,7 @@ PyObject *fast_ufunc1(UfuncCache &cache, PyObject *ufunc, bool real_only, PyObje
     if (run_loop(info, data, &n, strides, n, nd) < 0) raise_pending(fn);
     // A flag raised: let the general path recompute, so that np.errstate reports it as NumPy does.
     if (check_fp && fp_raised()) return nullptr;
-    return wrap_new(guard.release().ptr(), target, false);
+    return wrap_new(guard.release().ptr(), target);
 }
 
 namespace {
@@ -256,25 +255,25 @@ PyObject *fast_reduce_all(UfuncCache &cache, PyObject *ufunc, PyObject *x, const
         cached_loop(cache, in, [&](UfuncCache::Entry &e) { return resolve_reduce_loop(e, ufunc, in); });
     if (!entry) return nullptr;
     UfuncCache::Entry &e = *entry;
-    wsa::Workspace *target = nullptr;  // a scalar result: ordinary memory (engine.cpp, wrap())
-    Py_INCREF(in);
-    PyArrayObject *res = new_array_in(target, in, 0, nullptr);
-    if (!res) return nullptr;
-    nb::object guard = nb::steal((PyObject *) res);
+    // The result is a NumPy scalar: the value is reduced into a buffer here, then boxed.
+    alignas(16) char value[32];
     npy_intp size = PyDataType_ELSIZE(in);
+    if (size > (npy_intp) sizeof value) return nullptr;
     // As NumPy's reduce without identity: the first element, then the loop over the others.
-    std::memcpy(PyArray_DATA(res), PyArray_DATA(nd), (std::size_t) size);
+    std::memcpy(value, PyArray_DATA(nd), (std::size_t) size);
     npy_intp rest = n - 1;
     if (rest > 0) {
         const UfuncCallInfo *info = e.info;
         bool check_fp = !info->no_floatingpoint_errors;
         if (check_fp) fp_clear();
-        char *data[3] = {PyArray_BYTES(res), PyArray_BYTES(nd) + size, PyArray_BYTES(res)};
+        char *data[3] = {value, PyArray_BYTES(nd) + size, value};
         npy_intp strides[3] = {0, size, 0};
         if (info->strided_loop(info->context, data, &rest, strides, info->auxdata) < 0) raise_pending(fn);
         if (check_fp && fp_raised()) return nullptr;  // the general path reports it as NumPy does
     }
-    return wrap_new(guard.release().ptr(), target, true);  // NumPy returns a scalar
+    PyObject *r = PyArray_Scalar(value, in, nullptr);  // NumPy returns a scalar
+    if (!r) PyErr_Clear();  // the general path reports the failure
+    return r;
 }
 
 namespace {

@@ -33,10 +33,6 @@ struct Routed {
     /// with the standard's special cases, ...): isinstance(f, np.ufunc) and f.reduce / f.nin come
     /// from it. Null otherwise.
     nb::object numpy_ufunc;
-    /// A function of NumPy's beyond the array API standard (np.dot, np.median, np.random.*, ...):
-    /// its scalar results are NumPy's scalars, as NumPy returns them (the standard's functions
-    /// give 0-d arrays). Set by wsarray/__init__.py from the standard's list of names.
-    bool numpy_scalars = false;
     /// Inputs of the ufunc `func` is or stands for (0: not a ufunc); later positional arguments
     /// are its out arrays.
     int ufunc_nin = 0;
@@ -154,18 +150,12 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
             Py_DECREF(res);
         }
         if (r.cache && no_kwargs && nargs == 1)
-            if (PyObject *res = fast_ufunc1(*r.cache, r.ufunc.ptr(), r.real_only, args[0], r.name.c_str()))
-                return r.numpy_scalars ? as_numpy_result(nb::steal(res)).release().ptr() : res;
+            if (PyObject *res = fast_ufunc1(*r.cache, r.ufunc.ptr(), r.real_only, args[0], r.name.c_str())) return res;
         if (r.creation != Creation::None)
             if (PyObject *res = fast_create(r.creation, args, nargs, kwargs)) return res;
-        nb::object res =
-            apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs, nullptr, r.ufunc_nin ? r.ufunc_nin : -1);
-        // The standard's 0-d arrays are for calls on wsarray arrays; given none (np.sqrt(2.0),
-        // np.sum([1, 2]), NumPy scalars), a scalar result is NumPy's scalar, as NumPy returns it.
-        bool array_result = is_array(res.ptr()) && !stands_for_scalar(array_of(res.ptr()));
-        if (r.numpy_scalars || (!array_result && !holds_array(args, nargs, kwargs)))
-            res = as_numpy_result(std::move(res));
-        return res.release().ptr();
+        return apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs, nullptr, r.ufunc_nin ? r.ufunc_nin : -1)
+            .release()
+            .ptr();
     }, (PyObject *) nullptr);
 }
 
@@ -235,10 +225,8 @@ void export_function(nb::module_ &m) {
             raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
         }
         if (PyCallable_Check(v.ptr()) && !PyType_Check(v.ptr())) {
-            // ufunc methods (np.add.reduce, ...) are NumPy's API: NumPy scalars as NumPy gives.
-            Routed method{v, r.name + "." + attr};
-            method.numpy_scalars = true;
-            return nb::cast(std::move(method), nb::rv_policy::move);
+            // ufunc methods (np.add.reduce, ...) run through the engine too.
+            return nb::cast(Routed{v, r.name + "." + attr}, nb::rv_policy::move);
         }
         return v;
     });
@@ -265,7 +253,7 @@ void export_function(nb::module_ &m) {
         }
         if (found.is(self)) return nb::make_tuple(ws.attr("_function_by_name"), nb::make_tuple(r.name));
         if (!r.func.is_valid()) raise(PyExc_TypeError, "wsarray." + r.name + " was cleared and cannot be pickled");
-        return nb::make_tuple(ws.attr("_rebuild_function"), nb::make_tuple(r.func, r.name, r.numpy_scalars));
+        return nb::make_tuple(ws.attr("_rebuild_function"), nb::make_tuple(r.func, r.name));
     });
     // np.add.reduce == np.add.reduce (each access makes a new Function): equal when they run
     // equal callables, as NumPy's bound methods compare. A Function is also equal to the NumPy
@@ -287,8 +275,6 @@ void export_function(nb::module_ &m) {
         if (!r.func.is_valid()) return (Py_ssize_t) (std::uintptr_t) &r;
         return nb::hash(r.func);
     });
-    cls.def_prop_rw("_numpy_scalars", [](Routed &r) { return r.numpy_scalars; },
-                    [](Routed &r, bool on) { r.numpy_scalars = on; });
     // help(np.sum), np.info(np.dot), f.__doc__: NumPy's documentation of the wrapped function.
     cls.def_prop_ro("__doc__", [](Routed &r) { return nb::getattr(r.func, "__doc__", nb::none()); });
     {

@@ -19,18 +19,19 @@ nd_shapes = xps.array_shapes(min_dims=1, max_dims=3, max_side=4)
 
 
 def same(w, n, in_workspace=None):
-    """wsarray result ``w`` equals NumPy result ``n`` (type, dtype, shape, values incl. NaNs)."""
-    assert isinstance(w, wnp.Array), type(w)
+    """wsarray result ``w`` equals NumPy result ``n`` (type, dtype, shape, values incl. NaNs): a
+    NumPy scalar where NumPy gives one, else a wsarray array."""
     scalar = isinstance(n, np.generic)
+    if scalar:
+        assert type(w) is type(n), (type(w), type(n))
+    else:
+        assert type(w) is wnp.Array, type(w)
     n = np.asarray(n)
     got = np.asarray(w)
     assert got.dtype == n.dtype, (got.dtype, n.dtype)
     assert got.shape == n.shape
     np.testing.assert_array_equal(got, n)
-    if in_workspace is not None and scalar:
-        # NumPy gives a scalar here: wsarray's scalar result holds its value in ordinary memory.
-        assert w.workspace is None and not isinstance(w, wnp.ndarray)
-    elif in_workspace is not None:
+    if in_workspace is not None and not scalar:
         assert w.workspace == in_workspace and w.is_in_scope()
 
 

@@ -136,18 +136,19 @@ def test_scalar_conversions_and_printing(scope):
     assert 3.0 in w and 7.0 not in w
     with pytest.raises(ValueError):
         bool(w)
-    assert hash(wnp.asarray(3.0)) == hash(3.0)
-    with pytest.raises(TypeError, match="unhashable"):
-        hash(w)
+    assert hash(w[0, 0]) == hash(1.5)  # NumPy's scalar
+    for unhashable in (w, wnp.asarray(3.0)):  # arrays are unhashable, 0-d ones too, as NumPy's
+        with pytest.raises(TypeError, match="unhashable"):
+            hash(unhashable)
 
 
 def test_numpy_functions_accept_and_return_wsarray(scope):
     n = np.arange(10.0)
     w = wnp.asarray(n)
     for f in (np.sum, np.cumsum, np.sort, np.sqrt, np.mean):
-        r = f(w)
-        assert isinstance(r, wnp.Array), f
-        same(r, f(n))
+        r, want = f(w), f(n)
+        assert type(r) is type(want) if isinstance(want, np.generic) else isinstance(r, wnp.Array), f
+        same(r, want)
     r = np.concatenate([w, w])
     same(r, np.concatenate([n, n]))
     same(np.add.reduce(w), np.add.reduce(n))
@@ -226,14 +227,12 @@ SCOPE_WORKSPACE = "DROPIN_ARRAY"
 def test_repr_of_scalar_results_matches_numpy(scope):
     n = np.array([[1.5, 2.0], [3.0, 4.25]])
     w = wnp.asarray(n)
-    # The array API's functions and indexing give 0-d arrays standing for NumPy's scalars...
+    # The array API's functions, indexing and NumPy's own API give NumPy's scalars, as NumPy does.
     pairs = [(wnp.sum(w), n.sum()), (wnp.mean(w), n.mean()), (w[0, 1], n[0, 1]),
              (wnp.max(w) - wnp.min(w), n.max() - n.min()), (w.astype(np.float32)[0, 0], n.astype(np.float32)[0, 0]),
              (wnp.any(w > 2), (n > 2).any()), (wnp.argmax(w), n.argmax()), (wnp.sum(w) * 2, n.sum() * 2)]
     for got, want in pairs:
-        assert isinstance(got, wnp.Array) and got.ndim == 0
-        assert repr(got) == repr(want) and str(got) == str(want)
-    # ... and NumPy's own API (methods, functions beyond the standard) gives NumPy's scalars.
+        assert type(got) is type(want) and repr(got) == repr(want) and str(got) == str(want)
     numpy_api = [(w.sum(), n.sum()), (w.mean(), n.mean()), (w.max() - w.min(), n.max() - n.min()),
                  ((w > 2).any(), (n > 2).any()), (w.argmax(), n.argmax()), (wnp.linalg.norm(w), np.linalg.norm(n)),
                  (w.sum() * 2, n.sum() * 2), (wnp.dot(w[0], w[1]), np.dot(n[0], n[1])), (wnp.median(w), np.median(n))]
@@ -319,7 +318,7 @@ def test_scalar_results_are_values_that_outlive_the_cycle():
             x = wnp.arange(4.0) * step
             losses.append(x.mean())
             items.append(x[3])
-            assert x.workspace == "DROPIN_ARRAY" and wnp.mean(x).workspace is None
+            assert x.workspace == "DROPIN_ARRAY" and type(wnp.mean(x)) is np.float64
     assert repr(losses) == repr([np.float64(0.0), np.float64(1.5), np.float64(3.0)])
     assert [float(v) for v in items] == [0.0, 3.0, 6.0] and float(sum(losses)) == 4.5
     with pytest.raises(wnp.WorkspaceError):
@@ -372,11 +371,11 @@ def test_scalar_results_report_numpys_scalar_class(scope):
     f, i = wnp.asarray([1.5, 2.5]), wnp.asarray([1, 2])
     assert isinstance(f.sum(), float) and isinstance(f[0], np.floating) and isinstance(f.mean(), np.float64)
     assert isinstance(i[0], np.integer) and not isinstance(i.sum(), int)  # as np.int64
-    assert wnp.sum(f).__class__ is np.float64 and type(wnp.sum(f)) is wnp.Array
-    assert isinstance(wnp.sum(f), wnp.Array) and f.__class__ is np.ndarray  # README: isinstance(f, np.ndarray)
+    assert type(wnp.sum(f)) is np.float64 and not isinstance(wnp.sum(f), wnp.Array)
+    assert isinstance(f, np.ndarray)  # README: isinstance(f, np.ndarray)
     assert type(f.sum()) is np.float64  # NumPy's method: NumPy's scalar
-    assert wnp.asarray(1.5).__class__ is np.ndarray  # a real 0-d array is an array
-    assert (f > 2).any().__class__ is np.bool_
+    assert isinstance(wnp.asarray(1.5), wnp.Array)  # a real 0-d array is an array
+    assert type((f > 2).any()) is np.bool_ and (f > 2).any() is np.True_
 
 
 def test_copies_and_pickles_of_scalar_results_stay_scalars(scope):
@@ -384,7 +383,7 @@ def test_copies_and_pickles_of_scalar_results_stay_scalars(scope):
     import pickle
     s = wnp.sum(wnp.asarray([1.5, 2.5]))
     for c in (copy.copy(s), copy.deepcopy(s), pickle.loads(pickle.dumps(s))):
-        assert isinstance(c, wnp.Array) and repr(c) == "np.float64(4.0)"
+        assert type(c) is np.float64 and repr(c) == "np.float64(4.0)"
     assert repr(copy.copy(wnp.asarray(4.0))) == "array(4.)"
 
 
@@ -559,7 +558,7 @@ def test_iter_of_a_scalar_result_fails_like_numpys():
         with pytest.raises(TypeError) as e:
             iter(x)
         messages.append(str(e.value))
-    assert messages[0] == "wsarray.Array.__iter__(): " + messages[1]
+    assert messages[0] == messages[1]
     assert not wnp.iterable(s) and wnp.iterable(wnp.arange(3))
 def test_base_of_views_is_the_array_they_view(scope):
     # Tutorials check `view.base is x` (from-python-to-numpy, scipy-lectures); NumPy's base is the
@@ -750,37 +749,24 @@ def _outcome(f):
 
 
 def test_scalar_arithmetic_is_numpys_scalar_arithmetic(scope):
-    # Scalar results computed with scalars: NumPy's own scalar math (types, overflow warnings,
-    # division by zero, comparisons), for every pairing with Python numbers and NumPy scalars.
+    # Elements are NumPy's scalars: every pairing with Python numbers and NumPy scalars is NumPy's
+    # own scalar math (types, overflow warnings, division by zero, comparisons), in both orders.
     values = [np.float64(2.5), np.int8(100), np.int64(2**62), np.float32(0.0), np.uint8(3), np.bool_(True),
               np.complex128(1 - 2j), np.int64(0)]
     others = [3, 0, -1, 2.0, 1j, True, np.int16(7), np.float64(-0.5)]
     for v in values:
-        w = wnp.asarray(np.asarray([v]))[0]  # a scalar result holding v
-        assert w.__class__ is type(v)
-        for o in others + [wnp.asarray(np.asarray([o]))[0] for o in others if not isinstance(o, (int, float, complex))]:
-            plain_o = np.asarray(o)[()] if isinstance(o, wnp.Array) else o
+        w = wnp.asarray(np.asarray([v]))[0]
+        assert type(w) is type(v)
+        for o in others:
             for op in _SCALAR_OPS:
-                for args_w, args_n in (((w, o), (v, plain_o)), ((o, w), (plain_o, v))):
+                for args_w, args_n in (((w, o), (v, o)), ((o, w), (o, v))):
                     got, got_warn = _outcome(lambda: op(*args_w))
                     want, want_warn = _outcome(lambda: op(*args_n))
-                    if not isinstance(args_w[0], np.generic):
-                        # (A NumPy scalar on the left hands an operand with __array_ufunc__ to the
-                        # ufunc, whose warnings differ: none for integer overflow, no "scalar ".)
-                        assert got_warn == want_warn, (v, o, got_warn, want_warn)
+                    assert got_warn == want_warn, (v, o, got_warn, want_warn)
                     if isinstance(want, type):
                         assert got is want, (v, o, got, want)
-                    elif type(want) is bool and args_n[0] is plain_o:
-                        # `1j == np.float64(x)`: complex.__eq__ accepts the float subclass and
-                        # answers with a Python bool; the Array is no float, so its reflected
-                        # __eq__ answers (np.bool_). Same truth value.
-                        assert bool(got) == want and type(got).__name__ in ("bool", "Array")
                     else:
-                        assert repr(got) == repr(want), (v, o, got, want)
-    x = wnp.asarray(np.asarray([np.int64(2)]))[0]
-    assert repr(-x) == repr(-np.int64(2)) and repr(abs(-x)) == "np.int64(2)" and repr(~x) == "np.int64(-3)"
-    with raises_numpys(TypeError, "ufunc 'add' did not contain a loop", "Array.__add__"):
-        x + "a"
+                        assert type(got) is type(want) and repr(got) == repr(want), (v, o, got, want)
 
 
 def test_methods_of_scalar_results_are_the_numpy_scalars_methods(scope):
@@ -788,7 +774,7 @@ def test_methods_of_scalar_results_are_the_numpy_scalars_methods(scope):
     for name, args in [("astype", (int,)), ("round", ()), ("copy", ()), ("item", ()), ("reshape", (1,)),
                        ("ravel", ()), ("tolist", ()), ("max", ()), ("mean", ()), ("transpose", ()), ("clip", (0, 3))]:
         got, want = getattr(s, name)(*args), getattr(t, name)(*args)
-        assert type(got) is type(want) or isinstance(got, wnp.Array), (name, got)
+        assert type(got) is type(want), (name, got)
         assert repr(got) == repr(want), (name, got, want)
     a = wnp.arange(6.0)
     assert a.astype(a.dtype, copy=False) is a and a.reshape(2, 3).base is a and a.ravel().base is a

@@ -99,7 +99,8 @@ def test_workers_catch_everything_and_keep_serving(error):
 
 @pytest.mark.parametrize("output, error, match", [
     (lambda x: 1.5, TypeError, "must return arrays"),
-    (lambda x: wnp.sum(x), ValueError, r"one row per input row.*shape \(\)"),
+    (lambda x: wnp.sum(x), TypeError, "must return arrays.*got float64"),  # NumPy's scalar
+    (lambda x: wnp.asarray(wnp.sum(x)), ValueError, r"one row per input row.*shape \(\)"),
     (lambda x: x[:1], ValueError, r"the batch has 3 rows, the model returned shape \(1, 2\)"),
     (lambda x: {"ok": x, "bad": x[:1]}, ValueError, "the batch has 3 rows"),
 ])

@@ -2,9 +2,8 @@
 
 ``numpy_function(func, name)`` is a ``wsarray._core.Function``: arguments unwrapped (each Array
 checked against its cycle), NumPy's allocations routed into the current workspace, arrays returned
-as ``wsarray.Array``, and, since the function is NumPy's API rather than the standard's, scalar
-results returned as NumPy's scalars, as NumPy returns them (``np.dot(v, v)``, ``np.median(x)``).
-The standard's functions (wsarray/_array_api) return the standard's 0-d arrays instead.
+as ``wsarray.Array``, scalar results returned as NumPy's scalars, as NumPy returns them
+(``np.dot(v, v)``, ``np.median(x)``).
 """
 
 from typing import TypeVar, cast
@@ -21,6 +20,4 @@ def numpy_function(func: _FuncT, name: str) -> _FuncT:
 
     Typed as ``func`` itself: type checkers see NumPy's signature and result types (wsarray's arrays
     are NumPy arrays to them; see wsarray/_typing.py)."""
-    f = Function(func, name)
-    f._numpy_scalars = True
-    return cast(_FuncT, f)
+    return cast(_FuncT, Function(func, name))

@@ -2,7 +2,6 @@
 
 import numpy as _np
 
-from .._core import Array as _Array
 from ._routing import numpy_function as _F
 
 __all__ = [
@@ -23,11 +22,4 @@ isneginf = _F(_np.isneginf, "isneginf")
 isposinf = _F(_np.isposinf, "isposinf")
 isreal = _F(_np.isreal, "isreal")
 isrealobj = _F(_np.isrealobj, "isrealobj")
-
-
-def isscalar(element):
-    """``numpy.isscalar``; a scalar result (the 0-d wsarray array returned where NumPy returns a
-    scalar, e.g. ``a.sum()`` or ``a[0]``) counts as a scalar, a 0-d array (``np.array(3.1)``) does not."""
-    if isinstance(element, _Array):
-        return issubclass(element.__class__, _np.generic)
-    return _np.isscalar(element)
+isscalar = _np.isscalar  # scalar results are NumPy's scalars; a 0-d array is not one

@@ -23,8 +23,7 @@ ufunc = _np.ufunc
 
 def info(object=None, maxwidth=76, output=None, toplevel="numpy"):  # noqa: A002  (NumPy's name)
     """``numpy.info``; a wsarray array is described as the NumPy array it holds (class, shape,
-    strides, ...), a scalar result as the NumPy scalar it stands for."""
+    strides, ...)."""
     if isinstance(object, _Array):
-        nd = _np.asarray(object)
-        object = nd[()] if issubclass(object.__class__, _np.generic) else nd  # noqa: A001  (NumPy's parameter name)
+        object = _np.asarray(object)  # noqa: A001  (NumPy's parameter name)
     return _np.info(object, maxwidth=maxwidth, output=output, toplevel=toplevel)
