@@ -34,7 +34,6 @@ from numpy import version as version
 
 from . import _array_api, _numpy, _workspaces  # their __all__, below
 from . import char, dtypes, emath, exceptions, fft, lib, linalg, memory, strings
-from . import _flatiter  # noqa: F401  (a.flat's class: loaded here, not by the first thread that asks for it)
 from ._array_api import *
 from ._config import show_config as show_config
 from ._core import Function as _Function

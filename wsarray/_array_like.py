@@ -23,7 +23,7 @@ class _ArrayLikeShim:
 
     def __array__(self, *args, **kwargs):
         result = self._obj.__array__(*args, **kwargs)
-        return result.to_numpy() if isinstance(result, _Array) else result
+        return result.to_numpy() if type(result) is _Array else result
 
 
 def _shim(obj):

@@ -1,7 +1,7 @@
 """What type checkers see of wsarray's arrays and namespace functions (the runtime is unchanged).
 
-``Array`` is the compiled core's class at run time; for a type checker it is declared here as a
-subclass of ``numpy.ndarray`` (``isinstance(x, numpy.ndarray)`` holds for wsarray arrays) with
+``Array`` is the compiled core's class at run time, a subclass of ``numpy.ndarray``; for a type
+checker it is declared here as one too, with
 wsarray's own methods (``detach``, ``leverage``, ...) and operators that return ``Array``, so
 ``(w - lr * g).detach()`` type-checks. The namespace functions are built at import time from NumPy's
 (``Function(numpy.zeros, "zeros")``); ``array_function`` types the array API standard's as returning
@@ -111,8 +111,5 @@ else:
 
     ArrayFunction = _Function
     # The same constructor at run time; the names only tell a type checker what comes back.
+    # (wsarray.Array[shape, dtype] at run time is numpy.ndarray's __class_getitem__, inherited.)
     array_function = numpy_typed = _Function
-    # wsarray.Array[shape, dtype] at run time too (wsarray.typing.NDArray is built on it), as NumPy's.
-    import types as _types
-
-    Array.__class_getitem__ = classmethod(_types.GenericAlias)

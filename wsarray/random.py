@@ -46,7 +46,7 @@ BitGenerator = _nr.BitGenerator
 def _plain(x):
     """A seed as NumPy's Cython code takes it: a wsarray array as its NumPy array (or scalar), a
     user's own ISeedSequence behind an adapter whose generate_state gives NumPy arrays."""
-    if isinstance(x, _Array):
+    if type(x) is _Array:
         n = _np.asarray(x)
         return n[()] if n.ndim == 0 else n
     if isinstance(x, bit_generator.ISeedSequence) and not isinstance(x, (_nr.SeedSequence, _UserSeedSequence)):

@@ -18,7 +18,7 @@ from ._core import Array as _Array
 
 def _as_numpy(x):
     """``x`` with wsarray arrays replaced by what NumPy would hold there (also inside containers)."""
-    if isinstance(x, _Array):
+    if type(x) is _Array:
         return _np.asarray(x)
     if type(x) in (list, tuple):
         return type(x)(_as_numpy(v) for v in x)

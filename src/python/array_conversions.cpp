@@ -45,7 +45,7 @@ int array_bool(PyObject *s) {
 
 PyType_Slot array_conversion_slots[] = {{Py_nb_bool, (void *) array_bool}, {0, nullptr}};
 
-void export_array_conversions(nb::class_<Array> &cls) {
+void export_array_conversions(ArrayDefs &cls) {
     // Conversions to Python scalars follow NumPy (errors for arrays of more than one element).
 #define WSA_CONVERT(py, expr)               \
     cls.def(py, [](nb::handle s) {          \
@@ -92,8 +92,8 @@ void export_array_conversions(nb::class_<Array> &cls) {
         if (!r) raise_pending("Array.__format__");
         return r;
     }, nb::arg("spec").none());
-    // Unhashable, as NumPy's ndarray (0-d arrays included; reductions give hashable NumPy scalars).
-    cls.attr("__hash__") = nb::none();
+    // Unhashable, as NumPy's ndarray (0-d arrays included; reductions give hashable NumPy
+    // scalars): the type's hash slot (array_type.cpp).
 }
 
 } // namespace wsa_py

@@ -278,7 +278,7 @@ PyType_Slot array_indexing_slots[] = {{Py_sq_item, (void *) array_sq_item},
                                       {Py_mp_length, (void *) array_length},
                                       {0, nullptr}};
 
-void export_array_indexing(nb::module_ &m, nb::class_<Array> &cls) {
+void export_array_indexing(nb::module_ &m, ArrayDefs &cls) {
     nb::class_<ArrayIter>(m, "_ArrayIterator", nb::type_slots(iterator_slots));
 
     cls.def("__contains__", [](nb::handle s, nb::handle v) {

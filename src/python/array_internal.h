@@ -7,6 +7,39 @@
 
 namespace wsa_py {
 
+/// What nanobind's class_ offers for defining a type's methods and properties, for wsarray.Array
+/// (a type nanobind did not make: a subclass of numpy.ndarray). Each method is a nanobind function
+/// bound as a method; a name NumPy's ndarray has already (resize, view, __array__) is replaced.
+struct ArrayDefs {
+    nb::handle type;
+
+    template <class F, class... Extra> ArrayDefs &def(const char *name, F &&f, const Extra &...extra) {
+        set(name, nb::cpp_function((nb::detail::forward_t<F>) f, nb::name(name), nb::is_method(), extra...));
+        return *this;
+    }
+    template <class G, class S, class... Extra>
+    ArrayDefs &def_prop_rw(const char *name, G &&getter, S &&setter, const Extra &...extra) {
+        nb::object get = nb::cpp_function((nb::detail::forward_t<G>) getter, nb::is_method(), nb::is_getter());
+        nb::object put = nb::cpp_function((nb::detail::forward_t<S>) setter, nb::is_method(), extra...);
+        set(name, nb::module_::import_("builtins").attr("property")(get, put));
+        return *this;
+    }
+    template <class G, class... Extra> ArrayDefs &def_prop_ro(const char *name, G &&getter, const Extra &...extra) {
+        nb::object get = nb::cpp_function((nb::detail::forward_t<G>) getter, nb::is_method(), nb::is_getter());
+        nb::object doc = nb::none();
+        ((void) set_doc(doc, extra), ...);
+        set(name, nb::module_::import_("builtins").attr("property")(get, nb::none(), nb::none(), doc));
+        return *this;
+    }
+    void set(const char *name, nb::handle value) {
+        if (PyObject_SetAttrString(type.ptr(), name, value.ptr()) < 0) throw nb::python_error();
+    }
+
+private:
+    static void set_doc(nb::object &doc, const char *text) { doc = nb::str(text); }
+    template <class T> static void set_doc(nb::object &, const T &) {}
+};
+
 /// NumPy callables the operators use, looked up once (never released: they live as long as NumPy).
 struct NumpyOps {
     PyObject *add, *subtract, *multiply, *true_divide, *floor_divide, *remainder, *power, *matmul, *bitwise_and,
@@ -52,18 +85,18 @@ extern PyType_Slot array_conversion_slots[];
 
 /// Load NumPy's operators (ops), define _core._set_operator, and the operators' methods
 /// (in-place forms, @, &, |, ^, <<, >>, divmod) (array_operators.cpp).
-void export_array_operators(nb::module_ &m, nb::class_<Array> &cls);
+void export_array_operators(nb::module_ &m, ArrayDefs &cls);
 /// The iterator type (_ArrayIterator) and `in` (array_indexing.cpp).
-void export_array_indexing(nb::module_ &m, nb::class_<Array> &cls);
+void export_array_indexing(nb::module_ &m, ArrayDefs &cls);
 /// bool(), int(), float(), complex(), str(), repr(), format(), round(), hash() (array_conversions.cpp).
-void export_array_conversions(nb::class_<Array> &cls);
+void export_array_conversions(ArrayDefs &cls);
 /// Attributes forwarded to the ndarray: real, imag, flat, base, T, mT, device, resize() and,
 /// through __getattr__, everything else an ndarray has (array_attributes.cpp).
-void export_array_attributes(nb::module_ &m, nb::class_<Array> &cls);
+void export_array_attributes(nb::module_ &m, ArrayDefs &cls);
 /// NumPy's, the array API's, DLPack's, copy's and pickle's protocols (array_protocols.cpp).
-void export_array_protocols(nb::class_<Array> &cls);
+void export_array_protocols(ArrayDefs &cls);
 /// detach(), leverage(), leverage_to(), is_attached(), is_in_scope(), .workspace (array_membership.cpp).
-void export_array_membership(nb::class_<Array> &cls);
+void export_array_membership(ArrayDefs &cls);
 /// NumPy's most used methods (sum, mean, reshape, copy, ...) as vectorcall methods (array_methods.cpp).
 void export_array_methods(PyTypeObject *type);
 

@@ -31,7 +31,7 @@ nb::object copy_into(nb::handle self, wsa::Workspace *target, const char *fn) {
 
 } // namespace
 
-void export_array_membership(nb::class_<Array> &cls) {
+void export_array_membership(ArrayDefs &cls) {
     // Workspace membership (ND4J names, snake_case).
     cls.def("detach", [](nb::handle s) { return copy_into(s, nullptr, "Array.detach"); },
             "An independent copy outside every workspace (valid forever).");

@@ -294,7 +294,7 @@ PyType_Slot array_operator_slots[] = {{Py_nb_add, (void *) binary_slot<kAdd>},
                                       {Py_sq_concat, (void *) array_concat},
                                       {0, nullptr}};
 
-void export_array_operators(nb::module_ &m, nb::class_<Array> &cls) {
+void export_array_operators(nb::module_ &m, ArrayDefs &cls) {
     load_ops();
     m.def("_set_operator", &set_operator, nb::arg("name"), nb::arg("func"));
 

@@ -99,7 +99,7 @@ bool interface_round_trips(nb::handle data, nb::handle interface) {
 PyType_Slot array_protocol_slots[] = {
     {Py_bf_getbuffer, (void *) array_getbuffer}, {Py_bf_releasebuffer, (void *) array_releasebuffer}, {0, nullptr}};
 
-void export_array_protocols(nb::class_<Array> &cls) {
+void export_array_protocols(ArrayDefs &cls) {
     cls.def("__sizeof__", [](nb::handle s) {
         // sys.getsizeof(a) as in NumPy (a classic exercise prints it; Dask's distributed spills
         // by it): the ndarray's own size, which counts the data it owns. Arrays are tracked by the GC (they are weakly referenceable), for which
@@ -133,8 +133,6 @@ void export_array_protocols(nb::class_<Array> &cls) {
     // x.__array_interface__ as NumPy's (the same memory; np.rec.array and other code read it). NumPy
     // itself converts an Array through the buffer protocol first, so this changes no conversion.
     cls.def_prop_ro("__array_interface__", [](nb::handle s) {
-        // NumPy makes the array it builds from this dict hold *this Array* (not its ndarray): the
-        // Array keeps its memory from then on, even once stale (release_holders() skips it).
         Array &a = self_of(s, "Array.__array_interface__");
         nb::object interface = a.data().attr("__array_interface__");
         // The dict cannot describe every dtype (StringDType, padded or nested structures, metadata):
@@ -147,7 +145,6 @@ void export_array_protocols(nb::class_<Array> &cls) {
                                             nb::cast<std::string>(nb::str(dtype)) +
                                             " has no exact description there; use np.asarray(x))");
         }
-        a.interface_exported = true;
         return interface;
     });
     // a.to_numpy(): the NumPy array over the same memory (no copy), as pandas and xarray offer it.
@@ -200,7 +197,11 @@ void export_array_protocols(nb::class_<Array> &cls) {
                 ((PyTypeObject *) t.ptr() != ArrayType && !PyType_IsSubtype((PyTypeObject *) t.ptr(), ndarray_type())))
                 return nb::borrow(Py_NotImplemented);
         std::string name = nb::cast<std::string>(nb::str(nb::getattr(func, "__name__", nb::str("__array_function__"))));
-        return apply(name.c_str(), func.ptr(), args.ptr(), kwargs.ptr());
+        // NumPy's implementation without its dispatch (as ndarray.__array_function__ calls it):
+        // arguments the engine cannot reach (inside a dict, a custom sequence) would otherwise
+        // bring the call back here.
+        nb::object impl = nb::getattr(func, "_implementation", func);
+        return apply(name.c_str(), impl.ptr(), args.ptr(), kwargs.ptr());
     }, nb::arg("func"), nb::arg("types"), nb::arg("args").none(), nb::arg("kwargs").none());
     cls.def("__array_namespace__", [](nb::handle s, nb::handle api_version) {
         self_of(s, "Array.__array_namespace__");
@@ -257,7 +258,7 @@ void export_array_protocols(nb::class_<Array> &cls) {
         nb::object nd = a.token.ws ? nb::object(a.data().attr("copy")()) : a.data();
         return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(nd));
     });
-    cls.attr("__array_priority__") = 100;
+    cls.set("__array_priority__", nb::int_(100));
 }
 
 } // namespace wsa_py

@@ -1,8 +1,8 @@
-/// src/python/array_record.h -- the state behind a wsarray.Array: its NumPy ndarray, the workspace
-/// cycle its memory belongs to (Token), and the list of Arrays a workspace holds so that
-/// destroying it makes its stale Arrays let go of their memory.
+/// src/python/array_record.h -- the state behind a wsarray.Array (the record that follows its
+/// ndarray fields, array_object.h): the NumPy ndarray it holds, the workspace cycle that ndarray's
+/// memory belongs to (Token), and the Array it is a view of.
 #pragma once
-#include "array_pool.h"
+#include "array_object.h"
 #include "errors.h"
 #include "numpy_access.h"
 
@@ -86,24 +86,16 @@ struct Array {
     /// The Array whose ndarray is `data`'s base (a view's `a.base is x`, as in NumPy); set when the
     /// view is made from `x` (or from a view of `x`), or on the first read of `a.base`.
     nb::object base;
-    /// Neighbours in the list of Arrays made in `token.ws` (release_holders()), guarded by the GIL.
-    PyObject *ws_prev = nullptr, *ws_next = nullptr;
-    bool ws_linked = false;
-    /// Its __array_interface__ was read: NumPy arrays may point into its memory through this
-    /// Array (their base), so it never lets go of its ndarray (release_holders()).
-    bool interface_exported = false;
     ~Array();
-    /// The ndarray.
-    const nb::object &data() const { return nd_; }
+    /// The ndarray (an Array NumPy made is adopted first: array_object.h).
+    const nb::object &data() {
+        if (!nd_.is_valid()) adopt_array_object((PyObject *) ((char *) this - g_array_offset));
+        return nd_;
+    }
 };
 
-/// The Python type object of wsarray.Array (set by export_array).
-extern PyTypeObject *ArrayType;
-
+/// Is `o` a wsarray.Array (the type itself: it has no subclasses, array_type.cpp)?
 inline bool is_array(PyObject *o) { return Py_TYPE(o) == ArrayType; }
-/// Where the Array lies in its instance (nanobind's offset, the same for every Array: set from a
-/// real instance by init_array_pool(), before any Array exists); nb::inst_ptr() is a call.
-extern std::ptrdiff_t g_array_offset;
 inline Array &array_of(PyObject *o) { return *reinterpret_cast<Array *>((char *) o + g_array_offset); }
 
 /// Is memory of this token usable now (no workspace, or its cycle still open)?
@@ -117,9 +109,13 @@ inline bool token_valid(const Token &t) {
 [[noreturn]] void raise_stale(const Array &a, const char *fn);
 /// The same for memory of `token` (a device array's block: wsarray/_devices/array.py).
 [[noreturn]] void raise_stale_token(const Token &token, const char *fn);
-/// Raise WorkspaceError naming `fn` if the array's cycle has ended or its workspace is gone.
-inline void check_valid(const Array &a, const char *fn) {
+/// Raise WorkspaceError naming `fn` if the array's cycle has ended or its workspace is gone (an
+/// Array NumPy made is adopted first, so that a view of a stale Array is stale too).
+inline void check_valid(Array &a, const char *fn) {
+    if (!a.nd_.is_valid()) a.data();
     if (!token_valid(a.token)) raise_stale(a, fn);
+    auto *o = (PyObject *) ((char *) &a - g_array_offset);
+    if (view_flags_differ(o, a.nd_.ptr())) sync_view_flags(o);
 }
 
 /// Token for memory at the data pointer of ndarray `o`.
@@ -134,26 +130,15 @@ inline Token token_of_target(wsa::Workspace *target) {
     return t;
 }
 
-/// Link a new Array (instance `o`) into its workspace's list of holders (release_holders());
-/// unlinked when the Array dies.
-void link_holder(PyObject *o);
-
-/// A new wsarray.Array (new reference) holding ndarray `nd` (a reference is taken). Builds the
-/// instance directly (no type lookup as nb::cast does); instances come from nanobind's pool.
-/// `base`: the Array whose ndarray is `nd`'s base, when known. Inline: every result is made here.
+/// A new wsarray.Array (new reference) holding ndarray `nd` (an exact ndarray; a reference is
+/// taken). `base`: the Array whose ndarray is `nd`'s base, when known. Every result is made here.
 inline PyObject *make_array(PyObject *nd, Token token, PyObject *base = nullptr) {
-    bool pooled;
-    PyObject *inst = new_array_instance(pooled);
-    bool attached = (bool) token.ws;
-    if (attached && ndarray_size(nd) == 0) {
-        // Nothing to read, so nothing to guard: an empty array is never attached (Dask builds
-        // graphs around empty `meta` arrays that must outlive the cycle they were made in).
-        token = Token{};
-        attached = false;
-    }
+    PyObject *inst = new_array_object(nd);
+    if (!inst) throw nb::python_error();
+    // Nothing to read, so nothing to guard: an empty array is never attached (Dask builds graphs
+    // around empty `meta` arrays that must outlive the cycle they were made in).
+    if (token.ws && ndarray_size(nd) == 0) token = Token{};
     new (&array_of(inst)) Array{nb::borrow(nd), std::move(token), nb::borrow(base)};
-    array_instance_ready(inst, pooled);
-    if (attached) link_holder(inst);
     return inst;
 }
 /// make_array() for an ndarray just allocated in `target` (the current route; null: no
@@ -162,13 +147,5 @@ inline PyObject *wrap_new(PyObject *nd, wsa::Workspace *target) {
     nb::object owned = nb::steal(nd);
     return make_array(nd, token_of_target(target));
 }
-
-/// Make the empty ndarray stale Arrays hold once they let go of their memory (after the Array
-/// type exists).
-void init_array_records();
-
-/// After `ws` was destroyed (ThreadWorkspaces::destroy or a forced end), make its stale Arrays let
-/// go of their memory: only raw views handed out while they were valid keep blocks alive.
-void release_holders(wsa::Workspace &ws);
 
 } // namespace wsa_py

@@ -4,8 +4,7 @@
 
 namespace wsa_py {
 
-/// Define wsarray.Array (array_type.cpp and the array_*.cpp files it calls) and make the scalar
-/// results of np.True_ and np.False_.
+/// Define wsarray.Array (array_type.cpp and the array_*.cpp files it calls).
 void export_array(nanobind::module_ &m);
 
 } // namespace wsa_py

@@ -165,8 +165,9 @@ bool called_from_interpreter() {
 
 /// May the result of an arithmetic operation be written over operand `t`?
 bool elidable(const Operand &t, wsa::Workspace *target) {
-    // The ndarray's references: its Array's and the operand's own (`keep`).
-    if (!t.nd || Py_REFCNT(t.obj) != 1 || Py_REFCNT((PyObject *) t.nd) != 2) return false;
+    // The ndarray's references: its Array's two (the record's, its fields' base) and the
+    // operand's own (`keep`); nothing else views it.
+    if (!t.nd || Py_REFCNT(t.obj) != 1 || Py_REFCNT((PyObject *) t.nd) != 3) return false;
     if (!PyArray_CHKFLAGS(t.nd, NPY_ARRAY_OWNDATA) || !writeable_quietly(t.nd)) return false;
     if (PyArray_NBYTES(t.nd) < kElideBytes || PyArray_BASE(t.nd)) return false;
     if (array_of(t.obj).token.ws.get() != target) return false;

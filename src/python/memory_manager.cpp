@@ -89,9 +89,7 @@ void export_memory_manager(nb::module_ &m) {
     gc_state.collect = nb::module_::import_("gc").attr("collect").inc_ref();
     m.def("_destroy_all", []() {
         auto &tw = wsa::ThreadWorkspaces::current();
-        auto all = tw.all();
         named("memory.destroy_all_workspaces_for_current_thread", [&] { tw.destroy_all(); });
-        for (auto &ws : all) release_holders(*ws);
     }, nb::sig("def _destroy_all() -> None"));
     m.def("_destroy", [](nb::handle name) {
         destroy_named(name_of(name, "memory.destroy_workspace"), "memory.destroy_workspace");

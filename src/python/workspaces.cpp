@@ -119,10 +119,7 @@ struct ThreadCleanup {
         // in a forked child (its workspaces were destroyed by the fork handler).
         if (!armed || _Py_IsFinalizing() || thread != std::this_thread::get_id()) return;
         try {
-            auto &tw = wsa::ThreadWorkspaces::current();
-            std::vector<std::shared_ptr<wsa::Workspace>> all = tw.all();
-            tw.destroy_all(wsa::DestroyReason::ThreadExit, true);
-            for (auto &ws : all) release_holders(*ws);
+            wsa::ThreadWorkspaces::current().destroy_all(wsa::DestroyReason::ThreadExit, true);
             wsa::Workspace::flush_thread_cache();  // blocks of a workspace of its own outside `tw`
         } catch (...) {
             PyErr_Clear();  // a destructor lets nothing out
@@ -178,9 +175,7 @@ nb::dict stats_dict(const wsa::Workspace &ws) {
 
 void destroy_named(const std::string &name, const char *fn) {
     auto &tw = wsa::ThreadWorkspaces::current();
-    auto ws = tw.find(name);
     named(fn, [&] { tw.destroy(name); });
-    if (ws) release_holders(*ws);
 }
 
 void export_workspaces(nb::module_ &m) {
@@ -230,7 +225,6 @@ void export_workspaces(nb::module_ &m) {
     slot_cls.def("destroy", [](Slot &s) {
         (void) s.ws->end_cycle();
         s.ws->destroy();
-        release_holders(*s.ws);
     }, "Give the slot's memory back to the OS; its arrays become stale.");
 
     auto workspace_cls = nb::class_<WorkspaceHandle>(

@@ -453,7 +453,7 @@ def test_python_implemented_functions_allocate_in_the_workspace(call):
     x = arr([3.0, 1.0, 2.0, 1.0])
     with wnp.workspace("DEV"):
         r = call(x)
-        assert isinstance(r, wnp.Array) and r.workspace == "DEV" and r.is_in_scope()
+        assert type(r) is wnp.Array and r.workspace == "DEV" and r.is_in_scope()
         expected = np.asarray(r).copy()
     r_outside = call(x)
     assert r_outside.workspace is None

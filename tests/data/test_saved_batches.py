@@ -36,7 +36,7 @@ def test_every_dtype_round_trips_and_numpy_reads_the_file(tmp_path, dtype):
     same(single, a)
     same(pair[0], a)
     same(pair[1], a[:, ::2])
-    assert isinstance(single, wnp.Array)
+    assert type(single) is wnp.Array
     same(numpy.load(bd.files[0]), a)
     with numpy.load(bd.files[1]) as npz:
         same(npz["arr_1"], a[:, ::2])

@@ -58,10 +58,10 @@ def run(name, module, workspace=None):
                 exec(compile(source, str(CORPUS / name), "exec"), namespace)
                 snap = snapshot(namespace)
                 if workspace is not None:
-                    # Scalar results (not wsarray.ndarray instances) hold their value in
-                    # ordinary memory by design; arrays must come from the workspace.
-                    escaped = [k for k, v in namespace.items() if isinstance(v, wsarray.Array)
-                               and isinstance(v, wsarray.ndarray) and v.size and v.workspace is None]
+                    # Scalar results (NumPy's scalars) hold their value in ordinary memory by
+                    # design, NumPy's subclasses NumPy's memory; arrays must come from the workspace.
+                    escaped = [k for k, v in namespace.items() if type(v) is wsarray.Array
+                               and v.size and v.workspace is None]
     finally:
         numpy.set_printoptions(**printopts)
         numpy.seterr(**errs)

@@ -34,8 +34,8 @@ def test_numpy_testing_case_as_with_numpy_arrays(row, form):
 
 def test_isinstance_ndarray_holds_for_arrays_not_scalar_results(scope):
     a = wnp.arange(3.0)
-    assert isinstance(a, np.ndarray) and type(a) is wnp.Array and not issubclass(type(a), np.ndarray)
-    assert a.__class__ is np.ndarray and isinstance(a, wnp.Array) and isinstance(a, wnp.ndarray)
+    assert isinstance(a, np.ndarray) and type(a) is wnp.Array and issubclass(type(a), np.ndarray)
+    assert a.__class__ is wnp.Array is wnp.ndarray and isinstance(a, wnp.ndarray)
     s = a.sum()  # a scalar result: NumPy's scalar type, no ndarray
     assert not isinstance(s, np.ndarray) and isinstance(s, np.float64)
     assert wnp.isscalar(s) and not wnp.isscalar(a) and not wnp.isscalar(wnp.asarray(1.0))

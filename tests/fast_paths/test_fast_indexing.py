@@ -26,7 +26,7 @@ SCOPE_WORKSPACE = "FAST_INDEXING"  # the `scope` fixture's workspace (conftest.p
 
 def same_view(got, want):
     """A wsarray view equal to NumPy's in everything NumPy reports about it."""
-    assert isinstance(got, wa.Array)
+    assert type(got) is wa.Array
     assert got.dtype == want.dtype and got.shape == want.shape and got.strides == want.strides
     for flag in ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED"):
         assert got.flags[flag] == want.flags[flag], flag
@@ -233,7 +233,7 @@ def test_mask_and_index_keys_give_numpys_results_in_the_right_memory(dtype, scop
     for key_np in (want.astype(bool), want.astype(bool) & False, numpy.array([3, 0, -1, 3])):
         got = a[wa.asarray(key_np)]
         expect = want[key_np]
-        assert isinstance(got, wa.Array) and got.dtype == expect.dtype and got.shape == expect.shape
+        assert type(got) is wa.Array and got.dtype == expect.dtype and got.shape == expect.shape
         assert numpy.array_equal(numpy.asarray(got), expect)
         # A fresh array: in the workspace's cycle when there is one (unless empty), else ordinary.
         assert got.is_attached() == (scope is not None and expect.size > 0)

@@ -22,7 +22,7 @@ def operands(dtype, a_shape, b_shape, seed=0):
 
 
 def same(got, want):
-    assert isinstance(got, wa.Array)
+    assert type(got) is wa.Array
     got = numpy.asarray(got)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert numpy.array_equal(got, want)

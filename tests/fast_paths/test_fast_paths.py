@@ -27,7 +27,7 @@ SIZES = [1, 7, 1000, 40_000, 600_000]
 def same(result, expected):
     """Exactly NumPy's result: type, dtype, shape and every bit (NaN where NumPy has NaN). NumPy's
     methods (a.sum(), ...) give NumPy scalars, as NumPy does; everything else a wsarray.Array."""
-    assert isinstance(result, wa.Array) or (isinstance(result, numpy.generic) and expected.ndim == 0)
+    assert type(result) is wa.Array or (isinstance(result, numpy.generic) and expected.ndim == 0)
     got = numpy.asarray(result)
     assert got.dtype == expected.dtype and got.shape == expected.shape
     assert numpy.array_equal(got, expected, equal_nan=expected.dtype.kind in "fc")
@@ -382,10 +382,10 @@ def outcome(f, *args):
 def same_value(got, expected):
     """Exactly NumPy's result, where NumPy's scalar results are wsarray's 0-d scalar results (or,
     from NumPy's methods and functions beyond the array API, the very NumPy scalars)."""
-    if not isinstance(got, wa.Array):
+    if type(got) is not wa.Array:
         assert type(got) is type(expected) and repr(got) == repr(expected)
         return
-    assert isinstance(got, wa.Array)
+    assert type(got) is wa.Array
     if isinstance(expected, numpy.generic):
         assert got.ndim == 0 and repr(got) == repr(expected)
         expected = numpy.asarray(expected)
@@ -539,7 +539,7 @@ def test_creation_functions_match_numpy(name, args, kwargs):
             if isinstance(expected, type):
                 assert got is expected
                 continue
-            assert isinstance(got, wa.Array)
+            assert type(got) is wa.Array
             g = numpy.asarray(got)
             assert g.dtype == expected.dtype and g.shape == expected.shape and got.strides == expected.strides
             if name != "empty":
@@ -676,7 +676,7 @@ def test_setitem_and_attributes_match_numpy():
         for key, value in [(0, 1.5), ((1, 2), 7), (-1, True), ((slice(None), 1), 2.0), (Ellipsis, 0),
                            ((0, 0), 1 + 2j), (1, wa.asarray(numpy.arange(4.0))), ((2, -1), wa.asarray(3.0)),
                            ((0, 5), 1.0), (7, 1), ((0,), 2**70), (0, float("nan"))]:
-            exp_v = numpy.asarray(value) if isinstance(value, wa.Array) else value
+            exp_v = numpy.asarray(value) if type(value) is wa.Array else value
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 r1, _ = outcome(lambda: w.__setitem__(key, value))

@@ -35,7 +35,7 @@ def test_results_from_many_client_threads_equal_direct_calls(mode):
         stats = pi.stats()
     assert not any(t.is_alive() for t in threads)
     for r, e, x in zip(results, expected, requests):
-        assert isinstance(r, wnp.Array) and r.shape == (x.shape[0], 3)
+        assert type(r) is wnp.Array and r.shape == (x.shape[0], 3)
         assert not r.is_attached()
         assert_same(r, e)
     assert stats["requests"] == stats["completed"] == len(requests)

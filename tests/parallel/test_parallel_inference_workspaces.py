@@ -92,7 +92,7 @@ def test_results_stay_valid_after_many_later_cycles_reuse_the_memory(mode, kind)
     for x, r in zip(requests, results):  # read after every cycle has ended
         expected = x if kind == "input itself" else x * 3.0 + 1.0
         numpy.testing.assert_array_equal(numpy.asarray(r), expected)
-        if isinstance(r, wnp.Array):
+        if type(r) is wnp.Array:
             assert not r.is_attached()
         assert not numpy.shares_memory(numpy.asarray(r), x)  # the caller gets a copy
 

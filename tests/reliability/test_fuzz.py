@@ -148,7 +148,7 @@ def child(examples):
 
     def to_numpy(v):
         """A result made plain (NumPy scalars become 0-d arrays, as wsarray returns them)."""
-        if isinstance(v, wnp.Array):
+        if type(v) is wnp.Array:
             return ("array", np.array(v, copy=True))
         if isinstance(v, (np.ndarray, np.generic)):
             return ("array", np.array(v, copy=True))

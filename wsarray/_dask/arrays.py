@@ -33,7 +33,7 @@ def from_array(x, chunks="auto", name=None):
     if isinstance(x, da.Array):
         raise TypeError(f"{WHO}: x is already a Dask array; use x.to_backend('wsarray') to "
                         "convert its chunks")
-    if isinstance(x, Array):
+    if type(x) is Array:
         if x.is_attached():
             x = x.detach()  # raises WorkspaceError when x's cycle has ended
     else:

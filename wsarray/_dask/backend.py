@@ -61,7 +61,7 @@ class WsarrayBackendEntrypoint(ArrayBackendEntrypoint):
 
     @classmethod
     def to_backend(cls, data, **kwargs):
-        if isinstance(data._meta, Array):
+        if type(data._meta) is Array:
             return data
         return data.map_blocks(to_wsarray_dispatch, **kwargs)
 

@@ -35,6 +35,12 @@ def _register_array():
     register()
 
 
+def _register_serialization():
+    from .registry import _register_serialization as register_serialization
+
+    register_serialization()
+
+
 def on_dask_import(sizeof):
     """Entry point ``dask.sizeof``: called with Dask's ``sizeof`` dispatch during ``import dask``."""
     from .._core import Array
@@ -43,6 +49,7 @@ def on_dask_import(sizeof):
     sizeof.register(Array, _sizeof)
     after_import("dask.tokenize", _register_token)
     after_import("dask.array", _register_array)
+    after_import("distributed.protocol", _register_serialization)
 
 
 def after_import(name, callback):

@@ -8,6 +8,11 @@ wsarray chunks; ``concatenate``/``take``/``tensordot``/``einsum``; ``to_numpy_di
 elements), ``normalize_token`` (hash of the data, as for ndarrays, but never equal to an
 ndarray's token, so a wsarray and a NumPy array with the same values never share graph keys), and
 the ``"wsarray"`` creation backend. Idempotent and thread-safe; run by Dask's entry points.
+
+``_register_serialization()`` (run once ``distributed.protocol`` is imported) sends wsarray arrays
+between processes as distributed sends NumPy's (their buffers out of band, no pickle) and makes
+them wsarray arrays again on arrival: a wsarray array is a NumPy ndarray subclass, which
+distributed would otherwise serialize as its NumPy base class.
 """
 import threading
 
@@ -63,6 +68,28 @@ def _register_token():
     from dask.tokenize import normalize_token
 
     normalize_token.register(Array, _normalize)
+
+
+def _serialize(x):
+    from distributed.protocol.numpy import serialize_numpy_ndarray
+
+    return serialize_numpy_ndarray(x.to_numpy())  # to_numpy() checks the array's cycle
+
+
+def _deserialize(header, frames):
+    from distributed.protocol.numpy import deserialize_numpy_ndarray
+
+    from .. import asarray, scope_out
+
+    with scope_out():  # a received array belongs to no workspace
+        return asarray(deserialize_numpy_ndarray(header, frames))
+
+
+def _register_serialization():
+    from distributed.protocol import dask_deserialize, dask_serialize
+
+    dask_serialize.register(Array, _serialize)
+    dask_deserialize.register(Array, _deserialize)
 
 
 def _to_numpy(data, **kwargs):

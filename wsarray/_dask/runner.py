@@ -159,7 +159,7 @@ def all_runners():
 def detached(value, rec=None, label=None):
     """``value`` with every attached Array copied out of its workspace (containers walked; a
     container is rebuilt only when something in it changed)."""
-    if isinstance(value, Array):
+    if type(value) is Array:
         if not value.is_attached():
             return value
         try:

@@ -4,13 +4,14 @@ A ``DeviceArray`` wraps its engine's native array (``cupy.ndarray``; a ``numpy.n
 device memory on the test-only ``fake:N``). Its memory comes from the innermost open device
 workspace of its device on this thread, else from the engine's own allocator, and it carries the
 host's stale guarantee: a ``_core._CycleToken`` made from its block's address names the workspace
-cycle, and every use checks it first (``WorkspaceError``, the host's message). It is not the C++
-host type (that one is a NumPy array over host memory), but it answers to it: its ``__class__`` is
-``wsarray.Array``, so ``isinstance(x, wsarray.Array)`` holds for arrays on any device, while
-``isinstance(x, numpy.ndarray)`` does not (NumPy code must not take it for host memory) and
-``type(x)`` tells the two apart. No implicit transfers: ``numpy.asarray(x)`` raises ``TypeError``
-(as CuPy's does), mixing devices in one operation raises ``DeviceMismatchError``; ``.to_device()``,
-``.get()`` and DLPack are the explicit ways. Operators and methods run on the engine.
+cycle, and every use checks it first (``WorkspaceError``, the host's message). It is not the host
+type (that one is a NumPy ndarray subclass over host memory), but the host type's metaclass counts
+it as one of its kinds (``_core._register_array_kind``): ``isinstance(x, wsarray.Array)`` holds
+for arrays on any device, while ``isinstance(x, numpy.ndarray)`` does not (NumPy code must not take
+it for host memory) and ``type(x)`` tells the two apart. No implicit transfers:
+``numpy.asarray(x)`` raises ``TypeError`` (as CuPy's does), mixing devices in one operation
+raises ``DeviceMismatchError``; ``.to_device()``, ``.get()`` and DLPack are the explicit ways.
+Operators and methods run on the engine.
 """
 
 import operator
@@ -154,11 +155,6 @@ class DeviceArray:
                 return numpy.asarray(other)[()]
             raise mismatch(fn, (self.device, CPU))
         return other
-
-    # ---- what it claims to be ------------------------------------------------------------
-    @property
-    def __class__(self):
-        return _core.Array  # isinstance(x, wsarray.Array) for arrays on every device
 
     def __array_namespace__(self, *, api_version=None):
         import wsarray
@@ -395,3 +391,6 @@ def _rebuild(host, device):
 
     engine = engine_for(Device(device), "Array.__setstate__")
     return DeviceArray(engine.to_device(host), engine)
+
+
+_core._register_array_kind(DeviceArray)  # isinstance(x, wsarray.Array) for arrays on every device

@@ -61,7 +61,7 @@ def _natives(value, engine, fn, seen, host_ok):
         native = value._use(fn)
         seen[id(native)] = value
         return native
-    if isinstance(value, _core.Array):
+    if type(value) is _core.Array:
         if numpy.isscalar(value) or host_ok:
             return numpy.asarray(value) if not numpy.isscalar(value) else numpy.asarray(value)[()]
         raise mismatch(fn, (engine.device, CPU))

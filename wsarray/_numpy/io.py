@@ -119,7 +119,7 @@ def load(file, mmap_mode=None, *args, **kwargs):
 
 def _numpy_scalar(x):
     """A 0-d wsarray array stands for the NumPy scalar NumPy would have returned: give that back."""
-    if isinstance(x, _Array) and x.ndim == 0:
+    if type(x) is _Array and x.ndim == 0:
         return _np.asarray(x)[()]
     return x
 

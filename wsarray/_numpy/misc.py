@@ -24,6 +24,6 @@ ufunc = _np.ufunc
 def info(object=None, maxwidth=76, output=None, toplevel="numpy"):  # noqa: A002  (NumPy's name)
     """``numpy.info``; a wsarray array is described as the NumPy array it holds (class, shape,
     strides, ...)."""
-    if isinstance(object, _Array):
+    if type(object) is _Array:
         object = _np.asarray(object)  # noqa: A001  (NumPy's parameter name)
     return _np.info(object, maxwidth=maxwidth, output=output, toplevel=toplevel)

@@ -85,7 +85,7 @@ def detach(batch: _BatchT) -> _BatchT:
 
 
 def _detach_leaf(leaf):
-    if isinstance(leaf, Array):
+    if type(leaf) is Array:
         return leaf.detach()
     return leaf.copy()
 

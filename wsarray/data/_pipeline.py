@@ -139,7 +139,7 @@ class Pipeline:
         def adopt(leaf):
             # Arrays the source made in this slot (in wsarray calls inside next()) are the batch's
             # already; anything else is copied in.
-            if isinstance(leaf, Array) and ring.holds(slot, leaf):
+            if type(leaf) is Array and ring.holds(slot, leaf):
                 return leaf
             return copy_into_current_scope(leaf)
 

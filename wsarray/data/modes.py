@@ -204,7 +204,7 @@ class WorkspaceManager:
         (Deeplearning4j's validateArrayLocation)."""
         self._check_kind(kind, "check")
         if not self._is_in(kind, x):
-            where = getattr(x, "workspace", None) if isinstance(x, Array) else None
+            where = getattr(x, "workspace", None) if type(x) is Array else None
             want = self.workspace_name(kind)
             raise WorkspaceError(
                 f"wsarray.data.WorkspaceManager.check(): the array should be in "
@@ -212,7 +212,7 @@ class WorkspaceManager:
                 f"{'no workspace' if where is None else repr(where)}")
 
     def _is_in(self, kind, x):
-        if not isinstance(x, Array):
+        if type(x) is not Array:
             return False  # NumPy arrays and other inputs are always copied
         if self.mode is WorkspaceMode.NONE:
             return not x.is_attached()

@@ -85,7 +85,7 @@ class Fused:
             return self._fallback(f"keyword arguments ({', '.join(kwargs)})", args, kwargs, out)
         arrays, scalars = {}, {}
         for k, a in enumerate(args):
-            if isinstance(a, _SCALARS) and np.ndim(a) == 0 and not isinstance(a, Array):
+            if isinstance(a, _SCALARS) and np.ndim(a) == 0 and type(a) is not Array:
                 scalars[k] = a
             elif isinstance(a, (Array, np.ndarray)) and type(a) in (Array, np.ndarray):
                 arrays[k] = np.asarray(a)  # a view (an Array checks its cycle here)

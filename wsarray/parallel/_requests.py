@@ -31,7 +31,7 @@ class Request:
 
 def request_data(x, who):
     """The array a worker will read for request ``x`` (see the module docstring)."""
-    if isinstance(x, Array):
+    if type(x) is Array:
         if x.is_attached():
             x = x.detach()  # raises WorkspaceError when x's cycle has already ended
     elif not isinstance(x, numpy.ndarray):
@@ -47,7 +47,7 @@ def request_data(x, who):
 
 
 def _copy_out(a):
-    return a.detach() if isinstance(a, Array) else a.copy()
+    return a.detach() if type(a) is Array else a.copy()
 
 
 def _rebuild(like, items):

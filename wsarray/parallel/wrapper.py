@@ -261,7 +261,7 @@ def _step(model, batch):
     score = model.fit_batch(batch[0], batch[1])
     params = model.params
     for name, value in params.items():
-        if isinstance(value, Array) and value.is_attached():
+        if type(value) is Array and value.is_attached():
             params[name] = value.detach()
     return float(score)
 

@@ -158,6 +158,12 @@ struct Chunk {
     /// cycles. Returns the bytes given back (lowers high_water where the pages read as zeros
     /// again). Memory the loop still uses is never given back: no page faults in a steady state.
     std::size_t trim(std::size_t min_bytes, std::uint64_t age);
+    /// Give back every free page (the chunk of a destroyed workspace that live arrays still pin:
+    /// only their blocks stay resident). Returns the bytes given back.
+    std::size_t release_free() {
+        window_top = top;
+        return trim(1, 0);
+    }
     /// Give back the pages inside the free block holding offset `off` (a freed block of a
     /// destroyed workspace's chunk that live arrays still pin).
     std::size_t release_free_block_at(std::size_t off);

@@ -766,6 +766,7 @@ void Workspace::destroy_locked(DestroyReason why) {
             release_chunk_locked(c);
         } else {  // an array still points here: release when its last block is freed
             c->owner = nullptr;
+            c->release_free();  // meanwhile only the live blocks' pages stay resident
             r.zombie_bytes += c->capacity();
         }
     }

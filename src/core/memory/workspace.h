@@ -131,9 +131,6 @@ public:
     /// advice). The data pipeline's batch ring names the iterator and detach() here.
     const std::string &stale_hint() const { return stale_hint_; }
     void set_stale_hint(std::string hint) { stale_hint_ = std::move(hint); }
-    /// The bindings' list of the objects that hold this workspace's memory (the Python Arrays made
-    /// in it), so that destroy() can make stale ones let go of their blocks. Guarded by the GIL.
-    void *holders = nullptr;
     /// The bindings' references to this workspace (their array tokens), counted under the
     /// bindings' lock (the GIL) without atomic operations; while there are any, `binding_pin`
     /// keeps the workspace alive.
