@@ -1,4 +1,5 @@
 from collections.abc import Callable
+import types
 from typing import Any, Literal
 
 from wsarray import (
@@ -10,6 +11,24 @@ from wsarray import (
 
 
 def _ndarray_pool_counts() -> list: ...
+
+class Gate:
+    """
+    An event whose set(), clear() and wait() a signal handler cannot break (each is one call; a handler that raises during wait() ends the wait with its exception).
+    """
+
+    set: types.MethodDescriptorType = ...
+
+    clear: types.MethodDescriptorType = ...
+
+    is_set: types.MethodDescriptorType = ...
+
+    wait: types.MethodDescriptorType = ...
+
+def _gate_after_fork() -> None:
+    """
+    In a forked child: the forking thread is the one signal handlers run on now.
+    """
 
 class _ScopeStack:
     """The scopes open in a context (wsarray internal)."""

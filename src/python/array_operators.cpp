@@ -60,21 +60,20 @@ nb::object call2(const char *name, PyObject *f, nb::handle x, nb::handle y) {
 
 namespace {
 
-/// NumPy's binary-operator deferral: an operand whose type sets `__array_ufunc__ = None` (numpy
-/// polynomials, user classes opting out), or that overrides ufuncs for another array library,
-/// gets its reflected operator: `a * p` is `p.__rmul__(a)`.
-/// Plain Python values, ndarrays, NumPy scalars and Arrays never defer (no lookup for them).
-bool should_defer(PyObject *other) {
+/// NumPy's binary-operator deferral (NEP 13, ndarray's binop_should_defer): an operand whose type
+/// sets `__array_ufunc__ = None` (numpy polynomials, user classes opting out) gets its reflected
+/// operator: `a * p` is `p.__rmul__(a)`. One whose type defines `__array_ufunc__` (another array
+/// library, a wrapper) does not: the ufunc runs, and NumPy's dispatch hands that object's
+/// __array_ufunc__ the operands in their order (`a @ r` is `r.__array_ufunc__(matmul, "__call__",
+/// a, r)`). Plain Python values, ndarrays, NumPy scalars and Arrays never defer (no lookup).
+bool should_defer(PyObject *other, bool inplace = false) {
     if (is_array(other) || other == Py_None || PyLong_CheckExact(other) || PyFloat_CheckExact(other) ||
         PyBool_Check(other) || PyComplex_CheckExact(other) || PyList_CheckExact(other) || PyTuple_CheckExact(other) ||
         PyUnicode_CheckExact(other) || is_ndarray_exact(other) || is_numpy_scalar(other))
         return false;
     static PyObject *name = PyUnicode_InternFromString("__array_ufunc__");
-    // Also an operand of another array library (Dask, CuPy, ...): its reflected operator sees
-    // this Array itself (NumPy's ufunc would see only the ndarray wsarray hands it).
     PyObject *override = _PyType_Lookup(Py_TYPE(other), name);
-    if (override == Py_None || foreign_override(other, Protocol::Ufunc)) return true;
-    if (override) return false;
+    if (override) return !inplace && override == Py_None;  // x += p still runs the ufunc
     // No __array_ufunc__ at all: NumPy's legacy rule, an operand whose __array_priority__ is above
     // an ndarray's (0.0) gets its reflected operator.
     static PyObject *priority_name = PyUnicode_InternFromString("__array_priority__");
@@ -144,7 +143,7 @@ nb::object unary(const char *name, wsa::UnaryOp op, PyObject *f, nb::handle x) {
 nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle other) {
     Array &a = self_of(self, name);
     nb::object args = nb::make_tuple(self, other);
-    if (f == ops.matmul) {
+    if (f == ops.matmul && !foreign_override(other.ptr(), Protocol::Ufunc)) {
         // ndarray's own @=: it checks that the result keeps self's shape (matmul(out=) would
         // broadcast a 1-D result over self).
         apply(name, ops.imatmul, args.ptr(), nullptr);
@@ -212,6 +211,8 @@ PyObject *power_slot(PyObject *x, PyObject *y, PyObject *modulo) {
 template <const BinarySlot &S> PyObject *inplace_slot(PyObject *x, PyObject *y) {
     return guarded([&]() -> PyObject * {
         const char *name = S.iname;
+        // NumPy's legacy rule holds for in-place operators too: Python then tries x + y.
+        if (should_defer(y, /*inplace=*/true)) return nb::borrow(Py_NotImplemented).release().ptr();
         if (S.kernel && fast_inplace(S.op, x, y, name)) return nb::borrow(x).release().ptr();
         return inplace(name, ops.*S.f, x, y).release().ptr();
     }, (PyObject *) nullptr);
@@ -219,8 +220,10 @@ template <const BinarySlot &S> PyObject *inplace_slot(PyObject *x, PyObject *y) 
 
 /// x **= y (a three-argument form does not exist for in-place operators).
 PyObject *inplace_power_slot(PyObject *x, PyObject *y, PyObject *) {
-    return guarded([&]() -> PyObject * { return inplace("Array.__ipow__", ops.power, x, y).release().ptr(); },
-                   (PyObject *) nullptr);
+    return guarded([&]() -> PyObject * {
+        if (should_defer(y, /*inplace=*/true)) return nb::borrow(Py_NotImplemented).release().ptr();
+        return inplace("Array.__ipow__", ops.power, x, y).release().ptr();
+    }, (PyObject *) nullptr);
 }
 
 /// -x, +x, abs(x), ~x as slots.
@@ -298,19 +301,23 @@ void export_array_operators(nb::module_ &m, ArrayDefs &cls) {
     load_ops();
     m.def("_set_operator", &set_operator, nb::arg("name"), nb::arg("func"));
 
-#define WSA_BINARY(py, rpy, ipy, f)                                                             \
-    cls.def(py, [](nb::handle s, nb::handle o) {                                                \
-        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);                        \
-        return call2("Array." py, ops.f, s, o);                                                 \
-    }, nb::arg("other").none());                                                                \
-    cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); },   \
-            nb::arg("other").none());                                                           \
-    cls.def(ipy, [](nb::handle s, nb::handle o) { return inplace("Array." ipy, ops.f, s, o); }, \
-            nb::arg("other").none());
+#define WSA_BINARY(py, rpy, ipy, f)                                                           \
+    cls.def(py, [](nb::handle s, nb::handle o) {                                              \
+        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);                      \
+        return call2("Array." py, ops.f, s, o);                                               \
+    }, nb::arg("other").none());                                                              \
+    cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); }, \
+            nb::arg("other").none());                                                         \
+    cls.def(ipy, [](nb::handle s, nb::handle o) {                                             \
+        if (should_defer(o.ptr(), true)) return nb::borrow(Py_NotImplemented);                \
+        return inplace("Array." ipy, ops.f, s, o);                                            \
+    }, nb::arg("other").none());
     // x + y, y + x and x += y (also - * / // % **) are type slots (binary_slot, inplace_slot).
     // x @ y and y @ x are a type slot (matmul_slot); x @= y a method.
-    cls.def("__imatmul__", [](nb::handle s, nb::handle o) { return inplace("Array.__imatmul__", ops.matmul, s, o); },
-            nb::arg("other").none());
+    cls.def("__imatmul__", [](nb::handle s, nb::handle o) {
+        if (should_defer(o.ptr(), true)) return nb::borrow(Py_NotImplemented);
+        return inplace("Array.__imatmul__", ops.matmul, s, o);
+    }, nb::arg("other").none());
     WSA_BINARY("__and__", "__rand__", "__iand__", bitwise_and)
     WSA_BINARY("__or__", "__ror__", "__ior__", bitwise_or)
     WSA_BINARY("__xor__", "__rxor__", "__ixor__", bitwise_xor)

@@ -296,7 +296,7 @@ namespace {
 bool plain_operand(PyObject *o) {
     return is_array(o) || o == Py_None || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyBool_Check(o) ||
            PyComplex_CheckExact(o) || PyUnicode_CheckExact(o) || PyBytes_CheckExact(o) || PySlice_Check(o) ||
-           is_ndarray(o) || is_numpy_scalar(o) || PyType_Check(o) || PyCallable_Check(o) && PyFunction_Check(o);
+           is_ndarray_exact(o) || is_numpy_scalar(o) || PyType_Check(o) || PyCallable_Check(o) && PyFunction_Check(o);
 }
 
 bool foreign_type(PyTypeObject *type, Protocol which) {
@@ -308,7 +308,9 @@ bool foreign_type(PyTypeObject *type, Protocol which) {
         numpys[k] = _PyType_Lookup(ndarray_type(), names[k]);
         ours[k] = _PyType_Lookup(ArrayType, names[k]);
     }
-    if (PyType_IsSubtype(type, ndarray_type()) || type == ArrayType) return false;  // NumPy's own subclasses
+    if (type == ArrayType) return false;
+    // Anything else defining its own (NumPy's ndarray subclasses included: astropy's Quantity)
+    // handles calls it takes part in, with the operands as given.
     PyObject *impl = _PyType_Lookup(type, names[k]);
     return impl && impl != Py_None && impl != numpys[k] && impl != ours[k];
 }
@@ -329,11 +331,34 @@ bool foreign_override(PyObject *o, Protocol which) {
 }
 
 namespace {
+/// What NumPy's ndarray runs for the Python operators the Array's slots call through the engine
+/// (operator.lt is ndarray's < : NumPy's less): given an operand of another library, the ufunc is
+/// called with the operands as they are, which NumPy dispatches to that library. Null for
+/// item access and attribute setting (NumPy converts the value, dispatches nothing): no deferral.
+/// Anything else (a NumPy function) is itself.
+PyObject *dispatching_function(PyObject *func) {
+    static std::vector<std::pair<PyObject *, PyObject *>> table;  // (operator, NumPy's ufunc or null)
+    if (table.empty()) {  // under the GIL; every object is kept for the process
+        nb::module_ op = nb::module_::import_("operator"), np = nb::module_::import_("numpy");
+        const char *pairs[][2] = {{"lt", "less"},       {"le", "less_equal"},    {"eq", "equal"},  {"ne", "not_equal"},
+                                  {"gt", "greater"},    {"ge", "greater_equal"}, {"pow", "power"}, {"imatmul", nullptr},
+                                  {"getitem", nullptr}, {"setitem", nullptr}};
+        for (auto &p : pairs)
+            table.emplace_back(op.attr(p[0]).inc_ref().ptr(), p[1] ? np.attr(p[1]).inc_ref().ptr() : nullptr);
+        table.emplace_back(nb::module_::import_("builtins").attr("setattr").inc_ref().ptr(), nullptr);
+    }
+    for (auto &[op, ufunc] : table)
+        if (op == func) return ufunc;
+    return func;
+}
+
 /// A call with an operand of another array library (NEP 13/18): NumPy's own function gets the
 /// arguments as they are, so NumPy's dispatch lets that library handle it (wsarray's own
 /// __array_ufunc__/__array_function__ step aside for it). Null when there is no such operand.
 nb::object defer_to_foreign(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwargs) {
+    func = dispatching_function(func);
+    if (!func) return nb::object();
     bool foreign = false;
     for (Py_ssize_t i = 0; i < nargs && !foreign; ++i)
         foreign = foreign_override(args[i], Protocol::Ufunc) || foreign_override(args[i], Protocol::Function);

@@ -3,6 +3,7 @@
 #include "build_info.h"
 #include "errors.h"
 #include "function.h"
+#include "gate.h"
 #include "fusion.h"
 #include "memory_manager.h"
 #include "ndarray_pool.h"
@@ -18,6 +19,7 @@ NB_MODULE(_core, m) {
     init_numpy_alloc();          // NumPy's C API and the allocation handler, before anything else
     init_ndarray_pool(m);        // dead ndarrays kept for the next result
     export_errors(m);            // WorkspaceError, WorkspaceMemoryError
+    export_gate(m);              // Gate (waits a signal handler cannot break: wsarray/_interrupts.py)
     export_scopes(m);            // the context-local stack of scopes
     export_workspace_config(m);  // WorkspaceConfig, parse_size
     export_device_source(m);     // _config_with_device_source (device layers)

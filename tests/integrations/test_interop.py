@@ -45,9 +45,11 @@ def _clear_seen():
 @pytest.mark.parametrize("inside", [False, True])
 def test_operators_defer_to_another_librarys_array(inside):
     with wnp.workspace("INTEROP") if inside else wnp.scope_out():
+        # NumPy's rule (NEP 13): an operand that defines __array_ufunc__ gets the ufunc call, with
+        # the operands in their order, the Array itself among them.
         w = wnp.arange(3.0)
-        assert w + Foreign() == "foreign radd"
-        assert Foreign.seen == [("radd", wnp.Array)]  # the Array itself, not its ndarray
+        assert w + Foreign() == np.arange(3.0) + Foreign() == "foreign ufunc"
+        assert Foreign.seen == [("ufunc", "add", (wnp.Array, Foreign)), ("ufunc", "add", (np.ndarray, Foreign))]
 
 
 def test_numpy_ufuncs_and_functions_let_the_other_library_handle_both():

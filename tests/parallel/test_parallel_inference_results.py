@@ -192,4 +192,4 @@ def test_requests_are_any_array_like_and_a_workspace_array_is_copied_out_of_its_
         # the caller's cycle ended before (or while) the worker ran the request
         numpy.testing.assert_array_equal(numpy.asarray(future.result(timeout=10)),
                                          numpy.arange(6.0).reshape(3, 2))
-        assert isinstance(concurrent.futures.Future(), type(future))
+        assert isinstance(future, concurrent.futures.Future)  # a Future (whose waits a Ctrl-C cannot break)

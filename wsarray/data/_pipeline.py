@@ -2,10 +2,15 @@
 
 ``Pipeline`` holds everything the producer thread touches, and nothing refers back to the
 ``AsyncIterator`` object: the iterator can be garbage-collected while its thread runs, and its
-finalizer stops the thread. Every blocking wait is a loop of short waits that checks a stop flag.
-Builds (the source's ``next()`` plus the copy into the batch's slot) run on the producer thread,
-or in the consumer's thread for a synchronous (shielded) source. Slots are destroyed only when no
-build is running; whoever finishes last after ``close()`` frees them.
+finalizer stops the thread. Every blocking wait is a loop of short waits on Gates that checks a
+stop flag. Builds (the source's ``next()`` plus the copy into the batch's slot) run on the
+producer thread, or in the consumer's thread for a synchronous (shielded) source. Slots are
+destroyed only when no build is running; whoever finishes last after ``close()`` frees them.
+
+A Ctrl-C on the consumer (the main thread, where signal handlers run) never splits a change of
+the shared state: the consumer's changes run on the interrupt shield (wsarray/_interrupts.py) and
+its waits are Gates'. A batch handed to a consumer that was interrupted before it got it stays
+that consumer's and is handed to it again at its next ``next()``: nothing is skipped or reordered.
 """
 
 import contextvars
@@ -15,6 +20,7 @@ import time
 from collections import deque
 
 from .. import Array, WorkspaceError, memory, scope_out
+from .._interrupts import Gate, GateEvent, shielded
 from ._batches import array_leaves, copy_into_current_scope, map_arrays
 from ._ring import ARRAY_OVERHEAD
 
@@ -31,10 +37,15 @@ class Item:
 
 
 class Held:
-    __slots__ = ("number", "slot", "thread")
+    """What a consumer was handed: a batch (or a source's error, raised at its position), and
+    whether the consumer got it (an interrupted ``next()`` did not: the next one hands it again)."""
 
-    def __init__(self, number, slot, thread):
-        self.number, self.slot, self.thread = number, slot, thread
+    __slots__ = ("number", "slot", "thread", "kind", "batch", "error", "delivered")
+
+    def __init__(self, item, thread):
+        self.number, self.slot, self.thread = item.number, item.slot, thread
+        self.kind, self.batch, self.error = item.kind, item.batch, item.error
+        self.delivered = False
 
 
 def retire(slot):
@@ -55,7 +66,9 @@ class Pipeline:
         # A source whose next() allocates nothing but the batch (BatchDirectory) runs in the slot
         self.fills_slot = getattr(source, "allocates_batch_only", False) is True
         self.pid = os.getpid()
-        self.cond = threading.Condition()  # an RLock: finalizers may run inside a locked section
+        self.lock = threading.RLock()      # an RLock: finalizers may run inside a locked section
+        self.changed = Gate()              # opened when consumers should look again (a batch, a stop)
+        self.room = Gate()                 # opened when the producer should look again (room, a stop)
         self.build_lock = threading.Lock()  # one build at a time (sources are not thread-safe)
         self.ready = deque()
         self.held = {}                    # consumer key -> Held
@@ -161,8 +174,9 @@ class Pipeline:
     # -- the producer thread -----------------------------------------------------------------
 
     def start_producer(self):
-        """Start a producer thread (caller holds ``cond``; none is running)."""
-        stop = threading.Event()
+        """Start a producer thread (caller holds ``lock``, on a thread no Ctrl-C lands on: a
+        consumer thread or the interrupt shield; none is running)."""
+        stop = GateEvent()
         thread = threading.Thread(target=contextvars.Context().run, args=(_produce, self, stop),
                                   name=f"wsarray-data-{self.label}", daemon=True)
         self.stop, self.thread, self.running = stop, thread, True
@@ -173,7 +187,7 @@ class Pipeline:
             raise
 
     def ensure_producer(self):
-        """Keep prefetching (caller holds ``cond``)."""
+        """Keep prefetching (caller holds ``lock``)."""
         if not (self.running or self.synchronous or self.source_done or self.finished or self.closed
                 or self.crash is not None):
             self.start_producer()
@@ -182,7 +196,8 @@ class Pipeline:
         """The number of the next batch to build once the queue and its slot have room; None if
         stopped. Retires batches held by consumer threads that have exited."""
         while True:
-            with self.cond:
+            with self.lock:
+                self.room.clear()  # under the lock: a change after this opens it again
                 if stop.is_set() or self.closed:
                     return None
                 number = self.next_number
@@ -196,10 +211,10 @@ class Pipeline:
                     self.building += 1
                     return number
                 dead = self._pop_dead_holders()
-                if not dead:
-                    self.cond.wait(WAIT_S)
-                    continue
-            self._retire_all(dead)
+            if dead:
+                self._retire_all(dead)
+            else:
+                self.room.wait(WAIT_S)
 
     def _pop_dead_holders(self):
         dead = [k for k, h in self.held.items() if h.thread is not None and not h.thread.is_alive()]
@@ -210,13 +225,13 @@ class Pipeline:
             for entry in entries:
                 retire(entry.slot)
         finally:
-            with self.cond:
-                self.cond.notify_all()
+            self.room.set()
 
     def build_done(self):
-        with self.cond:
+        with self.lock:
             self.building -= 1
             free = self._should_free()
+        self.changed.set()
         if free:
             self.free_memory()
 
@@ -231,63 +246,89 @@ class Pipeline:
             raise RuntimeError(f"{self.who}: this iterator was made in the parent process; after "
                                "os.fork() its producer thread does not exist here: make a new "
                                "AsyncIterator in the child")
-        self.release(key)
         start = time.perf_counter()
-        item = self._take_synchronous() if self.synchronous else self._take_ready(cancel)
-        return self._hand_out(key, item, time.perf_counter() - start)
-
-    def _take_ready(self, cancel=None):
-        with self.cond:
+        owner = threading.current_thread() if self.consumers > 1 else None  # retired when it exits
+        if self.synchronous:
+            entry = self._take_synchronous(key, owner)
+        else:
             while True:
-                if self.closed or self.finished or (cancel is not None and cancel.is_set()):
-                    raise StopIteration
-                self.ensure_producer()
-                if self.ready:
-                    item = self.ready.popleft()
-                    self.cond.notify_all()
-                    return item
+                entry = shielded(self._next_entry, key, owner, cancel)
+                if entry is not None:
+                    break
+                self.changed.wait(WAIT_S)
+        waited = time.perf_counter() - start
+        f = self.figures
+        f["consumer_wait_s"] += waited
+        f["last_wait_s"] = waited
+        entry.delivered = True  # from here the consumer has it (no call can be interrupted between)
+        if entry.kind == ERROR:
+            raise entry.error
+        return entry.batch
+
+    def _next_entry(self, key, owner, cancel=None):
+        """One step of ``take()`` that cannot wait: the batch (or error) consumer ``key`` is to get
+        now, None if none is ready yet (wait for ``changed``), StopIteration at the end."""
+        held = self.held.get(key)
+        if held is not None and not held.delivered:
+            return held  # handed out before, but the consumer never got it: again
+        if held is not None:
+            self.release(key)
+        with self.lock:
+            if self.closed or self.finished or (cancel is not None and cancel.is_set()):
+                raise StopIteration
+            self.ensure_producer()
+            self.changed.clear()  # under the lock, before looking: a batch queued after opens it
+            if not self.ready:
                 if self.crash is not None:
                     raise RuntimeError(f"{self.who}: the producer thread failed") from self.crash
-                self.cond.wait(WAIT_S)
+                return None
+            item = self.ready.popleft()
+            entry = self._handed(key, item, owner)
+        self.room.set()
+        return entry
 
-    def _take_synchronous(self):
+    def _handed(self, key, item, owner):
+        """Record ``item`` as consumer ``key``'s (caller holds ``lock``); StopIteration at the end."""
+        if item.kind == END:
+            self.finished = self.source_done = True
+            raise StopIteration
+        if self.closed:  # closed by another thread while this one waited
+            retire(item.slot)
+            raise StopIteration
+        entry = Held(item, owner)
+        self.held[key] = entry
+        if item.kind == ERROR:
+            self.figures["errors"] += 1
+        else:
+            self.last_number = item.number
+            self.figures["consumed"] += 1
+        return entry
+
+    def _take_synchronous(self, key, owner):
+        held = self.held.get(key)
+        if held is not None and not held.delivered:
+            return held
+        self.release(key)
         with self.build_lock:
-            with self.cond:
+            with self.lock:
                 if self.closed or self.finished:
                     raise StopIteration
             number = self.wait_for_room(_NEVER)
             if number is None:  # closed meanwhile
                 raise StopIteration
             try:
-                return self.build(number)
+                item = self.build(number)
             finally:
                 self.build_done()
-
-    def _hand_out(self, key, item, waited):
-        f = self.figures
-        if item.kind == END:
-            with self.cond:
-                self.finished = self.source_done = True
-            raise StopIteration
-        if item.kind == ERROR:
-            with self.cond:
-                f["errors"] += 1
-            raise item.error
-        thread = threading.current_thread() if self.consumers > 1 else None
-        with self.cond:
-            if self.closed:  # closed by another thread while this one waited
-                retire(item.slot)
-                raise StopIteration
-            self.held[key] = Held(item.number, item.slot, thread)
-            self.last_number = item.number
-            f["consumed"] += 1
-            f["consumer_wait_s"] += waited
-            f["last_wait_s"] = waited
-        return item.batch
+            with self.lock:
+                return self._handed(key, item, owner)
 
     def release(self, key):
         """Retire the batch consumer ``key`` holds (if any)."""
-        with self.cond:
+        shielded(self._release_now, key)
+
+    def _release_now(self, key):
+        with self.lock:
             entry = self.held.pop(key, None)
         if entry is not None:
             self._retire_all([entry])
@@ -299,32 +340,53 @@ class Pipeline:
         stop = self.stop
         if stop is not None:
             stop.set()
+        self.room.set()
 
     def wait_stopped(self, timeout=None):
         """Stop the producer and wait until it exited; False if still running after ``timeout``."""
         self.pause()
         deadline = None if timeout is None else time.monotonic() + timeout
-        with self.cond:
-            while self.running:
-                if deadline is not None and time.monotonic() >= deadline:
-                    return False
-                self.cond.wait(WAIT_S)
-        return True
+        while True:
+            with self.lock:
+                self.changed.clear()
+                if not self.running:
+                    return True
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            self.changed.wait(WAIT_S)
 
-    def drop_ready(self):
-        with self.cond:
+    def _drop_ready_now(self):
+        with self.lock:
             items, self.ready = list(self.ready), deque()
             dropped = [i for i in items if i.kind == BATCH]
             self.figures["dropped"] += len(dropped)
         self._retire_all(dropped)
 
-    def restart(self):
-        """Begin a new epoch (the producer is stopped and the queue empty)."""
+    def reset_epoch(self):
+        """Drop the prefetched batches and begin a new epoch once the producer has stopped.
+
+        One step no Ctrl-C can split at a time (the interrupt shield): a producer still running
+        (or started meanwhile by a step of an interrupted call) is asked to stop and waited for
+        first, so a new epoch never begins under a producer of the old one."""
+        while not shielded(self._try_reset_epoch):
+            self.changed.wait(WAIT_S)
+
+    def _try_reset_epoch(self):
+        with self.lock:
+            if self.running:
+                self.changed.clear()  # under the lock: the producer's exit opens it after this
+                self.pause()
+                return False
+        self._drop_ready_now()
+        self._restart_now()
+        return True
+
+    def _restart_now(self):
         it = self.source_iter
         if it is not None and it is self.source:
             self.source.reset()  # a one-shot iterator with reset() (checked by the caller)
         self.source_iter = None
-        with self.cond:
+        with self.lock:
             self.finished = self.source_done = False
             self.crash = None
             self.epoch += 1
@@ -335,28 +397,35 @@ class Pipeline:
         return it is not None and it is self.source and not callable(getattr(self.source, "reset", None))
 
     def close(self, timeout):
-        """Stop for good: retire every batch, free the slots once no build runs."""
-        with self.cond:
+        """Stop for good: retire every batch, free the slots once no build runs. A Ctrl-C
+        meanwhile stops the wait, never the closing: the producer frees the slots when it ends."""
+        shielded(self._begin_close)
+        stopped = self.wait_stopped(timeout)
+        shielded(self._end_close)
+        return stopped
+
+    def _begin_close(self):
+        with self.lock:
             if self.closed:
-                return True
+                return
             self.closed = True
             held, self.held = list(self.held.values()), {}
-            self.cond.notify_all()
         self.pause()
-        self.drop_ready()
+        self.changed.set()
+        self._drop_ready_now()
         self._retire_all(held)
-        stopped = self.wait_stopped(timeout)
-        with self.cond:
+
+    def _end_close(self):
+        with self.lock:
             free = self._should_free()
         if free:
             self.free_memory()
             close_source = getattr(self.source_iter, "close", None)
             if close_source is not None and self.source_iter is not self.source:
                 close_source()  # a generator made by iter(source): its finally blocks run now
-        return stopped
 
     def _should_free(self):
-        """Caller holds ``cond``: true once, when closed and no build or producer remains."""
+        """Caller holds ``lock``: true once, when closed and no build or producer remains."""
         if self.closed and not self.freed and not self.running and self.building == 0:
             self.freed = True
             return True
@@ -367,12 +436,12 @@ class Pipeline:
             self.ring.destroy()
 
     def producer_exited(self, crash):
-        with self.cond:
+        with self.lock:
             self.running = False
             if crash is not None:
                 self.crash = crash
             free = self._should_free()
-            self.cond.notify_all()
+        self.changed.set()
         if free:
             self.free_memory()
 
@@ -403,13 +472,13 @@ def _produce(p, stop):
                 return
             try:
                 item = p.build(number)
-                with p.cond:
+                with p.lock:
                     p.ready.append(item)
                     if item.kind == BATCH:
                         p.figures["queued"] += 1
                     elif item.kind == END:
                         p.source_done = True
-                    p.cond.notify_all()
+                p.changed.set()
             finally:
                 p.build_done()
             if item.kind != BATCH:

@@ -196,9 +196,7 @@ class AsyncIterator(Generic[_BatchT]):
                              "an object whose __iter__ returns a new iterator, such as "
                              "wsarray.data.BatchDirectory) or an iterator with a reset() method")
         with p.build_lock:  # no synchronous build runs meanwhile
-            p.wait_stopped()
-            p.drop_ready()
-            p.restart()
+            p.reset_epoch()
 
     def close(self, timeout: float = 5.0) -> bool:
         """Stop the producer thread, retire every batch and free the ring's memory.
@@ -239,7 +237,7 @@ class AsyncIterator(Generic[_BatchT]):
     def stats(self) -> dict[str, Any]:
         """The iterator's figures (see the class docstring); ``workspace`` is None without a ring."""
         p = self._p
-        with p.cond:
+        with p.lock:
             out = dict(p.figures, name=self.name, asynchronous=not p.synchronous,
                        queue_size=self.queue_size, ring_size=self.ring_size, consumers=self.consumers,
                        ready=len(p.ready), epoch=p.epoch, closed=p.closed,

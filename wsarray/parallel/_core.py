@@ -13,6 +13,7 @@ import traceback
 from concurrent.futures import CancelledError
 
 from .. import asarray, concatenate
+from .._interrupts import GateEvent, shielded
 from . import _blas
 from ._queue import BatchQueue
 from ._requests import detached, split_detached
@@ -46,7 +47,10 @@ class InferenceCore:
             error = start_workers(self.workers, WORKSPACE_NAME, self._workspace_config,
                                   self._serve, self._worker_exited)
         except BaseException:
-            self.shutdown(wait=True, cancel_pending=True, reason="start-up was interrupted")
+            # Interrupted (Ctrl-C): the workers started so far stop by themselves once the queue
+            # is closed; waiting for them could be interrupted too.
+            self._close(True, "start-up was interrupted")
+            self.release_blas()
             raise
         if error is not None:
             self.shutdown(wait=True, cancel_pending=True, reason="a worker failed to start")
@@ -55,17 +59,22 @@ class InferenceCore:
     def shutdown(self, *, wait, cancel_pending, timeout=None,
                  reason="shutdown(cancel_pending=True) was called"):
         """Stop taking requests; cancel the waiting ones or let the workers drain them; with
-        ``wait``, join the workers (True when all stopped within ``timeout``)."""
-        self._cancel(self.queue.close(drop_waiting=cancel_pending), reason)
+        ``wait``, join the workers (True when all stopped within ``timeout``). Interrupted (Ctrl-C),
+        the pool still stops: the queue is closed first, and the workers stop once it is empty."""
+        self._close(cancel_pending, reason)
         try:
             stopped = join_workers(self.workers, timeout) if wait else True
         except BaseException:  # Ctrl-C while draining: drop what is still waiting
-            self._cancel(self.queue.close(drop_waiting=True), "the caller was interrupted")
+            self._close(True, "the caller was interrupted")
             self.release_blas()
             raise
         if stopped:
             self.release_blas()
         return stopped
+
+    def _close(self, drop_waiting, reason):
+        """Close the queue and fail the requests it dropped, in one step no Ctrl-C can split."""
+        shielded(lambda: self._cancel(self.queue.close(drop_waiting=drop_waiting), reason))
 
     def release_blas(self):
         """Drop this pool's BLAS cap (once), on the thread that shuts the pool down: OpenBLAS
@@ -86,7 +95,7 @@ class InferenceCore:
         self.stats.reset_lock_in_forked_child()
         self._lock = threading.Lock()
         for w in self.workers:
-            w.stopped = threading.Event()
+            w.stopped = GateEvent()
             w.stopped.set()
         self._blas_token = None  # the parent releases its cap; the child keeps the counts
 

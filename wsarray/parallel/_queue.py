@@ -7,14 +7,16 @@ timer: a free worker takes the oldest batch at once, so a lone request runs imme
 batches grow only while every worker is busy. ``max_wait_s > 0`` lets a worker hold back a batch
 that could still grow until its oldest request has waited that long (Triton's queue delay). In
 sequential mode every request is a batch of its own. ``queue_limit`` bounds the requests waiting
-(back-pressure for ``put``). Every blocking wait wakes at least every ``POLL_S`` seconds, so a
-closed queue or a KeyboardInterrupt is seen promptly.
+(back-pressure for ``put``). Every blocking wait is a Gate's (wsarray/_interrupts.py: a Ctrl-C
+cannot break it) and wakes at least every ``POLL_S`` seconds, so a closed queue is seen promptly.
 """
 
 import collections
 import queue
 import threading
 import time
+
+from .._interrupts import Gate, shielded
 
 POLL_S = 0.1  # longest sleep of any blocking wait before it looks at the stop flag again
 
@@ -30,41 +32,52 @@ class Batch:
 
 
 class BatchQueue:
+    """The batches; its state changes under ``_lock`` (a submitter on the main thread makes its
+    change on the interrupt shield: wsarray/_interrupts.py), and every wait is a Gate's."""
+
     def __init__(self, *, batched, batch_limit, queue_limit, max_wait_s):
         self.batched = batched
         self.batch_limit = batch_limit
         self.queue_limit = queue_limit
         self.max_wait_s = max_wait_s
         self._lock = threading.Lock()
-        self._work = threading.Condition(self._lock)   # workers wait here for a batch
-        self._room = threading.Condition(self._lock)   # submitters wait here for room
+        self._work = Gate()                            # opened when workers should look again
+        self._room = Gate()                            # opened when submitters should look again
         self._batches = collections.deque()            # not yet taken, oldest first
         self._open = {}                                # key -> the batch new requests join
-        self.waiting = 0                               # requests in self._batches
         self.closed = False
         self.closed_reason = "the pool is shut down"
+
+    @property
+    def waiting(self):
+        """Requests no worker has taken yet (counted from the batches, so never out of step)."""
+        return sum(len(b.requests) for b in list(self._batches))
 
     def put(self, request, *, block, timeout, who):
         """Queue ``request``; ``queue.Full`` when there is no room (now, or within ``timeout``);
         ``RuntimeError`` once the queue is closed."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        with self._lock:
-            while not self.closed and self.waiting >= self.queue_limit:
-                if not block:
+        while not shielded(self._try_put, request, who):
+            if not block:
+                raise queue.Full
+            wait = POLL_S
+            if deadline is not None:
+                wait = min(wait, deadline - time.monotonic())
+                if wait <= 0:
                     raise queue.Full
-                wait = POLL_S
-                if deadline is not None:
-                    wait = min(wait, deadline - time.monotonic())
-                    if wait <= 0:
-                        raise queue.Full
-                self._room.wait(wait)
+            self._room.wait(wait)
+
+    def _try_put(self, request, who):
+        with self._lock:
             if self.closed:
                 raise RuntimeError(f"{who}: {self.closed_reason}")
+            if self.waiting >= self.queue_limit:
+                self._room.clear()  # under the lock: a worker taking a batch after this opens it
+                return False
             request.enqueued = time.perf_counter()
             self._add(request)
-            self.waiting += 1
-            self._work.notify()
-
+        self._work.set()
+        return True
     def _add(self, request):
         batch = self._open.get(request.key) if self.batched else None
         if batch is not None and batch.rows + request.rows <= self.batch_limit:
@@ -94,15 +107,22 @@ class BatchQueue:
 
     def take(self):
         """The next batch for a worker (waiting as needed); None once closed and empty."""
-        with self._lock:
-            while True:
+        while True:
+            with self._lock:
+                self._work.clear()  # under the lock: a put or close after this opens it again
                 batch, wait = self._ready(time.perf_counter())
                 if batch is not None:
                     self._remove(batch)
-                    return batch
-                if self.closed and not self._batches:
+                    more = bool(self._batches)
+                elif self.closed and not self._batches:
+                    self._work.set()  # the other workers stop too
                     return None
-                self._work.wait(wait)
+            if batch is not None:
+                if more:
+                    self._work.set()  # another worker takes the next one
+                self._room.set()
+                return batch
+            self._work.wait(wait)
 
     def _remove(self, batch):
         if self._batches[0] is batch:
@@ -111,18 +131,15 @@ class BatchQueue:
             self._batches.remove(batch)
         if self._open.get(batch.key) is batch:
             del self._open[batch.key]
-        self.waiting -= len(batch.requests)
-        self._room.notify_all()
 
     def reset_in_forked_child(self):
         """Closed, empty and with fresh locks: a thread of the parent may have held the old ones
         at the fork, and no worker exists here to take a request."""
         self._lock = threading.Lock()
-        self._work = threading.Condition(self._lock)
-        self._room = threading.Condition(self._lock)
+        self._work = Gate()
+        self._room = Gate()
         self._batches.clear()
         self._open.clear()
-        self.waiting = 0
         self.closed = True
         self.closed_reason = ("the pool was started in the parent process, and its workers do not "
                               "exist in this forked child; start a new pool here")
@@ -137,7 +154,6 @@ class BatchQueue:
                 dropped = list(self._batches)
                 self._batches.clear()
                 self._open.clear()
-                self.waiting = 0
-            self._work.notify_all()
-            self._room.notify_all()
-            return dropped
+        self._work.set()
+        self._room.set()
+        return dropped

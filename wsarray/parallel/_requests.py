@@ -10,9 +10,48 @@ ndarrays (possibly raw views of workspace memory) through ``.copy()``, inside tu
 dicts (namedtuples keep their type); in batched mode every array is split along axis 0.
 """
 
+from concurrent.futures import Future
+
 import numpy
 
 from .._core import Array
+from .._interrupts import Gate
+
+
+class RequestFuture(Future):
+    """A ``concurrent.futures.Future`` whose waits (``result``, ``exception``) are a Gate's: a
+    Ctrl-C on the waiting thread ends the wait and cannot break the future's lock, which the
+    worker completing it needs (wsarray/_interrupts.py). Everything else is Future's."""
+
+    def __init__(self):
+        super().__init__()
+        self._gate = Gate()  # opened once the future is done (finished or cancelled)
+
+    def _invoke_callbacks(self):
+        # Future calls this once it is done (result, exception, cancel), before the callbacks,
+        # which may ask for the result themselves.
+        self._gate.set()
+        super()._invoke_callbacks()
+
+    def set_running_or_notify_cancel(self):
+        running = super().set_running_or_notify_cancel()
+        if not running:
+            self._gate.set()  # cancelled (also when a cancel() was interrupted before it opened it)
+        return running
+
+    def wait_done(self, timeout=None):
+        """True once done; False after ``timeout`` seconds (None: no limit)."""
+        return self._gate.wait(timeout)
+
+    def result(self, timeout=None):
+        if not self._gate.wait(timeout):
+            raise TimeoutError()
+        return super().result(0)
+
+    def exception(self, timeout=None):
+        if not self._gate.wait(timeout):
+            raise TimeoutError()
+        return super().exception(0)
 
 
 class Request:

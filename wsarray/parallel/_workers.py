@@ -18,6 +18,7 @@ import time
 import weakref
 
 from .. import memory
+from .._interrupts import GateEvent, shielded
 from .._workspaces import workspace
 from ._queue import POLL_S
 
@@ -52,10 +53,11 @@ class Worker:
         self.device = device
         self.thread_name = thread_name
         self.thread = None
-        self.ready = threading.Event()
+        # Gates, which a Ctrl-C on a waiting thread cannot break (wsarray/_interrupts.py).
+        self.ready = GateEvent()
         # Set as the thread's last step. Thread.is_alive() cannot be trusted after a join() that
         # Ctrl-C interrupted (CPython marks the thread stopped while it still runs).
-        self.stopped = threading.Event()
+        self.stopped = GateEvent()
         self.start_error = None
         self.error = None          # what killed it, if anything but a normal stop did
         self.batches = self.requests = self.rows = 0
@@ -96,7 +98,17 @@ def _worker_main(worker, workspace_name, workspace_config, serve, on_exit):
 
 def start_workers(workers, workspace_name, workspace_config, serve, on_exit):
     """Start one daemon thread per ``Worker`` and wait until each has its workspace; returns the
-    first start-up error (the caller stops the others and raises it), or None."""
+    first start-up error (the caller stops the others and raises it), or None. The threads are
+    started on the interrupt shield (wsarray/_interrupts.py): a Ctrl-C meanwhile interrupts the
+    wait, never a start half done."""
+    shielded(_start_threads, workers, workspace_name, workspace_config, serve, on_exit)
+    for w in workers:
+        while not w.ready.wait(POLL_S):
+            pass
+    return next((w.start_error for w in workers if w.start_error is not None), None)
+
+
+def _start_threads(workers, workspace_name, workspace_config, serve, on_exit):
     for i, w in enumerate(workers):
         thread = threading.Thread(
             target=_worker_main, name=w.thread_name, daemon=True,
@@ -110,10 +122,6 @@ def start_workers(workers, workspace_name, workspace_config, serve, on_exit):
                 never.stopped.set()
             raise
         w.thread = thread
-    for w in workers:
-        while not w.ready.wait(POLL_S):
-            pass
-    return next((w.start_error for w in workers if w.start_error is not None), None)
 
 
 def join_workers(workers, timeout=None):

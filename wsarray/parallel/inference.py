@@ -17,13 +17,12 @@ import weakref
 from collections.abc import Sequence
 from typing import Any, Literal
 from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 
+from .._interrupts import shielded
 from .._workspaces import WorkspaceConfig, scope_out
 from . import _blas
 from ._core import InferenceCore
-from ._queue import POLL_S
-from ._requests import Request, request_data
+from ._requests import Request, RequestFuture, request_data
 from ._workers import parse_devices, stop_at_exit
 
 WHO = "wsarray.parallel.ParallelInference"
@@ -99,7 +98,7 @@ class ParallelInference:
         if timeout is not None:
             _seconds(timeout, "timeout", who)
         submitted = time.perf_counter()
-        request = Request(request_data(x, who), Future(), submitted)
+        request = Request(request_data(x, who), RequestFuture(), submitted)
         stats = self._core.stats
         stats.count("submitted")
         try:
@@ -124,16 +123,11 @@ class ParallelInference:
         deadline = None if timeout is None else time.monotonic() + timeout
         future = self.submit(x, timeout=timeout)
         try:
-            while True:
-                wait = POLL_S if deadline is None else min(POLL_S, deadline - time.monotonic())
-                try:
-                    future.exception(timeout=max(wait, 0))  # returns (not raises) the error
-                    break
-                except FutureTimeout:
-                    if deadline is not None and time.monotonic() >= deadline:
-                        raise TimeoutError(f"{who}: no result within {timeout} s") from None
+            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            if not future.wait_done(remaining):  # a Gate's wait: a Ctrl-C cannot break the future
+                raise TimeoutError(f"{who}: no result within {timeout} s")
         except BaseException:
-            future.cancel()  # nobody waits for it any more
+            shielded(future.cancel)  # nobody waits for it any more
             raise
         return future.result()
 

@@ -8,21 +8,25 @@ caller's thread averages the replicas' parameters and gives the average back to 
 The model passed in ends with the averaged parameters.
 
 Rounds are driven from the caller's thread: it tells each worker to train up to
-``averaging_frequency`` batches, waits for every report (a timeout loop, so Ctrl-C works), then
-averages. A worker's exception stops the fit and is raised again in the caller with a note naming
-the worker; every thread is joined before ``fit`` returns or raises (a worker waiting for a batch
-stops waiting, without closing an iterator the caller owns).
+``averaging_frequency`` batches, waits for every report (on a Gate, so Ctrl-C works and cannot
+break it: wsarray/_interrupts.py), then averages. A worker's exception stops the fit and is raised
+again in the caller with a note naming the worker; every thread is joined before ``fit`` returns
+or raises (a worker waiting for a batch stops waiting, without closing an iterator the caller
+owns). Interrupted anywhere, a fit still stops its workers: the first thing it does on the way out
+is one call no Ctrl-C can pre-empt (opening the workers' stop gate), and they stop on their own,
+the last one closing the iterator the fit made.
 """
 
+import collections
 import copy
 import itertools
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from .. import Array, scope_out
+from .._interrupts import Gate, GateEvent, shielded
 from ..data import AsyncIterator, WorkspaceManager, WorkspaceMode
 from . import _blas
 
@@ -124,8 +128,9 @@ class ParallelWrapper:
         token = _cap_blas(self.blas_threads, self.workers, WHO)
         with scope_out():  # replicas and averages outlive any workspace the caller is in
             replicas = [copy.deepcopy(self.model) for _ in range(self.workers)]
-        crew = _Crew(self, it, replicas)
+        crew = _Crew(self, it, replicas, close_iterator=owned)  # its threads start inside the try
         try:
+            crew.start()
             for epoch in range(epochs):
                 if epoch:
                     it.reset()
@@ -134,6 +139,7 @@ class ParallelWrapper:
             with scope_out():
                 _assign(self.model.params, replicas[0].params)
         finally:
+            crew.stop_gate.set()  # first, and one call: the workers stop even if what follows is cut short
             crew.stop()
             if owned:  # a producer still inside the source's next() finishes on its own (daemon)
                 it.close(timeout=_CLOSE_WAIT_S)
@@ -181,32 +187,43 @@ class ParallelWrapper:
 
 
 class _Crew:
-    """The worker threads of one fit: a command queue each, one report queue."""
+    """The worker threads of one fit: a command deque each, one report deque, each with a Gate."""
 
-    def __init__(self, wrapper, it, replicas):
+    def __init__(self, wrapper, it, replicas, *, close_iterator):
         self.wrapper, self.it, self.replicas = wrapper, it, replicas
-        self.reports = queue.Queue()
-        self.commands = [queue.Queue() for _ in replicas]
-        self.stopping = threading.Event()
+        self.close_iterator = close_iterator  # the last worker to stop closes the fit's own iterator
+        self.reports = collections.deque()
+        self.reported = Gate()
+        self.commands = [collections.deque() for _ in replicas]
+        self.commanded = [Gate() for _ in replicas]
+        self.stop_gate = Gate()
+        self.stopping = GateEvent(self.stop_gate)  # what the iterator's wait looks at (is_set)
+        self._lock = threading.Lock()
+        self._running = len(replicas)
         self.threads = [threading.Thread(target=self._work, args=(k,), daemon=True,
                                          name=f"wsarray-parallel-wrapper-{wrapper._number}-{k}")
                         for k in range(len(replicas))]
-        for t in self.threads:
-            t.start()
+
+    def start(self):
+        """Start the workers (on the interrupt shield: a Ctrl-C cannot leave one half started;
+        one that lands meanwhile still lets the caller's ``finally`` stop them)."""
+        shielded(_start_all, self.threads)
 
     def round(self, ks):
         """Each worker in ``ks`` trains up to averaging_frequency batches: {k: (scores, exhausted)}."""
         for k in ks:
-            self.commands[k].put(self.wrapper.averaging_frequency)
+            self.commands[k].append(self.wrapper.averaging_frequency)
+            self.commanded[k].set()
         got = {}
         while len(got) < len(ks):
-            try:
-                k, scores, exhausted, error = self.reports.get(timeout=_WAIT_S)
-            except queue.Empty:
-                dead = [k for k in ks if k not in got and not self.threads[k].is_alive()]
-                if dead:
-                    raise RuntimeError(f"{WHO}: worker {dead[0]} stopped without reporting") from None
+            self.reported.clear()  # before looking: a report after this opens it
+            if not self.reports:
+                if not self.reported.wait(_WAIT_S):
+                    dead = [k for k in ks if k not in got and not self.threads[k].is_alive()]
+                    if dead:
+                        raise RuntimeError(f"{WHO}: worker {dead[0]} stopped without reporting")
                 continue
+            k, scores, exhausted, error = self.reports.popleft()
             if error is not None:
                 error.add_note(f"raised by {WHO[:-2]} worker {k} (thread "
                                f"{self.threads[k].name}) in model.fit_batch")
@@ -214,43 +231,61 @@ class _Crew:
             got[k] = (scores, exhausted)
         return got
 
+    def _next_command(self, k):
+        """The next command for worker ``k``; None to stop (waits on its Gate)."""
+        while not self.stop_gate.is_set():
+            self.commanded[k].clear()
+            if self.commands[k]:
+                return self.commands[k].popleft()
+            self.commanded[k].wait(_WAIT_S)
+        return None
+
     def _work(self, k):
         model, mgr, it = self.replicas[k], self.wrapper._manager, self.it
         try:
-            while not self.stopping.is_set():
-                try:
-                    count = self.commands[k].get(timeout=_WAIT_S)
-                except queue.Empty:
-                    continue
+            while True:
+                count = self._next_command(k)
                 if count is None:
                     return
                 scores, exhausted, error = [], False, None
                 try:
                     for _ in range(count):
-                        if self.stopping.is_set():
+                        if self.stop_gate.is_set():
                             break
                         try:
                             batch = it._next_unless(self.stopping)  # a stop ends a wait for a batch
                         except StopIteration:
-                            exhausted = not self.stopping.is_set()
+                            exhausted = not self.stop_gate.is_set()
                             break
                         scores.append(mgr.run_step(_step, model, batch))
                 except BaseException as e:  # noqa: BLE001 - every failure reaches the caller
                     error = e
-                self.reports.put((k, scores, exhausted, error))
+                self.reports.append((k, scores, exhausted, error))
+                self.reported.set()
         finally:
             if it.consumers > 1:
                 try:
                     it.release()  # this thread takes no more batches
                 except Exception:  # noqa: BLE001 - a closed iterator has nothing to release
                     pass
+            with self._lock:
+                self._running -= 1
+                last = self._running == 0
+            if last and self.close_iterator and self.stop_gate.is_set():
+                it.close(timeout=_CLOSE_WAIT_S)
 
     def stop(self):
-        self.stopping.set()
-        for q in self.commands:
-            q.put(None)
+        self.stop_gate.set()
+        for gate in self.commanded:
+            gate.set()
         for t in self.threads:
-            t.join(timeout=30)
+            if t.ident is not None:  # started (a start that failed left the others to stop)
+                t.join(timeout=30)
+
+
+def _start_all(threads):
+    for t in threads:
+        t.start()
 
 
 def _step(model, batch):
