@@ -278,3 +278,23 @@ def test_len_and_repr():
     assert len(it) == 3
     assert "'val'" in repr(it)
     it.close()
+
+
+@pytest.mark.parametrize("shielded", [False, True])
+def test_numpy_subclass_batches_keep_their_class_and_mask(shielded):
+    # A masked array's mask and a matrix's multiplication are part of the batch's meaning.
+    masked = numpy.ma.array([[1.0, -999.0], [3.0, -999.0]], mask=[[0, 1], [0, 1]])
+    matrix = numpy.matrix([[1.0, 2.0], [3.0, 4.0]])
+    source = [(masked, matrix), (masked * 2, matrix * 2)]
+    with AsyncIterator(shield(source) if shielded else source, queue_size=1) as it:
+        got = [detach(b) for b in it]
+    for (m, x), (want_m, want_x) in zip(got, source):
+        assert type(m) is numpy.ma.MaskedArray and type(x) is numpy.matrix
+        assert m.mean() == want_m.mean() and m.mask.tolist() == want_m.mask.tolist()
+        assert (x * x).tolist() == (want_x * want_x).tolist()  # matrix product, not elementwise
+
+
+def test_absurd_sizes_are_refused_at_once_naming_the_parameter():
+    for kwargs, name in (({"queue_size": 2**40}, "queue_size"), ({"consumers": 2**40}, "consumers")):
+        with pytest.raises(ValueError, match=rf"AsyncIterator\(\): {name} must be at most 1024, got {2**40}"):
+            AsyncIterator([numpy.ones(2)], **kwargs)

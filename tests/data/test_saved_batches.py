@@ -191,6 +191,49 @@ def test_skip_or_stop_on_a_bad_file(tmp_path, on_error, expected):
         assert [int(b[0]) for b in bd] == expected
 
 
+def _damage_index(tmp_path, batch, change):
+    index = json.loads((tmp_path / "index.json").read_text())
+    change(index["batches"][batch])
+    (tmp_path / "index.json").write_text(json.dumps(index))
+
+
+DAMAGE = {
+    # Every kind of damage to one batch is a BatchFileError naming its file and the cause.
+    "header offset 10**15 away": (lambda bd, tmp: _damage_index(tmp, 1, lambda e: e["arrays"][0].update(
+        header_offset=0, offset=10**15)), "beyond the file's|header"),
+    "data beyond the file": (lambda bd, tmp: _damage_index(tmp, 1, lambda e: e["arrays"][0].update(
+        nbytes=10**12)), "beyond the file's"),
+    "a structure naming a missing array": (lambda bd, tmp: _damage_index(tmp, 1, lambda e: e.update(
+        structure={"tuple": [{"array": 7}]})), "IndexError"),
+    "a directory in place of the file": (lambda bd, tmp: (os.remove(bd.files[1]), os.mkdir(bd.files[1])),
+                                         "not a regular file but a directory"),
+    "an unreadable file": (lambda bd, tmp: os.chmod(bd.files[1], 0), "cannot open|"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE), ids=list(DAMAGE))
+def test_every_kind_of_damage_is_a_batch_file_error_and_skip_skips_it(tmp_path, damage):
+    save_batches([numpy.full(3, i) for i in range(4)], tmp_path)
+    make, cause = DAMAGE[damage]
+    make(BatchDirectory(tmp_path), tmp_path)
+    bd = BatchDirectory(tmp_path)
+    if damage == "an unreadable file" and os.access(bd.files[1], os.R_OK):
+        pytest.skip("running as a user that reads any file (root)")
+    with pytest.raises(BatchFileError, match=cause) as info:
+        bd[1]
+    assert info.value.path == bd.files[1] and info.value.batch == 1 and "batch_000001" in str(info.value)
+    with pytest.warns(RuntimeWarning, match="batch 1 .*skipped"):
+        assert [int(b[0]) for b in BatchDirectory(tmp_path, on_error="skip")] == [0, 2, 3]
+    with pytest.warns(RuntimeWarning, match="batch 1"), AsyncIterator(BatchDirectory(tmp_path, on_error="skip")) as it:
+        assert [int(b[0]) for b in it] == [0, 2, 3]
+
+
+def test_numpy_subclasses_are_refused_by_save_batches(tmp_path):
+    for batch in (numpy.ma.array([1.0, 2.0], mask=[0, 1]), numpy.matrix([[1.0, 2.0]])):
+        with pytest.raises(TypeError, match="only plain arrays can be saved"):
+            save_batches([batch], tmp_path / type(batch).__name__)
+
+
 def test_shuffle_visits_every_batch_in_a_new_order(tmp_path):
     save_batches([numpy.full(2, i) for i in range(20)], tmp_path)
     bd = BatchDirectory(tmp_path, shuffle=True, seed=3)

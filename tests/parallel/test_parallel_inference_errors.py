@@ -134,6 +134,9 @@ def test_bad_requests_raise_from_submit(request_value, error, match):
 
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"workers": 0}, ValueError, "workers must be at least 1, got 0"),
+    ({"workers": 10**6}, ValueError, r"workers must be at most 1024, got 1000000 \(each worker is a thread"),
+    ({"batch_limit": 2**40}, ValueError, "batch_limit must be at most"),
+    ({"queue_limit": 2**40}, ValueError, "queue_limit must be at most"),
     ({"workers": 2.0}, TypeError, "workers must be an int, not float"),
     ({"workers": True}, TypeError, "workers must be an int, not bool"),
     ({"batch_limit": 0}, ValueError, "batch_limit must be at least 1"),

@@ -166,7 +166,8 @@ def test_bad_arguments_are_refused_with_the_class_named():
     model = LogReg(2)
     for kwargs, exc in (({"workers": 0}, ValueError), ({"averaging_frequency": 0}, ValueError),
                         ({"workers": 1.5}, TypeError), ({"workspace_mode": "double"}, ValueError),
-                        ({"listener": 3}, TypeError), ({"prefetch_buffer": 0}, ValueError)):
+                        ({"listener": 3}, TypeError), ({"prefetch_buffer": 0}, ValueError),
+                        ({"workers": 10**6}, ValueError), ({"prefetch_buffer": 2**30}, ValueError)):
         with pytest.raises(exc, match=r"wsarray\.parallel\.ParallelWrapper\(\)"):
             ParallelWrapper(model, **kwargs)
     with pytest.raises(TypeError, match="'params'"):

@@ -3,6 +3,8 @@
 A batch is an array (a wsarray Array or a NumPy ndarray) or a tuple, named tuple, list or dict of
 batches (features, labels, masks; nested structures too). Other values in it (None for an absent
 mask, ints, strings, ...) are passed through as they are: they are neither copied nor retired.
+An array of a NumPy ndarray subclass (``numpy.ma`` masked arrays, ``numpy.matrix``, ...) keeps its
+class and what it carries (the mask): it is copied as NumPy copies it, into NumPy's memory.
 """
 
 from typing import TypeVar
@@ -91,7 +93,10 @@ def _detach_leaf(leaf):
 
 
 def copy_into_current_scope(leaf):
-    """A wsarray copy of ``leaf`` made in the current scope (a slot's fill, or plain memory)."""
+    """A wsarray copy of ``leaf`` made in the current scope (a slot's fill, or plain memory); a
+    NumPy subclass's own copy (mask and class kept, NumPy's memory: valid beyond the batch)."""
+    if type(leaf) is not Array and type(leaf) is not numpy.ndarray:
+        return leaf.copy()
     return _wsarray_array(leaf, copy=True)
 
 

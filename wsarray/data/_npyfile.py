@@ -78,6 +78,14 @@ def header_at(path, start):
     return parse_header(raw)
 
 
+def nbytes_of(dtype, shape):
+    """Bytes of an array of ``dtype`` and ``shape`` (a Python int: no overflow)."""
+    n = dtype.itemsize
+    for d in shape:
+        n *= int(d)
+    return n
+
+
 def crc32(view):
     return zlib.crc32(view) & 0xFFFFFFFF
 

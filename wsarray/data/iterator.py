@@ -24,6 +24,10 @@ from ._ring import Ring
 __all__ = ["AsyncIterator", "Shielded", "shield"]
 
 _numbers = itertools.count(1)
+# Limits refused at once (ValueError) rather than found out by running out of memory: the ring holds
+# queue_size + 2 * consumers batches at once (one workspace slot each).
+MAX_QUEUE_SIZE = 1024
+MAX_CONSUMERS = 1024
 _live: "weakref.WeakSet[Pipeline]" = weakref.WeakSet()  # pipelines stopped at interpreter exit
 EXIT_WAIT_S = 2.0
 
@@ -114,6 +118,11 @@ class AsyncIterator(Generic[_BatchT]):
             raise ValueError(f"{fn}: queue_size must be an int of at least 1, got {queue_size!r}")
         if isinstance(consumers, bool) or not isinstance(consumers, int) or consumers < 1:
             raise ValueError(f"{fn}: consumers must be an int of at least 1, got {consumers!r}")
+        for param, value, limit in (("queue_size", queue_size, MAX_QUEUE_SIZE),
+                                    ("consumers", consumers, MAX_CONSUMERS)):
+            if value > limit:
+                raise ValueError(f"{fn}: {param} must be at most {limit}, got {value} (the ring would hold "
+                                 f"{queue_size + 2 * consumers} batches in memory at once, one workspace slot each)")
         if not isinstance(use_workspace, bool):
             raise TypeError(f"{fn}: use_workspace must be a bool, not {type(use_workspace).__name__}")
         if name is not None and not isinstance(name, str):

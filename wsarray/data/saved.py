@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import stat
 import warnings
 from collections.abc import Iterable, Iterator
 from os import PathLike
@@ -32,6 +33,7 @@ __all__ = ["BatchDirectory", "BatchFileError", "save_batches"]
 INDEX = "index.json"
 FORMAT = "wsarray.data.batches"
 VERSION = 1
+_MAX_HEADER = 65536 + 16  # the longest .npy header NumPy writes (format 2.0 allows more, never written)
 
 
 class BatchFileError(ValueError):
@@ -104,6 +106,10 @@ def _encode(node, arrays, seen, path, fn):
     if isinstance(node, (Array, numpy.ndarray)):
         if id(node) in seen:
             return {"array": seen[id(node)]}
+        if type(node) not in (Array, numpy.ndarray):  # its metadata (a mask, a matrix's kind) has no place here
+            raise TypeError(f"{fn}: {where} is a {type(node).__module__}.{type(node).__name__}; only plain "
+                            "arrays can be saved (convert it, e.g. x.filled() for a masked array, numpy.asarray "
+                            "for a matrix)")
         arr = numpy.asarray(node)
         if arr.dtype.hasobject or arr.dtype.names is not None:
             raise TypeError(f"{fn}: {where} has dtype {arr.dtype}; only plain (not object or "
@@ -226,17 +232,32 @@ class BatchDirectory:
         except OSError as e:
             raise fail(f"cannot open the file ({e.strerror})") from e
         try:
-            size = os.fstat(fd).st_size
-            if size < entry["bytes"]:
-                raise fail(f"the file is truncated: {size} bytes, the index says {entry['bytes']}")
-            arrays = [self._read_array(fd, path, spec, fail) for spec in entry["arrays"]]
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise fail("it is not a regular file" + (" but a directory" if stat.S_ISDIR(info.st_mode) else ""))
+            if info.st_size < entry["bytes"]:
+                raise fail(f"the file is truncated: {info.st_size} bytes, the index says {entry['bytes']}")
+            arrays = [self._read_array(fd, path, spec, fail, info.st_size) for spec in entry["arrays"]]
+            return _decode(entry["structure"], arrays)
+        except BatchFileError:
+            raise
+        except (OSError, MemoryError, ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
+            # Any other damage (a read error, an index entry that names no array): this batch's.
+            raise fail(f"{type(e).__name__}: {e}" if str(e) else type(e).__name__) from e
         finally:
             os.close(fd)
-        return _decode(entry["structure"], arrays)
 
-    def _read_array(self, fd, path, spec, fail):
+    def _read_array(self, fd, path, spec, fail, file_size):
         key = spec["key"]
-        raw = os.pread(fd, spec["offset"] - spec["header_offset"], spec["header_offset"])
+        # The index's numbers are checked against the file before anything is allocated by them.
+        header_bytes = spec["offset"] - spec["header_offset"]
+        if header_bytes > _MAX_HEADER:
+            raise fail(f"the index puts array '{key}''s .npy header at {header_bytes} bytes; a header "
+                       f"has at most {_MAX_HEADER}")
+        if spec["offset"] + spec["nbytes"] > file_size:
+            raise fail(f"the index puts array '{key}' at bytes {spec['offset']}..{spec['offset'] + spec['nbytes']}, "
+                       f"beyond the file's {file_size}")
+        raw = os.pread(fd, header_bytes, spec["header_offset"])
         try:
             dtype, shape, fortran, _ = _npyfile.parse_header(raw)
         except ValueError as e:
@@ -246,6 +267,9 @@ class BatchDirectory:
             raise fail(f"array '{key}' is {dtype} of shape {shape}"
                        f"{' (Fortran order)' if fortran else ''} in the file, but the index says "
                        f"{want[0]} of shape {want[1]}{' (Fortran order)' if want[2] else ''}")
+        if _npyfile.nbytes_of(dtype, shape) != spec["nbytes"]:
+            raise fail(f"array '{key}' ({dtype} of shape {shape}) has {_npyfile.nbytes_of(dtype, shape)} bytes, "
+                       f"the index says {spec['nbytes']}")
         order = "F" if fortran else "C"
         if self.mmap:
             mapped = numpy.memmap(path, dtype=dtype, mode="r", offset=spec["offset"], shape=shape,

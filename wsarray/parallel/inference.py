@@ -27,6 +27,11 @@ from ._workers import parse_devices, stop_at_exit
 
 WHO = "wsarray.parallel.ParallelInference"
 MODES = ("batched", "sequential")
+# Limits on what a caller may ask for, refused at once (ValueError) rather than found out by
+# running out of threads or memory: each worker is a thread with a workspace of its own.
+MAX_WORKERS = 1024
+MAX_BATCH_LIMIT = 1 << 31
+MAX_QUEUE_LIMIT = 1 << 24
 
 
 class ParallelInference:
@@ -61,9 +66,10 @@ class ParallelInference:
                  workspace_config: WorkspaceConfig | None = None, replicate: bool = False,
                  devices: Sequence[str] | None = None, blas_threads: int | Literal["auto"] | None = "auto") -> None:
         who = f"{WHO}()"
-        _positive_int(workers, "workers", who)
-        _positive_int(batch_limit, "batch_limit", who)
-        _positive_int(queue_limit, "queue_limit", who)
+        _positive_int(workers, "workers", who, MAX_WORKERS,
+                      "each worker is a thread with a workspace of its own (at least its initial_size of memory)")
+        _positive_int(batch_limit, "batch_limit", who, MAX_BATCH_LIMIT, "rows of one batch, concatenated in memory")
+        _positive_int(queue_limit, "queue_limit", who, MAX_QUEUE_LIMIT, "requests held in memory while they wait")
         if mode not in MODES:
             raise ValueError(f"{who}: mode must be 'batched' or 'sequential', not {mode!r}")
         _seconds(max_wait_ms, "max_wait_ms", who)
@@ -185,11 +191,13 @@ class ParallelInference:
                 f"workers={len(self._core.workers)} {state}>")
 
 
-def _positive_int(value, name, who):
+def _positive_int(value, name, who, limit=None, why=""):
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{who}: {name} must be an int, not {type(value).__name__}")
     if value < 1:
         raise ValueError(f"{who}: {name} must be at least 1, got {value}")
+    if limit is not None and value > limit:
+        raise ValueError(f"{who}: {name} must be at most {limit}, got {value} ({why})")
 
 
 def _seconds(value, name, who):

@@ -76,6 +76,14 @@ class ParallelWrapper:
                 raise TypeError(f"{WHO}: {name} must be an int, not {type(value).__name__}")
             if value < 1:
                 raise ValueError(f"{WHO}: {name} must be at least 1, got {value}")
+        from ..data.iterator import MAX_QUEUE_SIZE
+        from .inference import MAX_WORKERS
+        if workers > MAX_WORKERS:
+            raise ValueError(f"{WHO}: workers must be at most {MAX_WORKERS}, got {workers} (each worker is a "
+                             "thread with a replica of the model and workspaces of its own)")
+        if prefetch_buffer * workers > MAX_QUEUE_SIZE:
+            raise ValueError(f"{WHO}: prefetch_buffer * workers must be at most {MAX_QUEUE_SIZE}, got "
+                             f"{prefetch_buffer * workers} (batches prefetched in memory at once)")
         if not isinstance(getattr(model, "params", None), dict) or not callable(getattr(model, "fit_batch", None)):
             raise TypeError(f"{WHO}: the model must have a dict of arrays 'params' and a method "
                             f"'fit_batch(x, y)' returning the score; {type(model).__name__} has not")
