@@ -9,15 +9,15 @@ NumPy's names beyond it (wsarray/_numpy, grouped as NumPy's reference), the work
 """
 
 try:
-    from . import _core  # noqa: F401  (first: a missing compiled core is explained below)
+    from . import _native  # noqa: F401  (first: a missing compiled core is explained below)
 except ImportError:  # the source folder, not the installed (compiled) package?
     import importlib.util as _util
     import os as _os
 
-    if _util.find_spec("wsarray._core") is not None:
+    if _util.find_spec("wsarray._native") is not None:
         raise
     raise ImportError(
-        "wsarray's compiled core (wsarray._core) is not in " + _os.path.dirname(__file__) + ". "
+        "wsarray's compiled core (wsarray._native) is not in " + _os.path.dirname(__file__) + ". "
         "This is the source folder of the repository, which Python finds first when you run it from "
         "the repository's root. Install wsarray (python -m pip install .) and run Python with -P "
         "(python -P script.py) or from another directory, so that the installed package is imported."
@@ -36,11 +36,12 @@ from . import _array_api, _numpy, _workspaces  # their __all__, below
 from . import char, dtypes, emath, exceptions, fft, lib, linalg, memory, strings
 from ._array_api import *
 from ._config import show_config as show_config
-from ._core import Function as _Function
+from ._native import Function as _Function
 from ._device import Device as Device
 from ._devices import dispatch as _device_dispatch
 from ._devices.array import DeviceMismatchError as DeviceMismatchError
 from ._numpy import *
+from ._numpy import fallback as _numpy_fallback
 from ._typing import Array as Array  # the core's class; a numpy.ndarray subclass to type checkers
 from ._workspaces import *
 
@@ -57,6 +58,7 @@ from .data import WorkspaceManager as WorkspaceManager
 from .data import WorkspaceMode as WorkspaceMode
 
 _device_dispatch.install()  # device arrays and device= reach the device layer (wsarray/_devices)
+_numpy_fallback.install_import_fallback()  # import wsarray.<NumPy module wsarray has not> is NumPy's
 
 # Shown as wsarray.Array / wsarray.Function (type(x), help(), error messages), where users meet them.
 Array.__module__ = _Function.__module__ = DeviceMismatchError.__module__ = "wsarray"

@@ -9,7 +9,7 @@ each such object replaced by a stand-in whose ``__array__`` hands NumPy the ndar
 
 import numpy as _np
 
-from ._core import Array as _Array
+from ._native import Array as _Array
 
 
 class _ArrayLikeShim:

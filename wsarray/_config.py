@@ -48,9 +48,9 @@ def _cuda_devices():
 
 
 def _report():
-    from . import __wsarray_version__, _core
+    from . import __wsarray_version__, _native
 
-    build = _core._build_info()
+    build = _native._build_info()
     extras = {}
     for extra, dists in EXTRAS.items():
         found = {}

@@ -7,7 +7,7 @@ the code around it assumes the opposite; one that raises between two steps of an
 half done. wsarray's blocking APIs (ParallelInference, AsyncIterator, ParallelWrapper) are built
 from three things that cannot be split:
 
-* ``Gate`` (``wsarray._core.Gate``): an event whose set/clear/wait are one C++ call each; its wait
+* ``Gate`` (``wsarray._native.Gate``): an event whose set/clear/wait are one C++ call each; its wait
   ends with a handler's exception and leaves the gate as it was. Every wait of those APIs is a
   Gate's; ``GateEvent`` gives it ``threading.Event``'s names.
 * ``start_thread(thread)``: ``Thread.start()`` waits on an Event for the thread to begin; with a
@@ -25,8 +25,8 @@ import contextvars
 import os
 import threading
 
-from . import _core
-from ._core import Gate
+from . import _native
+from ._native import Gate
 
 __all__ = ["Gate", "GateEvent", "shielded", "start_thread", "on_main_thread"]
 
@@ -130,7 +130,7 @@ def _after_fork_in_child():
     # The shields do not exist here, and a lock of theirs may have been held at the fork: new ones.
     global _main_ident, _jobs, _wake
     _main_ident = _thread.get_ident()  # the forking thread is the child's main thread
-    _core._gate_after_fork()
+    _native._gate_after_fork()
     _jobs = collections.deque()
     _wake = Gate()
     _shields.clear()

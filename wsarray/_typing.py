@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as _np
 
-from ._core import Function as _Function
+from ._native import Function as _Function
 
 __all__ = ["Array", "ArrayFunction", "array_function", "numpy_typed"]
 
@@ -107,7 +107,7 @@ if TYPE_CHECKING:
     def numpy_typed(func: _FuncT, name: str, numpy_func: Any = None) -> _FuncT: ...
 
 else:
-    from ._core import Array
+    from ._native import Array
 
     ArrayFunction = _Function
     # The same constructor at run time; the names only tell a type checker what comes back.

@@ -12,7 +12,7 @@ import inspect as _inspect
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar, overload
 
-from ._core import (
+from ._native import (
     Workspace,
     WorkspaceConfig,
     WorkspaceError,
@@ -20,7 +20,7 @@ from ._core import (
     parse_size,
     scope_out,
 )
-from ._core import workspace as _workspace
+from ._native import workspace as _workspace
 from ._devices import workspace as _device_workspaces
 
 _device_workspaces_made = False  # set by the first device workspace: only then are names looked up

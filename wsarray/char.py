@@ -3,6 +3,8 @@ workspace. ``char.array``/``char.asarray``/``chararray`` are NumPy's own: they m
 ``numpy.char.chararray``, an ndarray subclass served as NumPy's object, as ``matrix`` and
 ``recarray`` are (README: its arrays live in NumPy's memory, outside workspaces)."""
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from numpy import char as _char
 
 from ._numpy._routing import numpy_function as _F
@@ -72,3 +74,10 @@ translate = _F(_char.translate, "char.translate")
 upper = _F(_char.upper, "char.upper")
 zfill = _F(_char.zfill, "char.zfill")
 
+
+# NumPy's names this module does not define are NumPy's own (wsarray/_numpy/fallback.py).
+if not _TYPE_CHECKING:  # a module __getattr__ would make every misspelt name valid to a type checker
+    from ._numpy.fallback import numpy_module_getattr as _numpy_module_getattr
+
+    __getattr__ = _numpy_module_getattr(__name__, "numpy.char")
+    __path__: list = []  # NumPy's submodules import through it: import wsarray.char._x

@@ -1,4 +1,7 @@
 """``wsarray.fft``: NumPy's FFTs with results in the current workspace."""
+
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 import numpy.fft as _fft
 
 from ._typing import array_function as _F
@@ -26,3 +29,11 @@ rfft = _F(_fft.rfft, "fft.rfft")
 rfft2 = _numpy_function(_fft.rfft2, "fft.rfft2")
 rfftfreq = _F(_impl.rfftfreq, "fft.rfftfreq")
 rfftn = _F(_fft.rfftn, "fft.rfftn")
+
+
+# NumPy's names this module does not define are NumPy's own (wsarray/_numpy/fallback.py).
+if not _TYPE_CHECKING:  # a module __getattr__ would make every misspelt name valid to a type checker
+    from ._numpy.fallback import numpy_module_getattr as _numpy_module_getattr
+
+    __getattr__ = _numpy_module_getattr(__name__, "numpy.fft")
+    __path__: list = []  # NumPy's submodules import through it: import wsarray.fft._x

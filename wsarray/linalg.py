@@ -1,5 +1,8 @@
 """``wsarray.linalg``: the array API standard's linalg extension and NumPy's other linear algebra
 (``norm``, ``lstsq``, ``cond``, ...: NumPy's scalars), results in the current workspace."""
+
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 import numpy.linalg as _la
 
 from ._typing import array_function as _F
@@ -44,3 +47,11 @@ tensorsolve = _numpy_function(_la.tensorsolve, "linalg.tensorsolve")
 trace = _F(_la.trace, "linalg.trace")
 vecdot = _F(_la.vecdot, "linalg.vecdot")
 vector_norm = _F(_la.vector_norm, "linalg.vector_norm")
+
+
+# NumPy's names this module does not define are NumPy's own (wsarray/_numpy/fallback.py).
+if not _TYPE_CHECKING:  # a module __getattr__ would make every misspelt name valid to a type checker
+    from ._numpy.fallback import numpy_module_getattr as _numpy_module_getattr
+
+    __getattr__ = _numpy_module_getattr(__name__, "numpy.linalg")
+    __path__: list = []  # NumPy's submodules import through it: import wsarray.linalg._x

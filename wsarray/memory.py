@@ -17,7 +17,7 @@ import gc as _gc
 from collections.abc import Callable
 from typing import IO, Any
 
-from . import _core
+from . import _native
 from ._devices import workspace as _device_workspaces
 
 CycleListener = Callable[[dict[str, Any]], object]
@@ -68,15 +68,15 @@ def set_auto_gc_window(ms: int) -> None:
     """Collect garbage at workspace cycle ends, at most once per ``ms`` milliseconds (0: never)."""
     if isinstance(ms, bool) or not isinstance(ms, int):
         raise TypeError("wsarray.memory.set_auto_gc_window(): ms must be an int number of milliseconds")
-    if ms > _core._MAX_GC_WINDOW_MS:
+    if ms > _native._MAX_GC_WINDOW_MS:
         raise ValueError("wsarray.memory.set_auto_gc_window(): the window must be at most "
-                         f"{_core._MAX_GC_WINDOW_MS} ms (about 292 years)")
-    _core._set_gc_window(ms)
+                         f"{_native._MAX_GC_WINDOW_MS} ms (about 292 years)")
+    _native._set_gc_window(ms)
 
 
 def get_auto_gc_window() -> int:
     """The auto GC window in milliseconds (0: off)."""
-    return _core._get_gc_window()
+    return _native._get_gc_window()
 
 
 def toggle_periodic_gc(enabled: bool) -> None:
@@ -93,12 +93,12 @@ def is_periodic_gc_active() -> bool:
 
 def invoke_gc() -> int:
     """Run a full garbage collection now; returns the number of unreachable objects found."""
-    return _core._collect()
+    return _native._collect()
 
 
 def gc_collections() -> int:
     """How many collections wsarray has run (auto GC window and invoke_gc)."""
-    return _core._gc_collections()
+    return _native._gc_collections()
 
 
 def destroy_all_workspaces_for_current_thread() -> None:
@@ -106,39 +106,39 @@ def destroy_all_workspaces_for_current_thread() -> None:
 
     Raises WorkspaceError (destroying nothing) while any of them is open or borrowed.
     """
-    _core._destroy_all()
+    _native._destroy_all()
     _device_workspaces.forget()
 
 
 def destroy_workspace(name: str) -> None:
     """Destroy the workspace ``name`` of this thread; its memory goes back to the OS."""
-    _core._destroy(_name("destroy_workspace", name))
+    _native._destroy(_name("destroy_workspace", name))
     _device_workspaces.forget(name)
 
 
 def workspace_exists(name: str) -> bool:
     """True if this thread has a workspace called ``name``."""
-    return _core._exists(_name("workspace_exists", name))
+    return _native._exists(_name("workspace_exists", name))
 
 
 def workspace_active(name: str) -> bool:
     """True if the workspace ``name`` has an open cycle on this thread."""
-    return _core._active(_name("workspace_active", name))
+    return _native._active(_name("workspace_active", name))
 
 
 def current_workspace() -> str | None:
     """Name of the workspace allocations go to now (None outside workspaces or in scope_out())."""
-    return _core._current()
+    return _native._current()
 
 
 def workspace_stack() -> list[tuple[str, str | None]]:
     """This thread's scopes, outermost first, as (kind, workspace name) pairs."""
-    return _core._stack()
+    return _native._stack()
 
 
 def allocation_statistics() -> dict[str, dict[str, Any]]:
     """Statistics of every workspace of this thread: {name: {capacity, used, ...}}."""
-    return _core._statistics()
+    return _native._statistics()
 
 
 def print_allocation_statistics(file: IO[str] | None = None) -> None:
@@ -167,15 +167,15 @@ def add_cycle_listener(listener: CycleListener) -> CycleListener:
     ``KeyboardInterrupt`` and ``SystemExit`` (a Ctrl-C that arrives while a listener runs), which
     propagate from the end of the cycle to the loop. Returns ``listener``.
     """
-    _core._add_cycle_listener(listener)
+    _native._add_cycle_listener(listener)
     return listener
 
 
 def remove_cycle_listener(listener: CycleListener) -> None:
     """Stop calling ``listener`` (ValueError if it was not added)."""
-    _core._remove_cycle_listener(listener)
+    _native._remove_cycle_listener(listener)
 
 
 def cycle_listeners() -> list[CycleListener]:
     """The listeners added with ``add_cycle_listener``, in call order."""
-    return _core._cycle_listeners()
+    return _native._cycle_listeners()

@@ -8,13 +8,16 @@ are NumPy's, subclassed so that what returns arrays is routed too: ``p(x)``, ``p
 object keeps its coefficients (``p.coef``, ``p.domain``, ``p.window``) as NumPy arrays of its own,
 so it may outlive the workspace cycle it was made in."""
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 import sys as _sys
 import types as _types
 
 import numpy.polynomial as _P
 from numpy.polynomial import _polybase
 
-from ._core import Function as _F
+from ._native import Function as _F
+from ._numpy.fallback import numpy_module_getattr as _numpy_module_getattr
 
 __all__ = list(_P.__all__)
 
@@ -56,6 +59,7 @@ def _kind_module(short):
         elif callable(value):
             value = _F(value, f"polynomial.{short}.{attr}")
         setattr(module, attr, value)  # constants (polyzero, polydomain, ...) are NumPy's arrays
+    module.__getattr__ = _numpy_module_getattr(name, source.__name__)  # NumPy's other names
     _sys.modules[name] = module
     return module
 
@@ -73,3 +77,11 @@ Legendre = legendre.Legendre
 Hermite = hermite.Hermite
 HermiteE = hermite_e.HermiteE
 Laguerre = laguerre.Laguerre
+
+
+# NumPy's names this module does not define are NumPy's own (wsarray/_numpy/fallback.py).
+if not _TYPE_CHECKING:  # a module __getattr__ would make every misspelt name valid to a type checker
+    from ._numpy.fallback import numpy_module_getattr as _numpy_module_getattr
+
+    __getattr__ = _numpy_module_getattr(__name__, "numpy.polynomial")
+    __path__: list = []  # NumPy's submodules import through it: import wsarray.polynomial._x

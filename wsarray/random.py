@@ -24,7 +24,7 @@ from numpy.random import bit_generator, mtrand
 
 # Routed random functions: arrays from the workspace, scalars as NumPy's (``rng.integers(6)`` is
 # an ``np.int64``, ``np.random.rand()`` a float), as NumPy returns them.
-from ._core import Array as _Array
+from ._native import Array as _Array
 from ._numpy._routing import numpy_function as _F
 
 
@@ -327,3 +327,11 @@ vonmises = _F(_nr.vonmises, "random.vonmises")
 wald = _F(_nr.wald, "random.wald")
 weibull = _F(_nr.weibull, "random.weibull")
 zipf = _F(_nr.zipf, "random.zipf")
+
+
+# NumPy's names this module does not define are NumPy's own (wsarray/_numpy/fallback.py).
+if not TYPE_CHECKING:  # a module __getattr__ would make every misspelt name valid to a type checker
+    from ._numpy.fallback import numpy_module_getattr as _numpy_module_getattr
+
+    __getattr__ = _numpy_module_getattr(__name__, "numpy.random")
+    __path__: list = []  # NumPy's submodules import through it: import wsarray.random._x

@@ -1,6 +1,8 @@
 """``wsarray.strings``: NumPy's string operations (``numpy.strings``) with results in the current
 workspace."""
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from numpy import strings as _strings
 
 from ._numpy._routing import numpy_function as _F
@@ -58,3 +60,11 @@ title = _F(_strings.title, "strings.title")
 translate = _F(_strings.translate, "strings.translate")
 upper = _F(_strings.upper, "strings.upper")
 zfill = _F(_strings.zfill, "strings.zfill")
+
+
+# NumPy's names this module does not define are NumPy's own (wsarray/_numpy/fallback.py).
+if not _TYPE_CHECKING:  # a module __getattr__ would make every misspelt name valid to a type checker
+    from ._numpy.fallback import numpy_module_getattr as _numpy_module_getattr
+
+    __getattr__ = _numpy_module_getattr(__name__, "numpy.strings")
+    __path__: list = []  # NumPy's submodules import through it: import wsarray.strings._x

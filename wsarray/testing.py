@@ -7,13 +7,15 @@ zero-copy view), also inside lists, tuples and dicts. (``numpy.testing`` itself 
 it would hold.) Failure messages are NumPy's. Everything else is NumPy's object.
 """
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 import functools as _functools
 
 import numpy as _np
 from numpy.testing import *  # noqa: F403
 from numpy.testing import __all__  # noqa: F401
 
-from ._core import Array as _Array
+from ._native import Array as _Array
 
 
 def _as_numpy(x):
@@ -48,3 +50,11 @@ assert_array_less = _comparing(assert_array_less)  # noqa: F405
 assert_array_max_ulp = _comparing(assert_array_max_ulp)  # noqa: F405
 assert_equal = _comparing(assert_equal)  # noqa: F405
 print_assert_equal = _comparing(print_assert_equal)  # noqa: F405
+
+
+# NumPy's names this module does not define are NumPy's own (wsarray/_numpy/fallback.py).
+if not _TYPE_CHECKING:  # a module __getattr__ would make every misspelt name valid to a type checker
+    from ._numpy.fallback import numpy_module_getattr as _numpy_module_getattr
+
+    __getattr__ = _numpy_module_getattr(__name__, "numpy.testing")
+    __path__: list = []  # NumPy's submodules import through it: import wsarray.testing._x

@@ -83,7 +83,7 @@ extern PyType_Slot array_attribute_slots[];
 extern PyType_Slot array_protocol_slots[];
 extern PyType_Slot array_conversion_slots[];
 
-/// Load NumPy's operators (ops), define _core._set_operator, and the operators' methods
+/// Load NumPy's operators (ops), define _native._set_operator, and the operators' methods
 /// (in-place forms, @, &, |, ^, <<, >>, divmod) (array_operators.cpp).
 void export_array_operators(nb::module_ &m, ArrayDefs &cls);
 /// The iterator type (_ArrayIterator) and `in` (array_indexing.cpp).

@@ -37,12 +37,12 @@ void load_ops() {
            lookup(op, "pow"), lookup(op, "imatmul")};
 }
 
-/// `_core._set_operator(name, func)`: the operators named `name` (only "floor_divide" so far) call
+/// `_native._set_operator(name, func)`: the operators named `name` (only "floor_divide" so far) call
 /// `func` instead of NumPy's ufunc, for the few cases where NumPy deviates from the array API.
 void set_operator(const std::string &name, nb::object func) {
     PyObject **slot = nullptr;
     if (name == "floor_divide") slot = &ops.floor_divide;
-    if (!slot) raise(PyExc_ValueError, "wsarray._core._set_operator(): unknown operator '" + name + "'");
+    if (!slot) raise(PyExc_ValueError, "wsarray._native._set_operator(): unknown operator '" + name + "'");
     Py_XSETREF(*slot, func.inc_ref().ptr());
 }
 

@@ -33,7 +33,7 @@ PyObject *array_new(PyTypeObject *, PyObject *args, PyObject *kwargs) {
 int array_init(PyObject *, PyObject *, PyObject *) { return 0; }
 
 /// Other classes whose instances count as wsarray arrays (the device layer's arrays), registered
-/// by _core._register_array_kind(); kept for the process.
+/// by _native._register_array_kind(); kept for the process.
 std::vector<PyObject *> g_array_kinds;
 
 bool is_array_class(PyObject *sub) {
@@ -131,7 +131,7 @@ void export_array(nb::module_ &m) {
     m.def("_register_array_kind", [](nb::handle kind) {
         // Instances of `kind` count as wsarray arrays (isinstance(x, wsarray.Array)): the device
         // layer's arrays. A class, kept for the process.
-        if (!PyType_Check(kind.ptr())) raise(PyExc_TypeError, "wsarray._core._register_array_kind(): a class");
+        if (!PyType_Check(kind.ptr())) raise(PyExc_TypeError, "wsarray._native._register_array_kind(): a class");
         g_array_kinds.push_back(kind.inc_ref().ptr());
     });
     init_array_objects(m);

@@ -4,7 +4,7 @@
 
 namespace wsa_py {
 
-/// Define _core._build_info().
+/// Define _native._build_info().
 void export_build_info(nanobind::module_ &m);
 
 } // namespace wsa_py

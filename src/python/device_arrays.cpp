@@ -92,7 +92,7 @@ void export_device_arrays(nb::module_ &m) {
     m.def("_set_device_dispatch",
           [](nb::handle type, nb::handle hook) {
         if (!PyType_Check(type.ptr()) || !PyCallable_Check(hook.ptr()))
-            raise(PyExc_TypeError, "wsarray._core._set_device_dispatch(): expected a type and a callable");
+            raise(PyExc_TypeError, "wsarray._native._set_device_dispatch(): expected a type and a callable");
         Py_XDECREF(device_array_type);
         Py_XDECREF(dispatch_hook);
         device_array_type = (PyTypeObject *) type.inc_ref().ptr();

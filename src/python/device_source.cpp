@@ -71,7 +71,7 @@ void export_device_source(nb::module_ &m) {
         "_config_with_device_source",
         [](const wsa::Config &config, std::string name, nb::callable alloc, nb::callable free, std::size_t alignment) {
         if (alignment < 64 || (alignment & (alignment - 1)))
-            raise(PyExc_ValueError, "wsarray._core._config_with_device_source(): alignment must be a power of two "
+            raise(PyExc_ValueError, "wsarray._native._config_with_device_source(): alignment must be a power of two "
                                     ">= 64, got " +
                                         std::to_string(alignment));
         auto *s = new wsa::DeviceSource();

@@ -4,7 +4,7 @@
 
 namespace wsa_py {
 
-/// Define _core._config_with_device_source() (how the device layers, wsarray/_devices, give a
+/// Define _native._config_with_device_source() (how the device layers, wsarray/_devices, give a
 /// workspace device memory).
 void export_device_source(nanobind::module_ &m);
 

@@ -5,7 +5,7 @@
 
 namespace wsa_py {
 
-/// Define wsarray._core.Function (after wsarray.Array: a probe instance is made at export).
+/// Define wsarray._native.Function (after wsarray.Array: a probe instance is made at export).
 void export_function(nanobind::module_ &m);
 
 } // namespace wsa_py

@@ -4,7 +4,7 @@
 
 namespace wsa_py {
 
-/// Define _core._fusion_run and _core._fusion_reduce (wsarray/fusion/native.py calls them).
+/// Define _native._fusion_run and _native._fusion_reduce (wsarray/fusion/native.py calls them).
 void export_fusion(nanobind::module_ &m);
 
 } // namespace wsa_py

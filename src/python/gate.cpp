@@ -1,4 +1,4 @@
-/// src/python/gate.cpp -- wsarray._core.Gate: an event (set, clear, wait) whose every operation is
+/// src/python/gate.cpp -- wsarray._native.Gate: an event (set, clear, wait) whose every operation is
 /// one C++ call.
 ///
 /// threading.Event and threading.Condition are Python code around locks: a signal handler that
@@ -113,13 +113,13 @@ PyObject *gate_wait(PyObject *o, PyObject *const *args, Py_ssize_t nargs, PyObje
     static const char *const names[] = {"timeout", nullptr};
     PyObject *timeout = Py_None;
     if (nargs > 1 || (kwnames && PyTuple_GET_SIZE(kwnames) > 1)) {
-        PyErr_SetString(PyExc_TypeError, "wsarray._core.Gate.wait() takes at most one argument (timeout)");
+        PyErr_SetString(PyExc_TypeError, "wsarray._native.Gate.wait() takes at most one argument (timeout)");
         return nullptr;
     }
     if (nargs == 1) timeout = args[0];
     if (kwnames && PyTuple_GET_SIZE(kwnames) == 1) {
         if (nargs == 1 || PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), names[0]) != 0) {
-            PyErr_SetString(PyExc_TypeError, "wsarray._core.Gate.wait(): the only argument is timeout");
+            PyErr_SetString(PyExc_TypeError, "wsarray._native.Gate.wait(): the only argument is timeout");
             return nullptr;
         }
         timeout = args[0];
@@ -130,7 +130,7 @@ PyObject *gate_wait(PyObject *o, PyObject *const *args, Py_ssize_t nargs, PyObje
         seconds = PyFloat_AsDouble(timeout);
         if (seconds == -1.0 && PyErr_Occurred()) return nullptr;
         if (!(seconds >= 0.0)) {
-            PyErr_SetString(PyExc_ValueError, "wsarray._core.Gate.wait(): timeout must be a number >= 0 or None");
+            PyErr_SetString(PyExc_ValueError, "wsarray._native.Gate.wait(): timeout must be a number >= 0 or None");
             return nullptr;
         }
         forever = seconds > 1e9;  // beyond ~30 years: no deadline
@@ -171,7 +171,7 @@ PyType_Slot gate_slots[] = {
                          "call; a handler that raises during wait() ends the wait with its exception)."},
     {0, nullptr}};
 
-PyType_Spec gate_spec = {"wsarray._core.Gate", sizeof(GateObject), 0, Py_TPFLAGS_DEFAULT, gate_slots};
+PyType_Spec gate_spec = {"wsarray._native.Gate", sizeof(GateObject), 0, Py_TPFLAGS_DEFAULT, gate_slots};
 
 } // namespace
 

@@ -1,10 +1,10 @@
-/// src/python/gate.h -- wsarray._core.Gate: an event that a signal handler cannot break.
+/// src/python/gate.h -- wsarray._native.Gate: an event that a signal handler cannot break.
 #pragma once
 #include <nanobind/nanobind.h>
 
 namespace wsa_py {
 
-/// Define wsarray._core.Gate (gate.cpp).
+/// Define wsarray._native.Gate (gate.cpp).
 void export_gate(nanobind::module_ &m);
 
 } // namespace wsa_py

@@ -1,4 +1,4 @@
-/// src/python/main.cpp -- the wsarray._core extension module: what it exports, in order.
+/// src/python/main.cpp -- the wsarray._native extension module: what it exports, in order.
 #include "array_type.h"
 #include "build_info.h"
 #include "errors.h"
@@ -14,7 +14,7 @@
 #include "device_source.h"
 #include "workspaces.h"
 
-NB_MODULE(_core, m) {
+NB_MODULE(_native, m) {
     using namespace wsa_py;
     init_numpy_alloc();          // NumPy's C API and the allocation handler, before anything else
     init_ndarray_pool(m);        // dead ndarrays kept for the next result

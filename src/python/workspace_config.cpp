@@ -200,7 +200,7 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
         // message naming wsarray.WorkspaceConfig() and the field.
         new (c) wsa::Config(config_from(args, kwargs));
     },
-            // The signature type checkers and editors see (the stub, wsarray/_core.pyi).
+            // The signature type checkers and editors see (the stub, wsarray/_native.pyi).
             nb::sig("def __init__(self, *, initial_size: int | str = 0, min_size: int | str = 0, "
                     "max_size: int | str = 0, overallocation_limit: float = 0.3, "
                     "allocation: typing.Literal['overallocate', 'strict'] = 'overallocate', "

@@ -303,7 +303,7 @@ void export_workspaces(nb::module_ &m) {
                                            std::string(Py_TYPE(config_arg.ptr())->tp_name));
             config = &nb::cast<const wsa::Config &>(config_arg);
             if (!config->device_name.empty() && !config->device)  // wsarray.workspace() gives it its source
-                raise(PyExc_ValueError, "wsarray._core.workspace(): a workspace on device '" + config->device_name +
+                raise(PyExc_ValueError, "wsarray._native.workspace(): a workspace on device '" + config->device_name +
                                             "' is made by wsarray.workspace(name, config)");
         }
         auto &tw = wsa::ThreadWorkspaces::current();

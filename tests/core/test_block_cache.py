@@ -97,7 +97,7 @@ def test_blocks_freed_on_another_thread_are_never_handed_out_twice(ws):
     consumer()
     t.join()
     assert errors == []
-    assert wnp._core._zombie_bytes() == 0  # the thread's end took its workspace and cache
+    assert wnp._native._zombie_bytes() == 0  # the thread's end took its workspace and cache
 
 
 def test_a_thread_ending_leaves_nothing_pinned():
@@ -111,7 +111,7 @@ def test_a_thread_ending_leaves_nothing_pinned():
     t = threading.Thread(target=worker)
     t.start()
     t.join()
-    assert wnp._core._zombie_bytes() == 0
+    assert wnp._native._zombie_bytes() == 0
 
 
 def test_stats_read_on_another_thread_do_not_count_cached_blocks(ws):
@@ -134,7 +134,7 @@ def test_destroy_with_cached_blocks_gives_the_memory_back():
             a = wnp.ones(n)
             del a
     memory.destroy_workspace("BLOCK_CACHE_D")
-    assert wnp._core._zombie_bytes() == 0
+    assert wnp._native._zombie_bytes() == 0
 
 
 @pytest.mark.skipif(not hasattr(os, "fork") or sys.platform != "linux", reason="fork() on Linux only")

@@ -12,14 +12,14 @@ import pytest
 
 import wsarray as wnp
 
-core = wnp._core
+core = wnp._native
 
 SOURCE = textwrap.dedent(
     """
     import threading, time
     import numpy
     import wsarray as wnp
-    core = wnp._core
+    core = wnp._native
 
     class HostBackedSource:
         '''Device memory stand-in: NumPy buffers, 256-byte aligned; sleeps inside each call so

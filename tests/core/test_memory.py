@@ -42,7 +42,7 @@ def test_destroy_keeps_only_the_blocks_stale_arrays_hold():
         kept = a.detach()
     memory.destroy_workspace("Z")
     assert rss_bytes() - base < 32 * 2**20  # the free pages went back, though `a` pins its chunk
-    assert wnp._core._zombie_bytes() >= 256 * 2**20
+    assert wnp._native._zombie_bytes() >= 256 * 2**20
     with pytest.raises(wnp.WorkspaceError, match="destroyed"):
         a.sum()
     assert "stale" in repr(a)
@@ -50,7 +50,7 @@ def test_destroy_keeps_only_the_blocks_stale_arrays_hold():
     assert float(kept.sum()) == 10.0
     del a
     gc.collect()
-    assert wnp._core._zombie_bytes() == 0
+    assert wnp._native._zombie_bytes() == 0
 
 
 def test_destroy_keeps_the_blocks_raw_views_hold_until_they_die():
@@ -59,16 +59,16 @@ def test_destroy_keeps_the_blocks_raw_views_hold_until_they_die():
         a = wnp.ones(10)
         raw = np.asarray(a)  # raw memory handed out while `a` was valid: not checked later
     memory.destroy_workspace("Z")
-    assert wnp._core._zombie_bytes() >= 64 * 2**20  # raw's block still holds the chunk
+    assert wnp._native._zombie_bytes() >= 64 * 2**20  # raw's block still holds the chunk
     assert raw.sum() == 10.0  # and it still shows its data, never foreign data
     with pytest.raises(wnp.WorkspaceError, match="destroyed"):
         a.sum()
     del raw
     gc.collect()
-    assert wnp._core._zombie_bytes() >= 64 * 2**20  # the stale Array itself still holds its block
+    assert wnp._native._zombie_bytes() >= 64 * 2**20  # the stale Array itself still holds its block
     del a
     gc.collect()
-    assert wnp._core._zombie_bytes() == 0
+    assert wnp._native._zombie_bytes() == 0
 
 
 def test_plain_numpy_is_never_routed():

@@ -3,7 +3,7 @@ source (location='_notouch': chunks mapped PROT_NONE, so one read or write of ch
 core kills the process). The bookkeeping is out of band, so learning, spills, max_size, circular
 reset, statistics, destroy with live blocks (zombie chunks), threads, long runs and fork() must
 behave the same over both. No array can live in no-touch memory: these tests drive the allocator
-through the core's hooks (_core._workspace_allocate / _workspace_free), which is also
+through the core's hooks (_native._workspace_allocate / _workspace_free), which is also
 what a device's allocator does.
 """
 import gc
@@ -17,7 +17,7 @@ import pytest
 
 import wsarray as wnp
 
-core = wnp._core
+core = wnp._native
 SOURCES = ["ram", "_notouch"]
 KB = 1024
 

@@ -805,7 +805,7 @@ def test_max_min_match_numpy_bit_for_bit(dtype):
 
 
 def test_namespace_calls_by_vectorcall_keep_arguments():
-    from wsarray._core import Function
+    from wsarray._native import Function
 
     assert Function.__flags__ & (1 << 11)  # Py_TPFLAGS_HAVE_VECTORCALL: the layout check passed
     a = numpy.arange(6.0).reshape(2, 3)

@@ -49,12 +49,12 @@ def test_results_on_kept_ndarrays_look_like_numpys(scope, shape):
 
 def test_results_are_built_on_kept_ndarrays(scope):
     warm(2)
-    kept = wa._core._ndarray_pool_counts()
+    kept = wa._native._ndarray_pool_counts()
     assert kept[1] > 0  # rank 2
     made = [wa.zeros((4, 4)) for _ in range(kept[1])]
-    assert wa._core._ndarray_pool_counts()[1] == 0  # every one of them taken
+    assert wa._native._ndarray_pool_counts()[1] == 0  # every one of them taken
     del made
-    assert wa._core._ndarray_pool_counts()[1] == kept[1]
+    assert wa._native._ndarray_pool_counts()[1] == kept[1]
 
 
 def test_operation_results_on_kept_ndarrays_equal_numpys(scope):

@@ -1,6 +1,6 @@
-"""The committed stub of the compiled core (wsarray/_core.pyi) is what nanobind's stub generator
-makes of the build, so it cannot drift (regenerate: python -m nanobind.stubgen -P -m wsarray._core
--o wsarray/_core.pyi, from outside the repository's root)."""
+"""The committed stub of the compiled core (wsarray/_native.pyi) is what nanobind's stub generator
+makes of the build, so it cannot drift (regenerate: python -m nanobind.stubgen -P -m wsarray._native
+-o wsarray/_native.pyi, from outside the repository's root)."""
 import os
 import subprocess
 import sys
@@ -18,18 +18,18 @@ def test_the_committed_stub_is_the_generated_one(tmp_path):
     if built_with.split(".")[:2] != nanobind.__version__.split(".")[:2]:
         pytest.skip(f"the core was built with nanobind {built_with}, the stub generator is {nanobind.__version__}: "
                     "signatures are written differently across versions")
-    out = tmp_path / "_core.pyi"
-    proc = subprocess.run([sys.executable, "-P", "-m", "nanobind.stubgen", "-q", "-P", "-m", "wsarray._core", "-o",
+    out = tmp_path / "_native.pyi"
+    proc = subprocess.run([sys.executable, "-P", "-m", "nanobind.stubgen", "-q", "-P", "-m", "wsarray._native", "-o",
                            str(out)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    with open(os.path.join(REPO, "wsarray", "_core.pyi")) as f:
+    with open(os.path.join(REPO, "wsarray", "_native.pyi")) as f:
         committed = f.read()
-    assert out.read_text() == committed, "wsarray/_core.pyi is out of date: regenerate it (see this file's docstring)"
+    assert out.read_text() == committed, "wsarray/_native.pyi is out of date: regenerate it (see this file's docstring)"
 
 
 def test_the_package_ships_its_types():
     here = os.path.dirname(wsarray.__file__)
     assert os.path.exists(os.path.join(here, "py.typed"))  # PEP 561: type checkers read the package
-    with open(os.path.join(here, "_core.pyi")) as f:
+    with open(os.path.join(here, "_native.pyi")) as f:
         stub = f.read()
     assert "class WorkspaceConfig" in stub and "allocation: Literal['overallocate', 'strict']" in stub

@@ -162,7 +162,7 @@ def test_workspace_create_destroy_returns_memory():
     flat = Flat(watched)
     lifetimes(N // 20)
     flat.check()
-    assert wnp._core._zombie_bytes() == 0
+    assert wnp._native._zombie_bytes() == 0
 
 
 def test_thread_exit_destroys_its_workspaces():
@@ -180,7 +180,7 @@ def test_thread_exit_destroys_its_workspaces():
     flat = Flat()
     run(300)  # 300 x 8 MiB would show if a thread's workspace outlived it
     flat.check(blocks=2000, rss=16 * 2**20)
-    assert wnp._core._zombie_bytes() == 0
+    assert wnp._native._zombie_bytes() == 0
 
 
 @pytest.mark.skipif(SANITIZED, reason="ASan's quarantine holds freed memory")

@@ -212,7 +212,7 @@ def test_max_size_is_never_exceeded():
 def test_gc_window_refuses_what_it_cannot_represent():
     with pytest.raises(ValueError, match="at most"):
         memory.set_auto_gc_window(2**62)
-    big = wnp._core._MAX_GC_WINDOW_MS
+    big = wnp._native._MAX_GC_WINDOW_MS
     memory.set_auto_gc_window(big)
     try:
         before = memory.gc_collections()
@@ -278,9 +278,9 @@ def test_a_threads_workspaces_are_gone_when_join_returns():
     gc.collect()
     assert not box["ws"].alive
     # The stale array keeps its own block (NumPy's code may still read it) until it dies.
-    assert wnp._core._zombie_bytes() > 0
+    assert wnp._native._zombie_bytes() > 0
     with pytest.raises(wnp.WorkspaceError, match="exited"):
         box["a"].sum()
     del box["a"]
     gc.collect()
-    assert wnp._core._zombie_bytes() == 0
+    assert wnp._native._zombie_bytes() == 0

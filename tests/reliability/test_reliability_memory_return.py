@@ -53,7 +53,7 @@ def test_destroy_gives_back_what_stale_arrays_do_not_hold_and_the_rest_when_they
     del stale, x, y, a
     gc.collect()
     assert rss() - base < 24 * MiB, f"{(rss() - base) / MiB:.0f} MiB still resident"
-    assert wnp._core._zombie_bytes() == 0
+    assert wnp._native._zombie_bytes() == 0
 
 
 @needs_rss
@@ -214,4 +214,4 @@ def test_destroy_of_a_zombie_chunk_gives_back_what_raw_views_do_not_hold():
         assert before - rss() > 80 * MiB
     assert raw.sum() == 1000.0
     del raw, small
-    assert wnp._core._zombie_bytes() == 0
+    assert wnp._native._zombie_bytes() == 0

@@ -144,7 +144,7 @@ def test_an_array_crossing_threads_follows_the_rule():
         finish.set()
         t.join()
     del a, box["a"]  # the last reference dies on this thread: the producer's chunk is released
-    assert wnp._core._zombie_bytes() == 0
+    assert wnp._native._zombie_bytes() == 0
 
 
 def test_arrays_freed_on_another_thread_return_to_their_workspace():
@@ -191,4 +191,4 @@ def test_concurrent_create_destroy_and_stats_across_threads():
             memory.allocation_statistics()
 
     run_threads(work, 6)
-    assert wnp._core._zombie_bytes() == 0
+    assert wnp._native._zombie_bytes() == 0

@@ -271,9 +271,9 @@ def test_untracked_views_never_see_foreign_data():
             assert float(b.sum()) == 20000.0 * k
             del b
     assert (raw == 7.0).all() and (np.asarray(buf) == 7.0).all() and (via_dlpack == 7.0).all()
-    zombies = wnp._core._zombie_bytes()
+    zombies = wnp._native._zombie_bytes()
     wnp.memory.destroy_workspace("RAW")
-    assert wnp._core._zombie_bytes() - zombies == 2**20  # the raw views keep their chunk mapped
+    assert wnp._native._zombie_bytes() - zombies == 2**20  # the raw views keep their chunk mapped
     assert (raw == 7.0).all()
     del raw, buf, via_dlpack
-    assert wnp._core._zombie_bytes() == zombies
+    assert wnp._native._zombie_bytes() == zombies

@@ -16,7 +16,7 @@ from dask.highlevelgraph import HighLevelGraph
 from dask.tokenize import tokenize
 
 from .. import asarray, empty, scope_out
-from .._core import Array
+from .._native import Array
 from .registry import register
 
 WHO = "wsarray.dask.from_array()"

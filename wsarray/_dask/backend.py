@@ -14,7 +14,7 @@ from dask.utils import Dispatch
 
 from .. import asarray, empty
 from .. import random as wsarray_random
-from .._core import Array
+from .._native import Array
 
 to_wsarray_dispatch = Dispatch("to_wsarray_dispatch")
 

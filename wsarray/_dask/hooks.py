@@ -43,7 +43,7 @@ def _register_serialization():
 
 def on_dask_import(sizeof):
     """Entry point ``dask.sizeof``: called with Dask's ``sizeof`` dispatch during ``import dask``."""
-    from .._core import Array
+    from .._native import Array
     from .registry import _sizeof
 
     sizeof.register(Array, _sizeof)

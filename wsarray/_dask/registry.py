@@ -19,7 +19,7 @@ import threading
 import numpy
 
 from .. import concatenate, einsum, empty, take, tensordot
-from .._core import Array
+from .._native import Array
 
 # Reentrant: registering imports dask.array when it is not imported yet, and wsarray's import hook
 # (hooks.py) then calls register() again on the same thread, which must return, not deadlock.

@@ -16,7 +16,7 @@ import inspect
 import threading
 
 from .. import memory
-from .._core import Array
+from .._native import Array
 from .._workspaces import WorkspaceConfig, WorkspaceError, workspace
 
 TASK_WORKSPACE = "DASK_TASK"

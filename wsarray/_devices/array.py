@@ -3,10 +3,10 @@
 A ``DeviceArray`` wraps its engine's native array (``cupy.ndarray``; a ``numpy.ndarray`` over fake
 device memory on the test-only ``fake:N``). Its memory comes from the innermost open device
 workspace of its device on this thread, else from the engine's own allocator, and it carries the
-host's stale guarantee: a ``_core._CycleToken`` made from its block's address names the workspace
+host's stale guarantee: a ``_native._CycleToken`` made from its block's address names the workspace
 cycle, and every use checks it first (``WorkspaceError``, the host's message). It is not the host
 type (that one is a NumPy ndarray subclass over host memory), but the host type's metaclass counts
-it as one of its kinds (``_core._register_array_kind``): ``isinstance(x, wsarray.Array)`` holds
+it as one of its kinds (``_native._register_array_kind``): ``isinstance(x, wsarray.Array)`` holds
 for arrays on any device, while ``isinstance(x, numpy.ndarray)`` does not (NumPy code must not take
 it for host memory) and ``type(x)`` tells the two apart. No implicit transfers:
 ``numpy.asarray(x)`` raises ``TypeError`` (as CuPy's does), mixing devices in one operation
@@ -18,7 +18,7 @@ import operator
 
 import numpy
 
-from .. import _core
+from .. import _native
 from .._device import CPU, Device, parse_device
 from .workspace import _open_stack
 
@@ -31,7 +31,7 @@ class DeviceMismatchError(ValueError, TypeError):
 
 
 def _host_array_types():
-    return (numpy.ndarray, _core.Array)
+    return (numpy.ndarray, _native.Array)
 
 
 def device_of(x):
@@ -133,7 +133,7 @@ class DeviceArray:
     def __init__(self, native, engine):
         self._native = native
         self._engine = engine
-        self._token = _core._cycle_token(engine.address(native)) if native.size else None
+        self._token = _native._cycle_token(engine.address(native)) if native.size else None
 
     # ---- the stale check, operands -------------------------------------------------------
     def _use(self, fn):
@@ -351,7 +351,7 @@ class DeviceArray:
         self._use("Array.leverage_to")
         target = [ws for ws in self._open_workspaces() if ws._ws.name == name]
         if not target:
-            raise _core.WorkspaceError(
+            raise _native.WorkspaceError(
                 f"wsarray.Array.leverage_to(): workspace '{name}' of device '{self.device}' has no open cycle on "
                 "this thread; leverage_to() copies into a workspace whose 'with' block encloses the current code")
         if self._token is not None and self._token.workspace == name:
@@ -393,4 +393,4 @@ def _rebuild(host, device):
     return DeviceArray(engine.to_device(host), engine)
 
 
-_core._register_array_kind(DeviceArray)  # isinstance(x, wsarray.Array) for arrays on every device
+_native._register_array_kind(DeviceArray)  # isinstance(x, wsarray.Array) for arrays on every device

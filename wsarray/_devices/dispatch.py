@@ -12,7 +12,7 @@ it: there is never a silent round trip through the host. The only transfers are 
 
 import numpy
 
-from .. import _core
+from .. import _native
 from .._device import CPU, Device, engine_for
 from .array import DeviceArray, device_of, mismatch, wrap
 
@@ -61,7 +61,7 @@ def _natives(value, engine, fn, seen, host_ok):
         native = value._use(fn)
         seen[id(native)] = value
         return native
-    if type(value) is _core.Array:
+    if type(value) is _native.Array:
         if numpy.isscalar(value) or host_ok:
             return numpy.asarray(value) if not numpy.isscalar(value) else numpy.asarray(value)[()]
         raise mismatch(fn, (engine.device, CPU))
@@ -104,7 +104,7 @@ def _to_host(value):
 
 
 def hook(name, func, args, kwargs):
-    """The compiled namespace's entry (``_core._set_device_dispatch``): ``wsarray.<name>`` called with
+    """The compiled namespace's entry (``_native._set_device_dispatch``): ``wsarray.<name>`` called with
     a device array among its operands, or with ``device=`` other than 'cpu'. NotImplemented: the
     host's path goes on (a device= wsarray does not know keeps NumPy's own error)."""
     if "device" in kwargs and kwargs["device"] is not None:
@@ -142,4 +142,4 @@ def from_cuda_dlpack(obj, index, copy):
 
 
 def install():
-    _core._set_device_dispatch(DeviceArray, hook)
+    _native._set_device_dispatch(DeviceArray, hook)

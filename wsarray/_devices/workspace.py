@@ -19,8 +19,8 @@ size)``, ``current_stream()``, ``record_event(stream) -> event``, ``wait_event(s
 
 import threading
 
-from .. import _core
-from .._core import WorkspaceConfig
+from .. import _native
+from .._native import WorkspaceConfig
 
 _local = threading.local()
 
@@ -50,7 +50,7 @@ def lookup(name, config):
         del registry()[name]
         return None
     if config is not None and config != ws.config:
-        raise _core.WorkspaceError(
+        raise _native.WorkspaceError(
             f"wsarray.workspace(): workspace '{name}' exists on this thread with a different configuration; "
             "destroy it first (wsarray.memory.destroy_workspace)")
     return ws
@@ -107,10 +107,10 @@ class DeviceWorkspace:
         self._upstream = {}  # address -> size of blocks allocated on a foreign stream
         self._upstream_bytes = self._foreign_spills = self._syncs = 0
         self._home = self._last_event = self._last_stream = None
-        source_config = _core._config_with_device_source(
+        source_config = _native._config_with_device_source(
             config, backend.name, backend.alloc, self._give_back_chunk, backend.alignment
         )
-        self._ws = _core.workspace(name, source_config)
+        self._ws = _native.workspace(name, source_config)
 
     def _give_back_chunk(self, address, size):
         # Kernels queued on any stream may still use the chunk: wait for the device first.
@@ -145,12 +145,12 @@ class DeviceWorkspace:
     def allocate(self, nbytes, stream=None):
         """Address of `nbytes` of device memory for `stream` (the backend's current one if None)."""
         if self._home is None:
-            raise _core.WorkspaceError(
+            raise _native.WorkspaceError(
                 f"wsarray.DeviceWorkspace.allocate(): workspace on {self.device} has no open cycle"
             )
         stream = self.backend.current_stream() if stream is None else stream
         if stream is self._home:
-            return _core._workspace_allocate(self._ws, nbytes)
+            return _native._workspace_allocate(self._ws, nbytes)
         address = self.backend.alloc(max(nbytes, 1))
         with self._stats_lock:
             self._upstream[address] = max(nbytes, 1)
@@ -165,7 +165,7 @@ class DeviceWorkspace:
         if size is not None:
             self.backend.free(address, size)
         else:
-            _core._workspace_free(address)
+            _native._workspace_free(address)
 
     @property
     def name(self):

@@ -8,7 +8,7 @@ chapter, scalars, constants, NumPy's subclasses), so that NumPy programs run unc
   helpers, ``poly1d``, NumPy's ndarray subclasses and their modules;
 * NumPy's names of the standard's functions (``arccos``, ``concatenate``): the standard's objects.
 
-A NumPy name in none of these modules raises an ``AttributeError`` that says so (missing.py).
+A NumPy name in none of these modules is NumPy's own object (missing.py, fallback.py).
 """
 
 from typing import TYPE_CHECKING
@@ -60,7 +60,7 @@ from .sorting import *
 from .statistics import *
 from .subclasses import *
 from .window import *
-from .missing import NOT_PROVIDED_BY_DESIGN, __getattr__  # noqa: F401
+from .missing import __getattr__  # noqa: F401
 
 # Hidden from type checkers, which cannot follow this sum inside wsarray's import cycle: to them
 # the star imports above export each chapter's names.

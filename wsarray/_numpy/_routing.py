@@ -1,6 +1,6 @@
 """How NumPy's functions beyond the standard become wsarray functions.
 
-``numpy_function(func, name)`` is a ``wsarray._core.Function``: arguments unwrapped (each Array
+``numpy_function(func, name)`` is a ``wsarray._native.Function``: arguments unwrapped (each Array
 checked against its cycle), NumPy's allocations routed into the current workspace, arrays returned
 as ``wsarray.Array``, scalar results returned as NumPy's scalars, as NumPy returns them
 (``np.dot(v, v)``, ``np.median(x)``).
@@ -8,7 +8,7 @@ as ``wsarray.Array``, scalar results returned as NumPy's scalars, as NumPy retur
 
 from typing import TypeVar, cast
 
-from .._core import Function
+from .._native import Function
 
 __all__ = ["numpy_function"]
 

@@ -3,7 +3,7 @@
 
 import numpy as _np
 
-from .._core import Function as _Function
+from .._native import Function as _Function
 from ._routing import numpy_function as _F
 
 __all__ = ["apply_along_axis", "apply_over_axes", "frompyfunc", "piecewise", "vectorize"]

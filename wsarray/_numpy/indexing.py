@@ -8,7 +8,7 @@ tuples and are NumPy's own.
 
 import numpy as _np
 
-from .._core import Function as _Function
+from .._native import Function as _Function
 from ._routing import numpy_function as _F
 
 __all__ = [

@@ -9,8 +9,8 @@ from collections.abc import Mapping as _Mapping
 
 import numpy as _np
 
-from .._core import Array as _Array
-from .._core import Function as _Function
+from .._native import Array as _Array
+from .._native import Function as _Function
 from ._routing import numpy_function as _F
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 import numpy as _np
 
-from .._core import Array as _Array
+from .._native import Array as _Array
 
 from ._routing import numpy_function as _F
 

@@ -9,6 +9,6 @@
 * ``wsarray.ndarray(shape, dtype)`` makes a wsarray array in the current workspace.
 """
 
-from .._core import Array as ndarray  # noqa: N813  (NumPy's name)
+from .._native import Array as ndarray  # noqa: N813  (NumPy's name)
 
 __all__ = ["ndarray"]

@@ -17,7 +17,7 @@ Not run on a GPU yet: tested on the CPU against a stand-in ``cupy`` module (test
 import contextlib
 import importlib
 
-from .._core import WorkspaceMemoryError
+from .._native import WorkspaceMemoryError
 from .._devices import DeviceWorkspace
 
 __all__ = ["CudaWorkspace", "CupyBackend"]

@@ -22,7 +22,7 @@ spill caused by a retired array the user still holds does not grow the ring: it 
 import threading
 
 from .. import WorkspaceConfig
-from .._core import _Slot
+from .._native import _Slot
 
 _CONFIG_FIELDS = ("initial_size", "min_size", "max_size", "overallocation_limit", "allocation",
                   "learning", "cycles_before_initialization", "spill", "reset", "location",

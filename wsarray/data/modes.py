@@ -43,7 +43,7 @@ _T = TypeVar("_T")
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, DTypeLike
 
-    from .._core import Scope, Workspace
+    from .._native import Scope, Workspace
     from ..typing import NDArray
 
 

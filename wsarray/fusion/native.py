@@ -1,7 +1,7 @@
 """The native block runner of a plan: NumPy's own inner loops, called from C++ without the GIL.
 
 A plan whose steps are all ufuncs, each running on operands that already have the dtypes of the
-loop NumPy picks (no casts), is handed to ``_core._fusion_run`` (src/python/fusion.cpp) as a list
+loop NumPy picks (no casts), is handed to ``_native._fusion_run`` (src/python/fusion.cpp) as a list
 of strided loops and operand slots: a block then costs one C call per step. Constants are cast to
 the loop's dtype here, as NumPy casts a weak Python scalar. Anything else (a cast, ``where``, a
 loop NumPy would need to cast for, an object loop) returns None: the Python block path runs it.
@@ -11,7 +11,7 @@ calls redo the work and report it as NumPy does (``np.errstate``).
 
 import numpy as np
 
-from .. import _core
+from .. import _native
 
 __all__ = ["Native", "grid", "native_for"]
 
@@ -61,7 +61,7 @@ class Native:
         self.ok = bool(self.steps)
 
     def _slots(self, arrays, scalars, out):
-        """Slots and steps for ``_core``: inputs, constants, block temporaries, the output.
+        """Slots and steps for ``_native``: inputs, constants, block temporaries, the output.
         ``arrays``: position -> 0-d array, or a (view, row stride, element stride) grid operand."""
         plan, slots, index = self.plan, [], {}
         for node in plan.nodes:
@@ -83,7 +83,7 @@ class Native:
     def run(self, arrays, scalars, out, rows, cols, block, parts):
         """Fill the grid operand ``out``. False: a flag was raised or a loop failed."""
         slots, steps, _ = self._slots(arrays, scalars, out)
-        return _core._fusion_run(slots, steps, rows, cols, block, parts)
+        return _native._fusion_run(slots, steps, rows, cols, block, parts)
 
     def reduce(self, arrays, scalars, ranges, ufunc, identity, carry, block, parts):
         """Partial reductions by ``ufunc`` of the ranges (each at most one block), or None.
@@ -103,7 +103,7 @@ class Native:
         partials = np.empty(len(ranges), dtype=dtype)
         ident = None if identity is None else np.asarray(identity, dtype=dtype)
         result = index[("node", self.plan.elementwise_out.index)]
-        if not _core._fusion_reduce(slots, steps, result, capsule, ranges, partials, ident, carry,
+        if not _native._fusion_reduce(slots, steps, result, capsule, ranges, partials, ident, carry,
                                     block, parts):
             return None
         return partials

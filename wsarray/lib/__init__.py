@@ -4,7 +4,7 @@
 arrays route), ``Arrayterator`` (it slices the array it is given, so a wsarray array gives wsarray
 blocks), ``npyio`` (``DataSource``, ``NpzFile``), ``introspect``, ``add_docstring``,
 ``add_newdoc`` and ``tracemalloc_domain``. ``recfunctions`` routes NumPy's structured-array
-functions. Anything else ``wsarray.lib.<name>`` says is missing."""
+functions. Any other name of ``numpy.lib`` is NumPy's own object."""
 
 import sys as _sys
 
@@ -12,6 +12,7 @@ from numpy.lib import (Arrayterator, NumpyVersion, add_docstring, add_newdoc, in
                        tracemalloc_domain)
 
 from .. import emath as scimath
+from .._numpy.fallback import numpy_module_getattr as _numpy_module_getattr
 from . import array_utils, format, recfunctions, stride_tricks  # noqa: A004  (NumPy's module name)
 
 __all__ = ["Arrayterator", "NumpyVersion", "add_docstring", "add_newdoc", "array_utils", "format",
@@ -22,22 +23,6 @@ _sys.modules[__name__ + ".npyio"] = npyio  # import wsarray.lib.npyio gives NumP
 _sys.modules[__name__ + ".introspect"] = introspect
 
 
-def __getattr__(name):
-    """A clear error for the ``numpy.lib`` names wsarray does not provide (NumPy's deprecated alias
-    ``math`` given with NumPy's warning)."""
-    import numpy.lib
-
-    if name == "math":
-        import math
-        import warnings
-
-        warnings.warn("`np.lib.math` is a deprecated alias for the standard library `math` module "
-                      "(Deprecated Numpy 1.25). Replace usages of `numpy.lib.math` with `math`",
-                      DeprecationWarning, stacklevel=2)
-        return math
-
-    if not name.startswith("_") and hasattr(numpy.lib, name):
-        raise AttributeError(f"module 'wsarray.lib' has no attribute '{name}': wsarray does not "
-                             f"provide numpy.lib.{name}; use numpy.lib.{name} on numpy.asarray(x) "
-                             "if a plain NumPy result is acceptable")
-    raise AttributeError(f"module 'wsarray.lib' has no attribute '{name}'")
+# NumPy's names this package does not define are NumPy's own (wsarray/_numpy/fallback.py):
+# numpy.lib's private modules, its deprecated aliases with NumPy's warnings.
+__getattr__ = _numpy_module_getattr(__name__, "numpy.lib")

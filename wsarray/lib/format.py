@@ -6,6 +6,7 @@ memory, as ``wsarray.memmap``)."""
 from numpy.lib import format as _format
 
 from .._numpy._routing import numpy_function as _F
+from .._numpy.fallback import numpy_module_getattr as _numpy_module_getattr
 
 __all__ = ["ARRAY_ALIGN", "BUFFER_SIZE", "EXPECTED_KEYS", "GROWTH_AXIS_MAX_DIGITS", "MAGIC_LEN",
            "MAGIC_PREFIX", "descr_to_dtype", "drop_metadata", "dtype_to_descr",
@@ -37,3 +38,8 @@ open_memmap = _format.open_memmap
 header_data_from_array_1_0 = _F(_format.header_data_from_array_1_0, "lib.format.header_data_from_array_1_0")
 read_array = _F(_format.read_array, "lib.format.read_array")
 write_array = _F(_format.write_array, "lib.format.write_array")
+
+
+# NumPy's names this module does not define are NumPy's own (wsarray/_numpy/fallback.py).
+
+__getattr__ = _numpy_module_getattr(__name__, "numpy.lib.format")

@@ -1,12 +1,13 @@
 """``wsarray.lib.recfunctions``: NumPy's functions on structured arrays (``numpy.lib.recfunctions``),
 routed: wsarray arrays in, results allocated in the current workspace. Those that return NumPy's
 ndarray subclasses (``usemask=True`` gives a ``numpy.ma.MaskedArray``, ``asrecarray=True`` a
-``numpy.recarray``) return NumPy's subclass, as for every routed function (README). Private helpers
+``numpy.recarray``) return NumPy's subclass, as for every routed function (README). Other names
 are NumPy's."""
 
 from numpy.lib import recfunctions as _rf
 
 from .._numpy._routing import numpy_function as _F
+from .._numpy.fallback import numpy_module_getattr as _numpy_module_getattr
 
 __all__ = list(_rf.__all__)
 
@@ -15,8 +16,6 @@ for _name in __all__:
 del _name
 
 
-def __getattr__(name):
-    """NumPy's private helpers (``_get_fieldspec``, ``_izip_fields``, ...) as NumPy has them."""
-    if name.startswith("_") and not name.startswith("__") and hasattr(_rf, name):
-        return getattr(_rf, name)
-    raise AttributeError(f"module 'wsarray.lib.recfunctions' has no attribute '{name}'")
+# NumPy's names this module does not define (its private helpers, the modules it imports) are
+# NumPy's own (wsarray/_numpy/fallback.py).
+__getattr__ = _numpy_module_getattr(__name__, "numpy.lib.recfunctions")

@@ -14,7 +14,7 @@ from concurrent.futures import Future
 
 import numpy
 
-from .._core import Array
+from .._native import Array
 from .._interrupts import Gate
 
 

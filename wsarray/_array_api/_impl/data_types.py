@@ -6,7 +6,7 @@ import warnings as _warnings
 
 import numpy as _np
 
-from ..._core import Array as _Array
+from ..._native import Array as _Array
 
 __all__ = ["astype", "can_cast", "finfo", "finfo_object", "iinfo", "iinfo_object", "result_type"]
 
