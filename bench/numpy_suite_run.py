@@ -107,14 +107,19 @@ def _kill(process):
     process.wait()
 
 
-def run_file(root, rel, options):
-    """Run ``rel`` in the tree ``root``; returns {"tests": {nodeid: {outcome, cause, where}},
-    "file_errors": [causes], "seconds": s}. Crashes and hangs are recorded against the test that
-    was running, and the file is run again without the tests done so far."""
-    work = os.path.join(root, ".runs", rel.replace("/", "_"))
+def run_file(root, rel, options, *, config=None, path=()):
+    """Run ``rel`` (a path or a list of paths) in the tree ``root``; returns {"tests": {nodeid:
+    {outcome, cause, where}}, "file_errors": [causes], "seconds": s}. Crashes and hangs are
+    recorded against the test that was running, and the file is run again without the tests done
+    so far. ``config``: the pytest configuration file to use instead of ``root``'s pytest.ini (the
+    recording plugin is then named on the command line); ``path``: folders put before ``root`` on
+    PYTHONPATH."""
+    targets = rel if isinstance(rel, list) else [rel]
+    work = os.path.join(root, ".runs", "_".join(targets).replace("/", "_"))
     os.makedirs(work, exist_ok=True)
     record, skip = os.path.join(work, "record.jsonl"), os.path.join(work, "skip.txt")
-    env = dict(os.environ, NUMPY_SUITE_RECORD=record, NUMPY_SUITE_SKIP=skip, PYTHONPATH=root,
+    python_path = os.pathsep.join([*path, root] + ([HERE] if config else []))
+    env = dict(os.environ, NUMPY_SUITE_RECORD=record, NUMPY_SUITE_SKIP=skip, PYTHONPATH=python_path,
                NPY_AVAILABLE_MEM=options.available_memory, OPENBLAS_NUM_THREADS="1",
                OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONFAULTHANDLER="1")
     tests, file_errors, started = {}, [], time.monotonic()
@@ -123,8 +128,11 @@ def run_file(root, rel, options):
         with open(skip, "w", encoding="utf-8") as f:
             f.writelines(n + "\n" for n in tests)
         done_before = len(_read_records(record))
-        command = [sys.executable, "-P", "-m", "pytest", "-c", os.path.join(root, "pytest.ini"),
-                   "--rootdir", root, "-p", "no:randomly", rel]
+        command = [sys.executable, "-P", "-m", "pytest", "-c", config or os.path.join(root, "pytest.ini"),
+                   "--rootdir", root, "-p", "no:randomly", *targets]
+        if config:
+            command[-len(targets):-len(targets)] = ["-p", "numpy_suite_plugin", "-p", "no:cacheprovider",
+                                                   "-q", "--tb=no"]
         if options.label != "full":
             command += ["-m", "not slow"]
         with open(os.path.join(work, f"log{attempt}.txt"), "w", encoding="utf-8") as log:

@@ -39,6 +39,7 @@ from ._config import show_config as show_config
 from ._native import Function as _Function
 from ._device import Device as Device
 from ._devices import dispatch as _device_dispatch
+from ._devices.array import DeviceArray as DeviceArray
 from ._devices.array import DeviceMismatchError as DeviceMismatchError
 from ._numpy import *
 from ._numpy import fallback as _numpy_fallback
@@ -61,7 +62,7 @@ _device_dispatch.install()  # device arrays and device= reach the device layer (
 _numpy_fallback.install_import_fallback()  # import wsarray.<NumPy module wsarray has not> is NumPy's
 
 # Shown as wsarray.Array / wsarray.Function (type(x), help(), error messages), where users meet them.
-Array.__module__ = _Function.__module__ = DeviceMismatchError.__module__ = "wsarray"
+Array.__module__ = _Function.__module__ = DeviceArray.__module__ = DeviceMismatchError.__module__ = "wsarray"
 
 __wsarray_version__ = _dist_version("wsarray")  # one source: pyproject.toml
 __array_api_version__ = "2025.12"
@@ -69,7 +70,7 @@ _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12"
 
 if not TYPE_CHECKING:  # to type checkers the star imports export their modules' names themselves
     __all__ = (
-        ["__version__", "Array", "Device", "DeviceMismatchError", "FuseWarning", "WorkspaceManager",
+        ["__version__", "Array", "Device", "DeviceArray", "DeviceMismatchError", "FuseWarning", "WorkspaceManager",
          "WorkspaceMode", "fuse", "show_config", "char", "ctypeslib", "dtypes", "emath", "exceptions", "fft",
          "lib", "linalg", "memory", "polynomial", "random", "strings", "testing", "typing"]
         + _array_api.__all__ + _numpy.__all__ + _workspaces.__all__

@@ -47,6 +47,7 @@ bool numpys_method(PyObject *descr, PyObject *name) {
 /// checked when called); NumPy's other attributes (itemsize, nbytes, ctypes, data) are read off
 /// the Array's own fields once its cycle is checked; everything else is the generic lookup.
 PyObject *array_getattro(PyObject *self, PyObject *name) {
+    if (!is_array(self)) return PyObject_GenericGetAttr(self, name);  // a subclass's: NumPy's lookup
     PyObject *descr = _PyType_Lookup(Py_TYPE(self), name);  // borrowed
     if (descr && ((PyDescrObject *) descr)->d_type == ndarray_type() &&
         (Py_TYPE(descr) == &PyMethodDescr_Type || Py_TYPE(descr) == &PyGetSetDescr_Type)) {

@@ -99,5 +99,8 @@ void export_array_protocols(ArrayDefs &cls);
 void export_array_membership(ArrayDefs &cls);
 /// NumPy's most used methods (sum, mean, reshape, copy, ...) as vectorcall methods (array_methods.cpp).
 void export_array_methods(PyTypeObject *type);
+/// array_subclasses.cpp: every attribute in the type's dictionary becomes a dispatcher that gives
+/// a subclass's instance (and a NumPy array) numpy.ndarray's attribute instead.
+void wrap_for_subclasses(PyTypeObject *type);
 
 } // namespace wsa_py

@@ -33,6 +33,7 @@ bool buffer_round_trips(nb::handle data) {
 }
 
 int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    if (!is_array(self)) return ndarray_type()->tp_as_buffer->bf_getbuffer(self, view, flags);  // a subclass's
     Array &a = array_of(self);
     if (!token_valid(a.token)) {
         try {
@@ -73,7 +74,13 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
 }
 
 /// Let go of the ndarray array_getbuffer() kept (NumPy itself has no release hook).
-void array_releasebuffer(PyObject *, Py_buffer *view) { Py_CLEAR(*reinterpret_cast<PyObject **>(&view->internal)); }
+void array_releasebuffer(PyObject *self, Py_buffer *view) {
+    if (!is_array(self)) {  // a subclass's export was NumPy's
+        if (releasebufferproc release = ndarray_type()->tp_as_buffer->bf_releasebuffer) release(self, view);
+        return;
+    }
+    Py_CLEAR(*reinterpret_cast<PyObject **>(&view->internal));
+}
 
 /// Whether NumPy reads back `interface` (the ndarray's __array_interface__) as `data`'s dtype.
 bool interface_round_trips(nb::handle data, nb::handle interface) {

@@ -50,7 +50,7 @@ def test_creation_functions_take_device(devs):
         if isinstance(got, tuple):
             assert got == want, name
             continue
-        assert type(got) is not wnp.Array and isinstance(got, wnp.Array), name
+        assert type(got) is wnp.DeviceArray and not isinstance(got, (wnp.Array, numpy.ndarray)), name
         assert got.device == "fake:0", name
         host = got.get()
         assert type(host) is numpy.ndarray and host.dtype == want.dtype, name

@@ -303,8 +303,8 @@ def test_no_public_name_is_defined_in_two_modules():
         for name in module.__all__:
             assert name not in home, f"{name} is defined in {home.get(name)} and {module.__name__}"
             home[name] = module.__name__
-    top_level = {"__version__", "Array", "Device", "DeviceMismatchError", "FuseWarning", "WorkspaceManager",
-                 "WorkspaceMode", "fuse", "show_config"}
+    top_level = {"__version__", "Array", "Device", "DeviceArray", "DeviceMismatchError", "FuseWarning",
+                 "WorkspaceManager", "WorkspaceMode", "fuse", "show_config"}
     assert set(home) | top_level | MODULES == set(wnp.__all__)
 
 
@@ -395,9 +395,11 @@ def test_string_and_emath_modules(scope):
 
 def test_ndarray_isinstance_subclass_and_constructor(scope):
     a = wnp.arange(3)
-    assert isinstance(a, wnp.ndarray) and isinstance(np.arange(2), wnp.ndarray)
+    # A plain class, as numpy.ndarray: libraries wrap every name whose type is not `type`.
+    assert type(wnp.ndarray) is type and wnp.ndarray is wnp.Array and type(a) is wnp.ndarray
+    assert isinstance(a, wnp.ndarray) and isinstance(a, np.ndarray) and not isinstance(np.arange(2), wnp.ndarray)
     assert isinstance(wnp.asarray(3.0), wnp.ndarray) and not isinstance(a.sum(), wnp.ndarray)
-    assert not isinstance([1, 2], wnp.ndarray) and issubclass(wnp.Array, wnp.ndarray)
+    assert not isinstance([1, 2], wnp.ndarray) and issubclass(wnp.Array, np.ndarray)
     assert isinstance(a.sum(), np.generic) == isinstance(np.arange(3).sum(), np.generic)
     b = wnp.ndarray((2, 3), dtype=np.int32)
     assert type(b) is wnp.Array and b.shape == (2, 3) and b.dtype == np.int32
@@ -413,10 +415,30 @@ def test_ndarray_isinstance_subclass_and_constructor(scope):
         def __array_finalize__(self, obj):
             self.name = getattr(obj, "name", "none")
 
+        def __getitem__(self, key):
+            return super().__getitem__(key)  # ndarray's, as in NumPy
+
     z = Named(wnp.arange(4), "four")
     assert isinstance(z, Named) and isinstance(z, np.ndarray) and z.name == "four"
-    assert repr(z) == "Named([0, 1, 2, 3])" and z[1:].name == "four"
+    assert repr(z) == "Named([0, 1, 2, 3])" and z[1:].name == "four" and type(z[1:]) is Named
     assert not isinstance(wnp.arange(2), Named)
+    # Everything a subclass inherits is NumPy's ndarray's: results keep the subclass (NumPy's
+    # __array_wrap__), NumPy's own defaults of the protocols, no wsarray-only methods.
+    assert type(z + 1) is Named and type(wnp.sin(z)) is Named and type(wnp.concatenate([z, z])) is Named
+    assert (z + 1).name == "four" and type(z.sum()) is type(np.arange(4).view(Named).sum())
+    assert Named.__array_ufunc__ is np.ndarray.__array_ufunc__
+    assert Named.__array_function__ is np.ndarray.__array_function__
+    assert not hasattr(z, "detach") and hasattr(a, "detach")
+    assert z.shape == (4,) and z.T.shape == (4,) and memoryview(z).shape == (4,)
+    class Plain(wnp.ndarray):
+        pass
+
+    c = Plain((2, 2))  # NumPy's constructor, NumPy's memory
+    assert type(c) is Plain and c.shape == (2, 2) and c.flags.owndata
+    # Unbound calls of wsarray.ndarray's methods take NumPy's arrays too, as NumPy's.
+    assert wnp.ndarray.sum(np.ones(3)) == 3.0 and type(wnp.ndarray.reshape(np.ones(4), 2, 2)) is np.ndarray
+    with pytest.raises(TypeError):
+        wnp.ndarray.sum([1, 2])
 
 
 def test_stride_tricks_views():

@@ -5,10 +5,9 @@ device memory on the test-only ``fake:N``). Its memory comes from the innermost 
 workspace of its device on this thread, else from the engine's own allocator, and it carries the
 host's stale guarantee: a ``_native._CycleToken`` made from its block's address names the workspace
 cycle, and every use checks it first (``WorkspaceError``, the host's message). It is not the host
-type (that one is a NumPy ndarray subclass over host memory), but the host type's metaclass counts
-it as one of its kinds (``_native._register_array_kind``): ``isinstance(x, wsarray.Array)`` holds
-for arrays on any device, while ``isinstance(x, numpy.ndarray)`` does not (NumPy code must not take
-it for host memory) and ``type(x)`` tells the two apart. No implicit transfers:
+type ``wsarray.Array`` (a NumPy ndarray subclass over host memory): ``isinstance(x, numpy.ndarray)``
+does not hold (NumPy code must not take it for host memory) and ``type(x)`` tells the two apart
+(``wsarray.DeviceArray`` the one, ``wsarray.Array`` the other). No implicit transfers:
 ``numpy.asarray(x)`` raises ``TypeError`` (as CuPy's does), mixing devices in one operation
 raises ``DeviceMismatchError``; ``.to_device()``, ``.get()`` and DLPack are the explicit ways.
 Operators and methods run on the engine.
@@ -392,5 +391,3 @@ def _rebuild(host, device):
     engine = engine_for(Device(device), "Array.__setstate__")
     return DeviceArray(engine.to_device(host), engine)
 
-
-_native._register_array_kind(DeviceArray)  # isinstance(x, wsarray.Array) for arrays on every device
