@@ -9,6 +9,8 @@
 #include "scopes.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string>
 #include <vector>
 
 namespace wsa_py {
@@ -330,6 +332,59 @@ bool foreign_override(PyObject *o, Protocol which) {
     return foreign_type(Py_TYPE(o), which);
 }
 
+/// Whether NumPy's dispatch (NEP 13/18) runs when `func` is called: a ufunc or one of NumPy's
+/// array functions (`_implementation` is what they dispatch around).
+namespace {
+PyObject *numpy_ufunc_type() {
+    static PyObject *ufunc = nb::object(nb::module_::import_("numpy").attr("ufunc")).release().ptr();  // kept
+    return ufunc;
+}
+
+bool has_implementation(PyObject *func) {
+    static PyObject *implementation = PyUnicode_InternFromString("_implementation");
+    return PyObject_HasAttr(func, implementation) == 1;  // never raises
+}
+
+bool numpy_dispatches(PyObject *func) {
+    return PyObject_TypeCheck(func, (PyTypeObject *) numpy_ufunc_type()) || has_implementation(func);
+}
+
+/// A function of NumPy's own that runs no dispatch (asarray, zeros, ...): NumPy converts every
+/// argument (through __array__), as wsarray does. Operators and methods are not such.
+bool numpy_without_dispatch(PyObject *func) {
+    if (numpy_dispatches(func)) return false;
+    nb::object module = nb::steal(PyObject_GetAttrString(func, "__module__"));
+    if (!module) {
+        PyErr_Clear();
+        return false;
+    }
+    if (!PyUnicode_Check(module.ptr())) return false;
+    return PyUnicode_Tailmatch(module.ptr(), nb::str("numpy").ptr(), 0, 5, -1) == 1;
+}
+} // namespace
+
+/// NumPy's function of wsarray's `name` ("sort", "linalg.norm") when `func` is wsarray's own
+/// implementation of it (the standard's functions): NumPy's dispatch hands the other library
+/// NumPy's function, which the wsarray function equals (function.cpp). Borrowed; `func` itself
+/// when NumPy has none that dispatches.
+PyObject *numpy_counterpart(const char *name, PyObject *func) {
+    if (numpy_dispatches(func)) return func;
+    static std::vector<std::pair<std::string, PyObject *>> found;  // kept for the process
+    for (auto &[n, f] : found)
+        if (n == name) return f ? f : func;
+    nb::object target = nb::module_::import_("numpy");
+    for (std::string part, rest = name; target.is_valid() && !rest.empty();) {
+        auto dot = rest.find('.');
+        part = rest.substr(0, dot);
+        rest = dot == std::string::npos ? "" : rest.substr(dot + 1);
+        target = nb::steal(PyObject_GetAttrString(target.ptr(), part.c_str()));
+        if (!target.is_valid()) PyErr_Clear();
+    }
+    PyObject *f = target.is_valid() && numpy_dispatches(target.ptr()) ? target.release().ptr() : nullptr;
+    found.emplace_back(name, f);
+    return f ? f : func;
+}
+
 namespace {
 /// What NumPy's ndarray runs for the Python operators the Array's slots call through the engine
 /// (operator.lt is ndarray's < : NumPy's less): given an operand of another library, the ufunc is
@@ -352,6 +407,17 @@ PyObject *dispatching_function(PyObject *func) {
     return func;
 }
 
+/// Whether an argument (positional or keyword) overrides `which` (foreign_override).
+bool any_override(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs, Protocol which) {
+    for (Py_ssize_t i = 0; i < nargs; ++i)
+        if (foreign_override(args[i], which)) return true;
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (kwargs && PyDict_Next(kwargs, &pos, &key, &value))
+        if (foreign_override(value, which)) return true;
+    return false;
+}
+
 /// A call with an operand of another array library (NEP 13/18): NumPy's own function gets the
 /// arguments as they are, so NumPy's dispatch lets that library handle it (wsarray's own
 /// __array_ufunc__/__array_function__ step aside for it). Null when there is no such operand.
@@ -359,20 +425,25 @@ nb::object defer_to_foreign(const char *name, PyObject *func, PyObject *const *a
                             PyObject *kwargs) {
     func = dispatching_function(func);
     if (!func) return nb::object();
-    bool foreign = false;
-    for (Py_ssize_t i = 0; i < nargs && !foreign; ++i)
-        foreign = foreign_override(args[i], Protocol::Ufunc) || foreign_override(args[i], Protocol::Function);
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (!foreign && kwargs && PyDict_Next(kwargs, &pos, &key, &value))
-        foreign = foreign_override(value, Protocol::Ufunc) || foreign_override(value, Protocol::Function);
-    if (!foreign) return nb::object();
+    if (!any_override(args, nargs, kwargs, Protocol::Ufunc) && !any_override(args, nargs, kwargs, Protocol::Function))
+        return nb::object();
     // An array on a device: the device layer runs its engine's function of this name.
     if (holds_device_array(args, nargs, kwargs)) {
         PyObject *r = device_dispatch(name, func, args, nargs, kwargs);
         if (!r) raise_pending(name);
         if (r != Py_NotImplemented) return nb::steal(r);
         Py_DECREF(r);
+    }
+    if (std::strncmp(name, "Array.", 6) != 0) {
+        // wsarray's own implementations (the standard's sort, clip, ...) would convert the
+        // operand: NumPy's function of the same name dispatches to its library instead. One of
+        // NumPy's that dispatches nothing (asarray, zeros) converts it as wsarray does: no deferral.
+        func = numpy_counterpart(name, func);
+        if (numpy_without_dispatch(func)) return nb::object();
+        // NumPy's ufuncs consult __array_ufunc__ only, its array functions __array_function__ only.
+        Protocol only =
+            PyObject_TypeCheck(func, (PyTypeObject *) numpy_ufunc_type()) ? Protocol::Ufunc : Protocol::Function;
+        if (numpy_dispatches(func) && !any_override(args, nargs, kwargs, only)) return nb::object();
     }
     PyObject *r = PyObject_VectorcallDict(func, args, (std::size_t) nargs, kwargs);
     if (!r) raise_pending(name);

@@ -48,4 +48,9 @@ nb::object wrap_ndarray(nb::handle nd, nb::handle source = nb::handle());
 /// own memory is in its cycle and names it as base, without a lookup.
 nb::object wrap_derived(nb::handle r, Array &a, nb::handle source);
 
+/// NumPy's function of wsarray's `name` ("sort", "linalg.norm") when `func` is wsarray's own
+/// implementation of it (the standard's functions), one that runs NumPy's dispatch (NEP 13/18);
+/// `func` itself when `func` is NumPy's or NumPy has no such function. Borrowed, kept.
+PyObject *numpy_counterpart(const char *name, PyObject *func);
+
 } // namespace wsa_py

@@ -40,6 +40,14 @@ struct Routed {
     bool takes_device = false;
 };
 
+/// The NumPy callable the Function stands for: NumPy's ufunc of wsarray's own version of it, NumPy's
+/// function of the same name for wsarray's own implementations, else what it runs.
+nb::handle numpy_side(Routed &r) {
+    if (r.numpy_ufunc.is_valid()) return r.numpy_ufunc;
+    if (!r.func.is_valid()) return nb::handle();
+    return numpy_counterpart(r.name.c_str(), r.func.ptr());
+}
+
 /// A NumPy ufunc with one input and one output, else null.
 nb::object unary_ufunc(nb::handle f) {
     static nb::object ufunc_type = nb::module_::import_("numpy").attr("ufunc");
@@ -257,12 +265,12 @@ void export_function(nb::module_ &m) {
     });
     // np.add.reduce == np.add.reduce (each access makes a new Function): equal when they run
     // equal callables, as NumPy's bound methods compare. A Function is also equal to the NumPy
-    // callable it stands for (np.sin == numpy.sin, numpy.add in [np.add], dict lookups): NumPy
-    // hands its own ufunc to __array_ufunc__ overrides, and code keyed by np.add must find it.
+    // callable it stands for (np.sin == numpy.sin, np.sort == numpy.sort, numpy.add in [np.add],
+    // dict lookups): NumPy hands its own function to __array_ufunc__/__array_function__
+    // overrides, and code keyed by np.sort must find it.
     cls.def("__eq__", [](Routed &r, nb::handle other) -> nb::object {
         if (!nb::isinstance<Routed>(other)) {
-            nb::handle numpy_side = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : nb::handle(r.func);
-            if (numpy_side.is_valid() && other.is(numpy_side)) return nb::bool_(true);
+            if (numpy_side(r).is_valid() && other.is(numpy_side(r))) return nb::bool_(true);
             return nb::borrow(Py_NotImplemented);
         }
         Routed &o = nb::cast<Routed &>(other);
@@ -271,9 +279,8 @@ void export_function(nb::module_ &m) {
     }, nb::arg("other").none());
     // The hash of the NumPy callable it equals (above).
     cls.def("__hash__", [](Routed &r) -> Py_ssize_t {
-        if (r.numpy_ufunc.is_valid()) return nb::hash(r.numpy_ufunc);
         if (!r.func.is_valid()) return (Py_ssize_t) (std::uintptr_t) &r;
-        return nb::hash(r.func);
+        return nb::hash(numpy_side(r));
     });
     // help(np.sum), np.info(np.dot), f.__doc__: NumPy's documentation of the wrapped function.
     cls.def_prop_ro("__doc__", [](Routed &r) { return nb::getattr(r.func, "__doc__", nb::none()); });

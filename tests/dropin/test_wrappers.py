@@ -1,0 +1,92 @@
+"""Objects that wrap arrays (a unit, a box, a lazy array) work with wsarray as with NumPy: they
+convert through __array__, NumPy's dispatch (NEP 13/18) reaches their overrides from every
+wsarray function, and the functions handed to them compare equal to wsarray's of the same name."""
+
+import numpy as np
+import pytest
+
+import wsarray as wnp
+
+HANDLED = {}
+
+
+class Wrapper:
+    """A minimal wrapper as libraries write it: keyed by the function objects it implements."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __array__(self, dtype=None, copy=None):
+        return self.value if dtype is None else self.value.astype(dtype)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func in HANDLED:
+            return HANDLED[func](*args, **kwargs)
+        return ("function", func, types)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return ("ufunc", ufunc, method)
+
+
+def implements(func):
+    def register(impl):
+        HANDLED[func] = impl
+        return impl
+
+    return register
+
+
+@pytest.mark.parametrize("xp", [np, wnp], ids=["numpy", "wsarray"])
+def test_wrapper_of_a_wsarray_array_converts(xp):
+    w = Wrapper(wnp.arange(3.0))
+    for convert in (wnp.asarray, np.asarray, wnp.array, np.array):
+        got = convert(w)
+        assert isinstance(got, np.ndarray) and got.tolist() == [0.0, 1.0, 2.0]
+    assert type(wnp.asarray(w)) is wnp.Array
+    assert xp.asarray(w, dtype=np.int64).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort", "clip", "concatenate", "mean", "unique_values", "cumulative_sum",
+                                  "matrix_transpose", "vecdot", "linalg.norm", "fft.fft", "astype", "isdtype"])
+def test_every_function_hands_the_wrapper_numpys_function(name):
+    def lookup(module):
+        for part in name.split("."):
+            module = getattr(module, part)
+        return module
+
+    mine, numpys = lookup(wnp), lookup(np)
+    w = Wrapper(wnp.arange(4.0))
+    args = {"clip": (w, 0, 1), "concatenate": ([w, w],), "vecdot": (w, w), "astype": (w, "f4"),
+            "isdtype": (w, "real floating")}.get(name, (w,))
+    if name == "isdtype":  # takes dtypes, not arrays: nothing to dispatch (as NumPy)
+        pytest.skip("isdtype takes no arrays")
+    got = mine(*args)
+    want = numpys(*args)  # ("function", func, types), or ("ufunc", ufunc, method) for vecdot
+    assert got[0] == want[0] and got[2] == want[2]
+    assert got[1] is numpys  # NumPy's own function, which NumPy's dispatch hands over
+    assert got[1] == mine and hash(got[1]) == hash(mine)  # ... equal to wsarray's (dict keys)
+
+
+def test_functions_keyed_by_wsarray_functions_are_found():
+    @implements(wnp.sort)  # a library swapped to wsarray registers wsarray's functions
+    def sort(w, axis=-1):
+        return "sorted by the wrapper"
+
+    @implements(np.clip)  # an unswapped one NumPy's
+    def clip(w, a_min=None, a_max=None):
+        return "clipped by the wrapper"
+
+    w = Wrapper(wnp.arange(3.0))
+    assert wnp.sort(w) == np.sort(w) == "sorted by the wrapper"
+    assert wnp.clip(w, 0, 1) == np.clip(w, 0, 1) == "clipped by the wrapper"
+    assert wnp.sin(w) == ("ufunc", np.sin, "__call__") and wnp.sin == np.sin
+    assert wnp.add(w, wnp.ones(3)) == ("ufunc", np.add, "__call__")
+
+
+def test_bound_methods_are_named_as_numpys():
+    a = wnp.ones(2)
+    for name in ("squeeze", "sum", "reshape", "argsort", "fill", "astype", "tolist"):
+        method, numpys = getattr(a, name), getattr(np.ones(2), name)
+        assert method.__name__ == numpys.__name__ == name
+        assert method.__self__ is a and callable(method)
+        assert method.__qualname__ == "Array." + name and numpys.__qualname__ == "ndarray." + name
