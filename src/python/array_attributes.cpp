@@ -210,6 +210,9 @@ void export_array_attributes(nb::module_ &m, ArrayDefs &cls) {
         PyObject *b = ndarray_base(a.data().ptr());
         if (!b) return nb::none();
         if (a.base.is_valid() && array_of(a.base.ptr()).data().ptr() == b) return a.base;
+        // NumPy's memory (an ndarray of NumPy's, a subclass's data): that object itself, as NumPy
+        // gives it (v.base is x.base); workspace memory only through an Array, which checks it.
+        if (PyArray_Check(b) && !is_array(b) && !token_for(b).ws) return nb::borrow(b);
         nb::object w = wrap_ndarray(b);
         if (is_array(w.ptr())) a.base = w;
         return w;

@@ -1,6 +1,6 @@
 /// src/python/array_conversions.cpp -- wsarray.Array to Python values as NumPy converts: bool(),
 /// int(), float(), operator.index(), complex(), str(), repr() (a stale array says so instead of
-/// raising), format() and round(); unhashable as ndarray.
+/// raising) and format(); round() raises TypeError and hashing too, as for ndarray.
 #include "array_internal.h"
 
 #include "engine.h"
@@ -70,19 +70,6 @@ void export_array_conversions(ArrayDefs &cls) {
         if (!r) throw nb::python_error();
         return r;
     });
-    cls.def("__round__", [](nb::handle s, nb::handle ndigits) {
-        // round(x, n) of a 0-d array as of its NumPy scalar; ndarray itself has no __round__
-        // (TypeError as NumPy).
-        Array &a = self_of(s, "Array.__round__");
-        if (ndarray_ndim(a.data().ptr()) != 0)
-            raise(PyExc_TypeError, "type wsarray.Array doesn't define __round__ method "
-                                   "(as numpy.ndarray); use wsarray.round(x, decimals)");
-        nb::object scalar = nb::steal(PyObject_GetItem(a.data().ptr(), nb::tuple().ptr()));
-        if (!scalar) throw nb::python_error();
-        nb::object f = scalar.attr("__round__");
-        nb::object args = ndigits.is_none() ? nb::tuple() : nb::make_tuple(ndigits);
-        return apply("Array.__round__", f.ptr(), args.ptr(), nullptr);
-    }, nb::arg("ndigits") = nb::none());
     cls.def("__format__", [](nb::handle s, nb::handle spec) {
         if (!PyUnicode_Check(spec.ptr()))
             raise(PyExc_TypeError, "wsarray.Array.__format__(): the format spec must be a str, not " +

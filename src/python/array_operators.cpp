@@ -153,8 +153,9 @@ nb::object inplace(const char *name, PyObject *f, nb::handle self, nb::handle ot
     kw["out"] = nb::make_tuple(a.data());
     nb::object r = apply(name, f, args.ptr(), kw.ptr());
     // An __array_ufunc__ override of the other operand answers for the whole operation, as with
-    // ndarray's a += x (NDArrayOperatorsMixin's result type): its result, else this Array.
-    if (!r.is_valid() || is_array(r.ptr()) || is_ndarray(r.ptr())) return nb::borrow(self);
+    // ndarray's a += x (NDArrayOperatorsMixin's result type, a unit array subclass's new array):
+    // its result, else this Array.
+    if (!r.is_valid() || is_array(r.ptr()) || is_ndarray_exact(r.ptr())) return nb::borrow(self);
     return r;
 }
 

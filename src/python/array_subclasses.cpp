@@ -185,6 +185,21 @@ void wrap_for_subclasses(PyTypeObject *type) {
         // functions with the generic ones that look the name up.
         if (PyDict_SetItem(dict, name, (PyObject *) d) < 0) throw nb::python_error();
     }
+    // wsarray.ndarray.__new__(cls, ...) for any ndarray class, as numpy.ndarray.__new__ (pickle
+    // helpers of subclass libraries call np.ndarray.__new__(numpy.ndarray, shape, dtype)): a class
+    // of ours gets the type's constructor, any other ndarray class NumPy's. Array(...) itself
+    // keeps its slot.
+    nb::object ndarray_new = nb::cpp_function([type](nb::handle cls, nb::args args, nb::kwargs kwargs) -> nb::object {
+        if (!PyType_Check(cls.ptr()) || !PyType_IsSubtype((PyTypeObject *) cls.ptr(), ndarray_type()))
+            raise(PyExc_TypeError, "wsarray.ndarray.__new__(X): X must be a subtype of numpy.ndarray");
+        auto *t = (PyTypeObject *) cls.ptr();
+        newfunc make = PyType_IsSubtype(t, type) ? type->tp_new : ndarray_type()->tp_new;
+        PyObject *r = make(t, args.ptr(), kwargs.ptr());
+        if (!r) throw nb::python_error();
+        return nb::steal(r);
+    }, nb::name("__new__"), nb::arg("cls"), nb::arg("args"), nb::arg("kwargs"));
+    nb::object as_static = nb::module_::import_("builtins").attr("staticmethod")(ndarray_new);
+    if (PyDict_SetItemString(dict, "__new__", as_static.ptr()) < 0) throw nb::python_error();
     PyType_Modified(type);
 }
 

@@ -407,6 +407,45 @@ PyObject *dispatching_function(PyObject *func) {
     return func;
 }
 
+/// What another library's override returned: a NumPy ndarray of NumPy's own type (np.copy of a
+/// unit array drops the units) is a wsarray array, as wsarray's functions return (a view over
+/// it: NumPy's memory); an argument given back (out=) stays itself; anything else (the
+/// library's own types, scalars) is as returned. Tuples (histogram) element by element.
+nb::object plain_results_wrapped(nb::object r, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
+    auto given = [&](PyObject *o) {
+        for (Py_ssize_t i = 0; i < nargs; ++i)
+            if (args[i] == o) return true;
+        PyObject *key, *value;
+        Py_ssize_t pos = 0;
+        while (kwargs && PyDict_Next(kwargs, &pos, &key, &value)) {
+            if (value == o) return true;
+            if (PyTuple_Check(value))  // out=(a, b)
+                for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); ++i)
+                    if (PyTuple_GET_ITEM(value, i) == o) return true;
+        }
+        return false;
+    };
+    if (is_ndarray_exact(r.ptr())) return given(r.ptr()) ? r : wrap_ndarray(r);
+    if (PyTuple_Check(r.ptr())) {
+        Py_ssize_t n = PyTuple_GET_SIZE(r.ptr());
+        bool any = false;
+        for (Py_ssize_t i = 0; i < n && !any; ++i) {
+            PyObject *item = PyTuple_GET_ITEM(r.ptr(), i);
+            any = is_ndarray_exact(item) && !given(item);
+        }
+        if (!any) return r;
+        nb::object items = nb::steal(PyTuple_New(n));
+        if (!items) throw nb::python_error();
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            PyObject *item = PyTuple_GET_ITEM(r.ptr(), i);
+            nb::object w = is_ndarray_exact(item) && !given(item) ? wrap_ndarray(item) : nb::borrow(item);
+            PyTuple_SET_ITEM(items.ptr(), i, w.release().ptr());
+        }
+        return same_tuple_type(r.ptr(), items);
+    }
+    return r;
+}
+
 /// Whether an argument (positional or keyword) overrides `which` (foreign_override).
 bool any_override(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs, Protocol which) {
     for (Py_ssize_t i = 0; i < nargs; ++i)
@@ -447,7 +486,7 @@ nb::object defer_to_foreign(const char *name, PyObject *func, PyObject *const *a
     }
     PyObject *r = PyObject_VectorcallDict(func, args, (std::size_t) nargs, kwargs);
     if (!r) raise_pending(name);
-    return nb::steal(r);
+    return plain_results_wrapped(nb::steal(r), args, nargs, kwargs);
 }
 } // namespace
 

@@ -221,6 +221,14 @@ void export_function(nb::module_ &m) {
             PyErr_Clear();
             raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
         }
+        if (attr == "_implementation") {
+            // NumPy's function without its dispatch (libraries call np.concatenate._implementation
+            // from their __array_function__): routed too, never deferring again.
+            nb::handle numpys = numpy_side(r);
+            nb::object impl = numpys.is_valid() ? nb::getattr(numpys, "_implementation", nb::none()) : nb::none();
+            if (impl.is_none()) raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+            return nb::cast(Routed{impl, r.name + "._implementation"}, nb::rv_policy::move);
+        }
         if (attr.size() > 1 && attr[0] == '_')
             raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
         nb::object v = nb::steal(PyObject_GetAttrString(r.func.ptr(), attr.c_str()));

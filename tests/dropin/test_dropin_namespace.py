@@ -623,3 +623,33 @@ def test_function_objects_compare_as_numpys():
     assert pickle.loads(pickle.dumps(wnp.add.reduce)) == wnp.add.reduce
     assert wnp.add.reduce != wnp.add.accumulate and wnp.sum != wnp.mean
     assert {wnp.sum: 1}[wnp.sum] == 1 and len({wnp.add, wnp.add, wnp.multiply}) == 2
+
+
+@pytest.mark.parametrize("module", ["", "linalg", "fft"], ids=["numpy", "linalg", "fft"])
+def test_signatures_bind_as_numpys(module):
+    # Libraries bind arguments by the function's signature (inspect.signature(np.clip).bind(...)
+    # then look up "a_min"): every parameter of NumPy's is wsarray's too, of the same kind, in the
+    # same order, with NumPy's default; wsarray may add keyword-only ones (sort's `descending`).
+    import inspect
+
+    mine = wnp if not module else getattr(wnp, module)
+    numpys = np if not module else getattr(np, module)
+    checked = 0
+    for name in dir(numpys):
+        theirs = getattr(numpys, name)
+        ours = getattr(mine, name, None)
+        if name.startswith("_") or ours is theirs or not callable(theirs) or isinstance(theirs, type):
+            continue
+        try:
+            want = inspect.signature(theirs)
+        except (ValueError, TypeError):
+            continue
+        got = inspect.signature(ours)
+        kept = [p for p in got.parameters.values() if p.kind is not p.KEYWORD_ONLY or p.name in want.parameters]
+        assert [(p.name, p.kind) for p in kept] == [(p.name, p.kind) for p in want.parameters.values()], name
+        for p in want.parameters.values():
+            default = got.parameters[p.name].default
+            same = default is p.default or default == p.default or (name, p.name) == ("pinv", "rtol")
+            assert same or name == "show_config", (name, p.name, default, p.default)
+        checked += 1
+    assert checked > (150 if not module else 5)

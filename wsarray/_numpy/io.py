@@ -7,6 +7,8 @@ access: each access is routed, so arrays come from the current workspace.
 
 from collections.abc import Mapping as _Mapping
 
+import inspect as _inspect
+
 import numpy as _np
 
 from .._native import Array as _Array
@@ -132,3 +134,10 @@ def format_float_positional(x, *args, **kwargs):
 def format_float_scientific(x, *args, **kwargs):
     """``numpy.format_float_scientific``, also for 0-d wsarray arrays (the scalar they hold)."""
     return _np.format_float_scientific(_numpy_scalar(x), *args, **kwargs)
+
+
+# Libraries bind arguments by NumPy's signatures (inspect.signature(np.load).bind(...)).
+for _mine, _numpys in ((load, _np.load), (format_float_positional, _np.format_float_positional),
+                       (format_float_scientific, _np.format_float_scientific)):
+    _mine.__signature__ = _inspect.signature(_numpys)
+del _mine, _numpys

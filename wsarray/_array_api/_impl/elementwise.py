@@ -4,6 +4,8 @@ and the special cases of ``floor_divide``, ``expm1`` and ``tanh``.
 Each function computes NumPy's result first and then patches only the elements the standard
 defines differently, so ordinary (finite) inputs cost one extra check and nothing else.
 """
+import inspect as _inspect
+
 import numpy as _np
 
 __all__ = ["clip", "expm1", "floor_divide", "tanh"]
@@ -135,21 +137,41 @@ def tanh(x, /, out=None, **kwargs):
     return _as_numpy_returns(r, out, z)
 
 
-_NO_VALUE = object()  # an argument not given (None is a value: no bound)
+_NO_VALUE = _np._NoValue  # an argument not given (None is a value: no bound), as NumPy's
 
 
-def clip(a, /, min=None, max=None, out=None, *, a_min=_NO_VALUE, a_max=_NO_VALUE, **kwargs):  # noqa: A002
-    """Clamp to ``[min, max]``: the standard's signature (``clip(a, 2)`` is ``min=2``, where NumPy
-    raises TypeError: the standard wins, README), NumPy's keywords ``a_min``/``a_max`` with NumPy's
-    checks (both required; not with ``min=``/``max=``). Both bounds None returns a copy of ``a``;
-    a NaN bound gives NaN."""
-    if a_min is not _NO_VALUE or a_max is not _NO_VALUE:
-        for name, value in (("a_min", a_min), ("a_max", a_max)):
-            if value is _NO_VALUE:
-                raise TypeError(f"clip() missing 1 required positional argument: '{name}'")
-        if min is not None or max is not None:
-            raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are "
-                             "provided is forbidden.")
+def clip(a, *args, **kwargs):
+    """Clamp to ``[min, max]``: NumPy's parameters, checks and messages (its signature is NumPy's
+    below: libraries bind arguments by it), and the standard's ``clip(x, /, min=None, max=None)``:
+    one bound given by position is ``min`` (``clip(a, 2)``: NumPy raises TypeError; the standard
+    wins, README), ``min=``/``max=`` alone are the bounds. Both bounds None returns a copy of
+    ``a``; a NaN bound gives NaN."""
+    if len(args) > 3:
+        raise TypeError(f"clip() takes from 1 to 4 positional arguments but {len(args) + 1} were given")
+    given = dict(zip(("a_min", "a_max", "out"), args))
+    for name in given:
+        if name in kwargs:
+            raise TypeError(f"clip() got multiple values for argument '{name}'")
+    a_min = given.get("a_min", kwargs.pop("a_min", _NO_VALUE))
+    a_max = given.get("a_max", kwargs.pop("a_max", _NO_VALUE))
+    out = given.get("out", kwargs.pop("out", None))
+    min = kwargs.pop("min", _NO_VALUE)  # noqa: A001
+    max = kwargs.pop("max", _NO_VALUE)  # noqa: A001
+    if len(args) == 1 and a_max is _NO_VALUE:  # the standard's lower bound, given first
+        if min is not _NO_VALUE:
+            raise TypeError("clip() got multiple values for argument 'min'")
+        min, a_min = a_min, _NO_VALUE  # noqa: A001
+    if a_min is _NO_VALUE and a_max is _NO_VALUE:
+        min = None if min is _NO_VALUE else min  # noqa: A001
+        max = None if max is _NO_VALUE else max  # noqa: A001
+    elif a_min is _NO_VALUE:
+        raise TypeError("clip() missing 1 required positional argument: 'a_min'")
+    elif a_max is _NO_VALUE:
+        raise TypeError("clip() missing 1 required positional argument: 'a_max'")
+    elif min is not _NO_VALUE or max is not _NO_VALUE:
+        raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are "
+                         "provided is forbidden.")
+    else:
         min, max = a_min, a_max  # noqa: A001
     a = _np.asanyarray(a)  # np.ma / np.matrix keep their own clip
     if a.dtype.kind in "iu":
@@ -160,3 +182,6 @@ def clip(a, /, min=None, max=None, out=None, *, a_min=_NO_VALUE, a_max=_NO_VALUE
         if type(max) is int and max >= info.max:
             max = None  # noqa: A001
     return _np.clip(a, min, max, out=out, **kwargs)
+
+
+clip.__signature__ = _inspect.signature(_np.clip)

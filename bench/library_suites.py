@@ -1,0 +1,256 @@
+"""Libraries built on NumPy, their test suites run with ``import numpy`` swapped for wsarray.
+
+    python -P bench/library_suites.py                      # every library below, installing them
+    python -P bench/library_suites.py --libraries pint,autograd --json out.json
+    python -P bench/library_suites.py --no-install         # the libraries' requirements are present
+
+For each library (pinned below) the source distribution is downloaded from PyPI (cached in
+``--cache``), unpacked twice, and in one copy every import of NumPy, in the library and in its
+tests, becomes the same import of wsarray (``swap_imports``: what a user does when swapping
+``import numpy as np`` for ``import wsarray as np``, private paths included). Both copies' suites
+run with pytest under the library's own configuration (its ``addopts`` left out: coverage and
+xdist plug-ins are not the point), each test recorded by bench/numpy_suite_plugin.py; a test
+that crashes the interpreter or hangs is recorded as such and the suite runs on without it
+(bench/numpy_suite_run.py). Only what passes unswapped counts: the table gives, per library,
+the tests NumPy passes, how many of them pass on wsarray, the crashes and hangs, and the
+failures grouped by cause. ``--install`` (the default) first installs each library from PyPI so
+that its requirements are present; the unpacked copy shadows the installed one on PYTHONPATH.
+"""
+
+import argparse
+import ast
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from collections import Counter
+from dataclasses import dataclass, field
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # `python -P` leaves bench/ off sys.path
+
+from numpy_suite_run import run_file  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Library:
+    name: str  # on PyPI
+    version: str
+    kind: str
+    tests: tuple  # test paths inside the unpacked source
+    source: str = "."  # the folder that holds the importable package (src layouts: "src")
+    extra: tuple = field(default=())  # requirements of the test suite beyond the library's own
+    pytest_args: tuple = field(default=())
+    env: tuple = field(default=())  # (name, value) pairs the suite needs
+    packages: tuple = field(default=())  # test folders the sdist ships without their __init__.py
+
+
+LIBRARIES = [
+    Library("autograd", "1.9.1", "automatic differentiation", ("tests",)),
+    Library("pint", "0.25.3", "physical units", ("pint/testsuite",),
+            pytest_args=("--ignore=pint/testsuite/benchmarks",)),
+    Library("numdifftools", "0.11.2", "numerical differentiation", ("src/numdifftools/tests",), source="src"),
+    Library("unyt", "3.2.0", "physical units (an ndarray subclass)", ("unyt/tests",)),
+    Library("quantities", "0.16.4", "physical units (an ndarray subclass)", ("quantities/tests",)),
+    Library("uncertainties", "3.2.3", "statistics: error propagation", ("tests",)),
+    Library("properscoring", "0.1", "statistics: scoring rules", ("properscoring/tests",)),
+    Library("emcee", "3.1.6", "statistics: MCMC sampling", ("src/emcee/tests",), source="src"),
+    Library("patsy", "1.0.3", "statistics: design matrices", ("patsy",)),
+    Library("scikit-dsp-comm", "2.1.2", "signal processing", ("tests",), source="src", packages=("tests",)),
+    Library("EMD-signal", "1.10.0", "signal processing: mode decomposition", ("PyEMD/tests",)),
+    Library("numpy-financial", "1.0.0", "finance", ("numpy_financial/tests",)),
+    Library("einops", "0.8.2", "einsum/tensor notation", ("einops/tests",), env=(("EINOPS_TEST_BACKENDS", "numpy"),)),
+    Library("opt_einsum", "3.4.0", "einsum contraction paths", ("opt_einsum/tests",),
+            pytest_args=("-p", "no:benchmark")),  # its tests name a parameter `benchmark`
+    Library("numpy_groupies", "0.16.0", "grouping/aggregation", ("numpy_groupies/tests",)),
+    Library("filterpy", "2.0.0", "Kalman filters", ("filterpy",)),
+]
+VARIANTS = ("numpy", "wsarray")
+
+
+def swap_imports(source):
+    """``source`` with every import of NumPy made an import of wsarray at the same path; line
+    numbers kept. ``import numpy.linalg`` (which binds ``numpy``) binds ``numpy`` to wsarray."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    edits = []  # (line, start col, end col, text), all on one line
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(_is_numpy(a.name) for a in node.names):
+            parts = []
+            for alias in node.names:
+                if not _is_numpy(alias.name):
+                    parts.append(alias.name + (f" as {alias.asname}" if alias.asname else ""))
+                elif alias.asname:
+                    parts.append(f"wsarray{alias.name[5:]} as {alias.asname}")
+                elif alias.name == "numpy":
+                    parts.append("wsarray as numpy")
+                else:
+                    parts += [f"wsarray{alias.name[5:]}", "wsarray as numpy"]
+            if node.lineno != node.end_lineno:  # `import numpy, \` continued: rare, left as it is
+                continue
+            edits.append((node.lineno, node.col_offset, node.end_col_offset, "import " + ", ".join(parts)))
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and _is_numpy(node.module):
+            line = lines[node.lineno - 1].encode()
+            start = line.index(b"numpy", node.col_offset)
+            edits.append((node.lineno, start, start + len("numpy"), "wsarray"))
+    for lineno, start, end, text in sorted(edits, reverse=True):
+        line = lines[lineno - 1].encode()
+        lines[lineno - 1] = (line[:start] + text.encode() + line[end:]).decode()
+    return "".join(lines)
+
+
+def _is_numpy(module):
+    return module == "numpy" or module.startswith("numpy.")
+
+
+def download(library, cache):
+    """The library's source distribution, downloaded once into ``cache``."""
+    folder = os.path.join(cache, "sdist")
+    wanted = _normalized(f"{library.name}-{library.version}.tar.gz")
+    for attempt in range(2):
+        found = [os.path.join(folder, f) for f in (os.listdir(folder) if os.path.isdir(folder) else [])
+                 if _normalized(f) == wanted]
+        if found or attempt:
+            break
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q",
+                        "-d", folder, f"{library.name}=={library.version}"], check=True)
+    if not found:
+        raise RuntimeError(f"no source distribution of {library.name} {library.version} in {folder}")
+    return found[0]
+
+
+def _normalized(filename):
+    return filename.lower().replace("_", "-")
+
+
+def unpack(archive, destination):
+    with tarfile.open(archive) as tar:
+        tar.extractall(destination, filter="data")
+    (top,) = os.listdir(destination)
+    return os.path.join(destination, top)
+
+
+def pytest_config(root):
+    """The library's own pytest configuration file, or a new empty one."""
+    for name, marker in (("pytest.ini", ""), ("pyproject.toml", "[tool.pytest.ini_options]"),
+                         ("tox.ini", "[pytest]"), ("setup.cfg", "[tool:pytest]")):
+        path = os.path.join(root, name)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                if marker in f.read():
+                    return path
+    path = os.path.join(root, "pytest.ini")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("[pytest]\n")
+    return path
+
+
+def prepare(library, variant, cache, work):
+    """An unpacked copy of the library for ``variant``: its root and the folder to import from."""
+    destination = os.path.join(work, library.name, variant)
+    shutil.rmtree(destination, ignore_errors=True)
+    root = unpack(download(library, cache), destination)
+    for folder in library.packages:
+        open(os.path.join(root, folder, "__init__.py"), "a").close()
+    if variant == "wsarray":
+        for path in glob.glob(os.path.join(root, "**", "*.py"), recursive=True):
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+            try:
+                swapped = swap_imports(source)
+            except SyntaxError:  # a file Python cannot parse (a template, Python 2): as shipped
+                continue
+            if swapped != source:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(swapped)
+    return root
+
+
+def run_library(library, options):
+    results = {}
+    for variant in VARIANTS:
+        root = prepare(library, variant, options.cache, options.work)
+        config = pytest_config(root)
+        # Options go in with the paths: the library's addopts left out, its own arguments added.
+        arguments = ["-o", "addopts=", "-o", "required_plugins=", "--continue-on-collection-errors",
+                     *library.pytest_args, *library.tests]
+        saved = {name: os.environ.get(name) for name, _ in library.env}
+        os.environ.update(dict(library.env))
+        try:
+            results[variant] = run_file(root, arguments, options, config=config,
+                                        path=[os.path.join(root, library.source)])
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+    return results
+
+
+def summarize(library, results):
+    reference = {n: t for n, t in results["numpy"]["tests"].items() if t["outcome"] in ("passed", "xpassed")}
+    mine = results["wsarray"]["tests"]
+    passed = [n for n in reference if mine.get(n, {}).get("outcome") in ("passed", "xpassed")]
+    broken = {n: mine.get(n, {"outcome": "missing", "cause": "not run", "where": ""})
+              for n in reference if n not in passed}
+    crashes = sum(1 for t in mine.values() if t["outcome"] in ("crash", "hang"))
+    causes = Counter(f"{t['outcome']}: {t['cause']}" + (f" ({t['where']})" if t.get("where") else "")
+                     for t in broken.values())
+    return {"library": library.name, "version": library.version, "kind": library.kind,
+            "numpy_passed": len(reference), "wsarray_passed": len(passed),
+            "percent": round(100 * len(passed) / len(reference), 2) if reference else None,
+            "crashes": crashes, "file_errors": {v: results[v]["file_errors"] for v in VARIANTS},
+            "seconds": {v: results[v]["seconds"] for v in VARIANTS},
+            "failures": sorted(broken), "causes": causes.most_common()}
+
+
+def install(libraries):
+    requirements = [f"{lib.name}=={lib.version}" for lib in libraries] + [r for lib in libraries for r in lib.extra]
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *requirements], check=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--libraries", help="comma-separated names (default: all)")
+    parser.add_argument("--cache", default=os.path.join(HERE, "results", "library_suites"))
+    parser.add_argument("--json", help="write every result here")
+    parser.add_argument("--no-install", dest="install", action="store_false")
+    parser.add_argument("--test-timeout", type=float, default=300)
+    parser.add_argument("--file-timeout", type=float, default=1800)
+    parser.add_argument("--max-restarts", type=int, default=20)
+    options = parser.parse_args(argv)
+    options.available_memory, options.label = "4GB", "full"
+    options.work = os.path.join(options.cache, "work")
+    os.environ["PYTHONHASHSEED"] = "0"  # test ids built from sets are the same in both runs
+    chosen = LIBRARIES
+    if options.libraries:
+        names = {n.strip().lower() for n in options.libraries.split(",")}
+        chosen = [lib for lib in LIBRARIES if lib.name.lower() in names]
+        unknown = names - {lib.name.lower() for lib in chosen}
+        if unknown:
+            parser.error(f"unknown libraries: {', '.join(sorted(unknown))}")
+    if options.install:
+        install(chosen)
+    rows = []
+    for library in chosen:
+        row = summarize(library, run_library(library, options))
+        rows.append(row)
+        print(f"{row['library']} {row['version']}: {row['wsarray_passed']}/{row['numpy_passed']} "
+              f"({row['percent']}%), crashes {row['crashes']}", flush=True)
+        for cause, count in row["causes"][:8]:
+            print(f"    {count:5d}  {cause[:150]}")
+    print("\n| library | kind | NumPy passes | wsarray passes | % | crashes |\n|---|---|---:|---:|---:|---:|")
+    for row in rows:
+        print(f"| {row['library']} {row['version']} | {row['kind']} | {row['numpy_passed']} | "
+              f"{row['wsarray_passed']} | {row['percent']} | {row['crashes']} |")
+    if options.json:
+        with open(options.json, "w", encoding="utf-8") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
