@@ -320,6 +320,11 @@ def test_inspection_namespace():
     assert set(info.dtypes(kind=("bool", "complex floating"))) == {"bool", "complex64", "complex128"}
     assert len(info.dtypes()) == 13
     numpys = np.__array_namespace_info__()
+    # dtype objects, as NumPy's: dictionaries keyed by them find x.dtype (hash(np.float64) differs).
+    assert info.dtypes() == numpys.dtypes() and info.default_dtypes() == numpys.default_dtypes()
+    assert all(isinstance(d, np.dtype) for d in [*info.dtypes().values(), *info.default_dtypes().values()])
+    table = {d: name for name, d in info.dtypes().items()}
+    assert table[wnp.ones(2).dtype] == "float64" and table[wnp.arange(2, dtype=wnp.int8).dtype] == "int8"
     for call in (lambda i: i.dtypes(kind="strings"), lambda i: i.dtypes(device="gpu"),
                  lambda i: i.default_dtypes(device="gpu")):
         with pytest.raises(ValueError) as want:

@@ -46,8 +46,9 @@ class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard
 
     def default_dtypes(self, *, device=None):
         _check_device("default_dtypes", device)
-        return {"real floating": _np.float64, "complex floating": _np.complex128,
-                "integral": _np.int64, "indexing": _np.int64}
+        # dtype objects, as NumPy's: they hash as x.dtype does (consumers key dicts by them).
+        return {"real floating": _np.dtype(_np.float64), "complex floating": _np.dtype(_np.complex128),
+                "integral": _np.dtype(_np.int64), "indexing": _np.dtype(_np.int64)}
 
     def dtypes(self, *, device=None, kind=None):
         _check_device("dtypes", device)
@@ -60,4 +61,4 @@ class __array_namespace_info__:  # noqa: N801 (the name is fixed by the standard
                 if k not in _KINDS:
                     raise ValueError(f"unsupported kind: {k!r}")  # NumPy's message
                 names += [n for n in _KINDS[k] if n not in names]
-        return {n: getattr(_np, n if n != "bool" else "bool_") for n in names}
+        return {n: _np.dtype(n) for n in names}  # dtype objects, as NumPy's (hash as x.dtype)
