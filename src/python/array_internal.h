@@ -102,5 +102,8 @@ void export_array_methods(PyTypeObject *type);
 /// array_subclasses.cpp: every attribute in the type's dictionary becomes a dispatcher that gives
 /// a subclass's instance (and a NumPy array) numpy.ndarray's attribute instead.
 void wrap_for_subclasses(PyTypeObject *type);
+/// array_subclasses.cpp: numpy.ndarray's MRO gets `type` after ndarray, so NumPy's arrays are
+/// instances of wsarray.ndarray (isinstance) without a metaclass.
+void numpy_arrays_are_instances(PyTypeObject *type);
 
 } // namespace wsa_py

@@ -203,4 +203,28 @@ void wrap_for_subclasses(PyTypeObject *type) {
     PyType_Modified(type);
 }
 
+void numpy_arrays_are_instances(PyTypeObject *type) {
+    // numpy.ndarray's method resolution order gets wsarray.Array right after ndarray itself:
+    // isinstance(numpy_array, wsarray.ndarray) and issubclass(numpy.ndarray, wsarray.ndarray) hold
+    // (type.__instancecheck__ walks it), while wsarray.Array stays a plain class (its type is
+    // `type`). Lookups on NumPy's arrays find ndarray's own attributes first; the names only
+    // wsarray.Array has are dispatchers (wrap_for_subclasses), which give any array that is not a
+    // wsarray.Array AttributeError. Existing Python subclasses of ndarray recompute theirs
+    // (wsarray/_numpy/ndarray.py); classes made later inherit it.
+    PyTypeObject *nd = ndarray_type();
+    PyObject *mro = nd->tp_mro;
+    if (!mro || !PyTuple_Check(mro) || PySequence_Contains(mro, (PyObject *) type) != 0) return;
+    Py_ssize_t n = PyTuple_GET_SIZE(mro);
+    PyObject *grown = PyTuple_New(n + 1);
+    if (!grown) throw nb::python_error();
+    for (Py_ssize_t i = 0, j = 0; i < n; ++i) {
+        PyObject *t = PyTuple_GET_ITEM(mro, i);
+        PyTuple_SET_ITEM(grown, j++, Py_NewRef(t));
+        if (t == (PyObject *) nd) PyTuple_SET_ITEM(grown, j++, Py_NewRef((PyObject *) type));
+    }
+    nd->tp_mro = grown;
+    Py_DECREF(mro);
+    PyType_Modified(nd);
+}
+
 } // namespace wsa_py

@@ -81,6 +81,7 @@ void export_array(nb::module_ &m) {
     export_array_methods(type);
     // Last, once the dictionary is complete: what a subclass inherits is NumPy's.
     wrap_for_subclasses(type);
+    numpy_arrays_are_instances(type);
 }
 
 } // namespace wsa_py

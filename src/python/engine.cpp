@@ -475,8 +475,11 @@ nb::object defer_to_foreign(const char *name, PyObject *func, PyObject *const *a
     }
     if (std::strncmp(name, "Array.", 6) != 0) {
         // wsarray's own implementations (the standard's sort, clip, ...) would convert the
-        // operand: NumPy's function of the same name dispatches to its library instead. One of
-        // NumPy's that dispatches nothing (asarray, zeros) converts it as wsarray does: no deferral.
+        // operand: NumPy's function of the same name dispatches to its library instead.
+        // NumPy's functions that dispatch nothing (asarray, zeros; an `_implementation`, which an
+        // __array_function__ override calls) convert the operand as wsarray does: no deferral,
+        // never a second dispatch from inside one.
+        if (numpy_without_dispatch(func)) return nb::object();
         func = numpy_counterpart(name, func);
         if (numpy_without_dispatch(func)) return nb::object();
         // NumPy's ufuncs consult __array_ufunc__ only, its array functions __array_function__ only.

@@ -397,9 +397,15 @@ def test_ndarray_isinstance_subclass_and_constructor(scope):
     a = wnp.arange(3)
     # A plain class, as numpy.ndarray: libraries wrap every name whose type is not `type`.
     assert type(wnp.ndarray) is type and wnp.ndarray is wnp.Array and type(a) is wnp.ndarray
-    assert isinstance(a, wnp.ndarray) and isinstance(a, np.ndarray) and not isinstance(np.arange(2), wnp.ndarray)
+    # ... and NumPy's arrays are instances (numpy.ndarray's MRO names it), NumPy's subclasses' too.
+    assert isinstance(a, wnp.ndarray) and isinstance(a, np.ndarray) and isinstance(np.arange(2), wnp.ndarray)
+    assert issubclass(np.ndarray, wnp.ndarray) and isinstance(np.ma.masked_array([1]), wnp.ndarray)
     assert isinstance(wnp.asarray(3.0), wnp.ndarray) and not isinstance(a.sum(), wnp.ndarray)
+    assert not isinstance(np.float64(1), wnp.ndarray) and not isinstance(np.arange(2), wnp.Device)
     assert not isinstance([1, 2], wnp.ndarray) and issubclass(wnp.Array, np.ndarray)
+    # NumPy's arrays keep NumPy's attributes: wsarray's own are not theirs.
+    assert not hasattr(np.ones(2), "detach") and not hasattr(np.ones(2), "workspace")
+    assert np.ones(2).sum() == 2.0 and np.ndarray.sum(np.ones(2)) == 2.0
     assert isinstance(a.sum(), np.generic) == isinstance(np.arange(3).sum(), np.generic)
     b = wnp.ndarray((2, 3), dtype=np.int32)
     assert type(b) is wnp.Array and b.shape == (2, 3) and b.dtype == np.int32

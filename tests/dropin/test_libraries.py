@@ -52,3 +52,36 @@ def test_library_imports_are_swapped_as_a_user_would():
 
     assert scope["np"] is wsarray and scope["la"] is wsarray.linalg
     assert scope["normalize_axis_index"] is real_numpy._core.multiarray.normalize_axis_index
+
+
+def test_numpys_random_takes_wsarray_arrays_as_its_own():
+    import warnings
+
+    import numpy as np
+
+    import wsarray as wnp
+
+    seeds = wnp.arange(4)
+    assert np.random.default_rng(seeds).random() == np.random.default_rng(np.arange(4)).random()
+    x, n = wnp.arange(10), np.arange(10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "not a Sequence" warning: it is an ndarray
+        np.random.RandomState(0).shuffle(x)
+        np.random.default_rng(0).shuffle(x)
+    np.random.RandomState(0).shuffle(n)
+    np.random.default_rng(0).shuffle(n)
+    assert x.tolist() == n.tolist() and type(x) is wnp.Array
+
+
+def test_numpy_asarray_of_a_wsarray_array_is_a_view_of_it():
+    # NumPy's C conversion of any ndarray subclass is a base-class view: it does not own the data
+    # (NumPy's rule for subclasses; README), and shares it.
+    import numpy as np
+
+    import wsarray as wnp
+
+    a = wnp.ones(3) * 2
+    v = np.asarray(a)
+    assert type(v) is np.ndarray and not v.flags.owndata and np.shares_memory(v, a)
+    v[0] = 5
+    assert a[0] == 5 and a.flags.owndata

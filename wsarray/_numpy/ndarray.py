@@ -30,3 +30,24 @@ def _init_subclass(cls, **kwargs):
 
 
 ndarray.__init_subclass__ = classmethod(_init_subclass)
+
+
+def _refresh_numpy_subclasses():
+    """The core put wsarray.Array into numpy.ndarray's MRO (isinstance(numpy_array,
+    wsarray.ndarray)): NumPy's subclasses made before (np.ma.MaskedArray, np.matrix, np.memmap,
+    other libraries' classes) compute theirs again, as classes made later do from the start."""
+    seen, todo = set(), list(type.__subclasses__(_numpy.ndarray))
+    while todo:
+        cls = todo.pop()
+        if cls in seen or issubclass(cls, ndarray) and ndarray in cls.__mro__[: cls.__mro__.index(_numpy.ndarray)]:
+            continue  # wsarray's own subclasses: Array already comes before ndarray
+        seen.add(cls)
+        todo.extend(type.__subclasses__(cls))
+        if ndarray not in cls.__mro__:
+            try:
+                cls.__bases__ = cls.__bases__  # recomputes the MRO
+            except TypeError:  # a static type or an order C3 cannot make: left as it is
+                pass
+
+
+_refresh_numpy_subclasses()
