@@ -9,7 +9,7 @@ NumPy's names beyond it (wsarray/_numpy, grouped as NumPy's reference), the work
 """
 
 try:
-    from . import _native  # noqa: F401  (first: a missing compiled core is explained below)
+    from . import _native  # first: a missing compiled core is explained below
 except ImportError:  # the source folder, not the installed (compiled) package?
     import importlib.util as _util
     import os as _os
@@ -32,6 +32,8 @@ from numpy import __config__ as __config__
 from numpy import __version__ as __version__
 from numpy import version as version
 
+import sys as _sys
+
 from . import _array_api, _numpy, _workspaces  # their __all__, below
 from . import char, dtypes, emath, exceptions, fft, lib, linalg, memory, strings
 from ._array_api import *
@@ -53,12 +55,20 @@ else:  # the submodules that __getattr__ imports on first use (np.random, np.tes
 from .fusion import FuseWarning as FuseWarning
 from .fusion import fuse as fuse
 
-# After everything above: wsarray.data uses the namespace. The workspace modes of a training step
-# are part of the workspace API (Deeplearning4j's WorkspaceMode); the pipeline stays in wsarray.data.
+# The workspace modes of a training step are part of the workspace API (Deeplearning4j's
+# WorkspaceMode); the pipeline stays in wsarray.data.
 from .data import WorkspaceManager as WorkspaceManager
 from .data import WorkspaceMode as WorkspaceMode
+from . import cuda as _cuda_kind  # noqa: F401  (registers the CUDA device kind; CuPy stays unimported)
 
 _device_dispatch.install()  # device arrays and device= reach the device layer (wsarray/_devices)
+# The compiled core's questions, answered (src/python/hooks.h): it imports no wsarray module.
+for _hook, _answer in (("namespace", _sys.modules[__name__]), ("cpu", _device_dispatch.CPU),
+                       ("config_device", _device_dispatch.config_device),
+                       ("host_to_device", _device_dispatch.host_to_device),
+                       ("device_error", _device_dispatch.numpy_device_error)):
+    _native._set_hook(_hook, _answer)
+del _hook, _answer
 _numpy_fallback.install_import_fallback()  # import wsarray.<NumPy module wsarray has not> is NumPy's
 
 # Shown as wsarray.Array / wsarray.Function (type(x), help(), error messages), where users meet them.

@@ -48,7 +48,9 @@ def _cuda_devices():
 
 
 def _report():
-    from . import __wsarray_version__, _native
+    from importlib.metadata import version as dist_version
+
+    from . import _native
 
     build = _native._build_info()
     extras = {}
@@ -62,7 +64,7 @@ def _report():
     count, cuda = _cuda_devices() if any(extras[e][d] for e in ("cuda12", "cuda13")
                                          for d in extras[e]) else (0, "CuPy not installed")
     return {
-        "wsarray": {"version": __wsarray_version__, "location": _os.path.dirname(__file__)},
+        "wsarray": {"version": dist_version("wsarray"), "location": _os.path.dirname(__file__)},
         "numpy": {"version": _version("numpy"), "blas": _blas()},
         "python": {"version": _sys.version.split()[0], "platform": _platform.platform()},
         "build": {k: build[k] for k in ("compiler", "cxx_standard", "build_type", "sanitizers",

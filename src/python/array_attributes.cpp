@@ -6,6 +6,7 @@
 #include "array_internal.h"
 
 #include "engine.h"
+#include "hooks.h"
 #include "numpy_access.h"
 
 #include <nanobind/stl/string.h>
@@ -220,8 +221,7 @@ void export_array_attributes(nb::module_ &m, ArrayDefs &cls) {
     cls.def_prop_rw("device", [](nb::handle s) {
         // wsarray.Device (a str subclass: == "cpu" holds), from the one module that knows devices.
         self_of(s, "Array.device");
-        static PyObject *cpu = nb::object(nb::module_::import_("wsarray._device").attr("CPU")).release().ptr();
-        return nb::borrow(cpu);
+        return nb::borrow(hook(Hook::Cpu));
     }, [](nb::handle, nb::handle) {
         // Read-only, with NumPy's message (a property without setter would say "has no setter").
         raise(PyExc_AttributeError, "attribute 'device' of 'numpy.ndarray' objects is not writable");

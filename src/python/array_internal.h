@@ -3,7 +3,7 @@
 /// workspace membership, NumPy's methods); array_type.cpp creates the type from their slots and
 /// calls their export functions.
 #pragma once
-#include "array_record.h"
+#include "array_object.h"
 
 namespace wsa_py {
 

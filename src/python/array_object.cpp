@@ -4,7 +4,6 @@
 #include "numpy_api.h"
 
 #include "array_object.h"
-#include "array_record.h"
 
 #include <new>
 
@@ -140,6 +139,8 @@ void resync_array_object(PyObject *o) {
     copy_geometry(fa, src);
     set_descr(fa, src->descr);
 }
+
+void adopt_record(Array &a) { adopt_array_object((PyObject *) ((char *) &a - g_array_offset)); }
 
 void adopt_array_object(PyObject *o) {
     auto *fa = (PyArrayObject_fields *) o;

@@ -17,10 +17,13 @@
 /// Dead Arrays are kept (up to 16 per number of dimensions, with their shape buffers) and filled in
 /// again for the next result: a small result costs no object allocation. Under the GIL only.
 #pragma once
+#include "array_record.h"
+
 #include <Python.h>
 #include <nanobind/nanobind.h>
 
 #include <cstddef>
+#include <new>
 
 namespace wsa_py {
 
@@ -70,5 +73,36 @@ void array_dealloc(PyObject *o);
 /// Start keeping dead Arrays (module init, once the type exists); empties the pool at exit. Adds
 /// _array_pool_counts() to `m` (the tests read it).
 void init_array_objects(nanobind::module_ &m);
+
+/// Is `o` a wsarray.Array (the type itself: a subclass's instance is NumPy's, array_subclasses.cpp)?
+inline bool is_array(PyObject *o) { return Py_TYPE(o) == ArrayType; }
+inline Array &array_of(PyObject *o) { return *reinterpret_cast<Array *>((char *) o + g_array_offset); }
+
+/// Raise WorkspaceError naming `fn` if the array's cycle has ended or its workspace is gone (an
+/// Array NumPy made is adopted first, so that a view of a stale Array is stale too).
+inline void check_valid(Array &a, const char *fn) {
+    if (!a.nd_.is_valid()) a.data();
+    if (!token_valid(a.token)) raise_stale(a, fn);
+    auto *o = (PyObject *) ((char *) &a - g_array_offset);
+    if (view_flags_differ(o, a.nd_.ptr())) sync_view_flags(o);
+}
+
+/// A new wsarray.Array (new reference) holding ndarray `nd` (an exact ndarray; a reference is
+/// taken). `base`: the Array whose ndarray is `nd`'s base, when known. Every result is made here.
+inline PyObject *make_array(PyObject *nd, Token token, PyObject *base = nullptr) {
+    PyObject *inst = new_array_object(nd);
+    if (!inst) throw nb::python_error();
+    // Nothing to read, so nothing to guard: an empty array is never attached (Dask builds graphs
+    // around empty `meta` arrays that must outlive the cycle they were made in).
+    if (token.ws && ndarray_size(nd) == 0) token = Token{};
+    new (&array_of(inst)) Array{nb::borrow(nd), std::move(token), nb::borrow(base)};
+    return inst;
+}
+/// make_array() for an ndarray just allocated in `target` (the current route; null: no
+/// workspace), taking over the caller's reference to `nd`: the fast paths' results.
+inline PyObject *wrap_new(PyObject *nd, wsa::Workspace *target) {
+    nb::object owned = nb::steal(nd);
+    return make_array(nd, token_of_target(target));
+}
 
 } // namespace wsa_py

@@ -5,6 +5,7 @@
 #include "array_internal.h"
 
 #include "engine.h"
+#include "hooks.h"
 #include "numpy_access.h"
 
 #include <nanobind/stl/string.h>
@@ -212,14 +213,14 @@ void export_array_protocols(ArrayDefs &cls) {
     }, nb::arg("func"), nb::arg("types"), nb::arg("args").none(), nb::arg("kwargs").none());
     cls.def("__array_namespace__", [](nb::handle s, nb::handle api_version) {
         self_of(s, "Array.__array_namespace__");
-        nb::module_ ws = nb::module_::import_("wsarray");
+        nb::handle ws = hook(Hook::Namespace);
         if (!api_version.is_none()) {
             nb::object supported = ws.attr("_SUPPORTED_API_VERSIONS");
             if (!PySequence_Contains(supported.ptr(), api_version.ptr()))
                 raise(PyExc_ValueError, "wsarray.Array.__array_namespace__(): unsupported api_version " +
                                             nb::cast<std::string>(nb::repr(api_version)));
         }
-        return nb::object(ws);
+        return nb::borrow(ws);
     }, nb::kw_only(), nb::arg("api_version") = nb::none());
     cls.def("__dlpack__", [](nb::handle s, nb::kwargs kwargs) {
         Array &a = self_of(s, "Array.__dlpack__");
@@ -237,10 +238,9 @@ void export_array_protocols(ArrayDefs &cls) {
         self_of(s, "Array.to_device");
         if (!stream.is_none())  // the CPU has no streams: NumPy's check and message
             raise(PyExc_ValueError, "The stream argument in to_device() is not supported");
-        // wsarray._device parses it (ValueError naming the function for an unknown device; for a
-        // CUDA device that cannot be used, wsarray.cuda's error saying what is missing); a copy on
-        // another device comes from the device layer.
-        return nb::module_::import_("wsarray._device").attr("host_to_device")(s, device, "Array.to_device");
+        // The device layer parses it (ValueError naming the function for an unknown device; for a
+        // device that cannot be used, its kind's error saying what is missing) and makes the copy.
+        return hook(Hook::HostToDevice)(s, device, "Array.to_device");
     }, nb::arg("device").none(), nb::kw_only(), nb::arg("stream") = nb::none());
 
     cls.def("__copy__", [](nb::handle s) { return call1("Array.__copy__", ops.copy, s); });
@@ -258,7 +258,7 @@ void export_array_protocols(ArrayDefs &cls) {
         Array &a = array_of(s.ptr());
         bool intact = a.token.ws && a.token.ws->alive();
         if (!intact) self_of(s, "Array.__reduce__");
-        nb::module_ ws = nb::module_::import_("wsarray");
+        nb::handle ws = hook(Hook::Namespace);
         // A workspace array pickles a copy: a pickle-5 buffer may be read after the cycle (and a
         // remote worker must not pin workspace memory). A detached one pickles its ndarray itself,
         // whose buffer protocol 5 hands out of band: no copy (Dask, Ray, multiprocessing).

@@ -1,8 +1,8 @@
 /// src/python/array_record.h -- the state behind a wsarray.Array (the record that follows its
 /// ndarray fields, array_object.h): the NumPy ndarray it holds, the workspace cycle that ndarray's
-/// memory belongs to (Token), and the Array it is a view of.
+/// memory belongs to (Token), and the Array it is a view of. The record knows nothing of the object
+/// it lies in: array_object.h (which includes this) has the accessors from an object.
 #pragma once
-#include "array_object.h"
 #include "errors.h"
 #include "numpy_access.h"
 
@@ -78,6 +78,10 @@ struct Token {
     std::uint64_t generation = 0;
 };
 
+struct Array;
+/// Give the record of an Array NumPy made (empty) an ndarray of its own (array_object.cpp).
+void adopt_record(Array &a);
+
 /// The state behind a wsarray.Array: a NumPy ndarray over workspace (or ordinary) memory.
 struct Array {
     /// The ndarray.
@@ -87,16 +91,12 @@ struct Array {
     /// view is made from `x` (or from a view of `x`), or on the first read of `a.base`.
     nb::object base;
     ~Array();
-    /// The ndarray (an Array NumPy made is adopted first: array_object.h).
+    /// The ndarray (an Array NumPy made is adopted first: adopt_record(), array_object.cpp).
     const nb::object &data() {
-        if (!nd_.is_valid()) adopt_array_object((PyObject *) ((char *) this - g_array_offset));
+        if (!nd_.is_valid()) adopt_record(*this);
         return nd_;
     }
 };
-
-/// Is `o` a wsarray.Array (the type itself: it has no subclasses, array_type.cpp)?
-inline bool is_array(PyObject *o) { return Py_TYPE(o) == ArrayType; }
-inline Array &array_of(PyObject *o) { return *reinterpret_cast<Array *>((char *) o + g_array_offset); }
 
 /// Is memory of this token usable now (no workspace, or its cycle still open)?
 inline bool token_valid(const Token &t) {
@@ -109,15 +109,6 @@ inline bool token_valid(const Token &t) {
 [[noreturn]] void raise_stale(const Array &a, const char *fn);
 /// The same for memory of `token` (a device array's block: wsarray/_devices/array.py).
 [[noreturn]] void raise_stale_token(const Token &token, const char *fn);
-/// Raise WorkspaceError naming `fn` if the array's cycle has ended or its workspace is gone (an
-/// Array NumPy made is adopted first, so that a view of a stale Array is stale too).
-inline void check_valid(Array &a, const char *fn) {
-    if (!a.nd_.is_valid()) a.data();
-    if (!token_valid(a.token)) raise_stale(a, fn);
-    auto *o = (PyObject *) ((char *) &a - g_array_offset);
-    if (view_flags_differ(o, a.nd_.ptr())) sync_view_flags(o);
-}
-
 /// Token for memory at the data pointer of ndarray `o`.
 Token token_for(PyObject *o);
 /// Token for an array made now in `target` (the current route; null: no workspace).
@@ -128,24 +119,6 @@ inline Token token_of_target(wsa::Workspace *target) {
         t.generation = target->generation();
     }
     return t;
-}
-
-/// A new wsarray.Array (new reference) holding ndarray `nd` (an exact ndarray; a reference is
-/// taken). `base`: the Array whose ndarray is `nd`'s base, when known. Every result is made here.
-inline PyObject *make_array(PyObject *nd, Token token, PyObject *base = nullptr) {
-    PyObject *inst = new_array_object(nd);
-    if (!inst) throw nb::python_error();
-    // Nothing to read, so nothing to guard: an empty array is never attached (Dask builds graphs
-    // around empty `meta` arrays that must outlive the cycle they were made in).
-    if (token.ws && ndarray_size(nd) == 0) token = Token{};
-    new (&array_of(inst)) Array{nb::borrow(nd), std::move(token), nb::borrow(base)};
-    return inst;
-}
-/// make_array() for an ndarray just allocated in `target` (the current route; null: no
-/// workspace), taking over the caller's reference to `nd`: the fast paths' results.
-inline PyObject *wrap_new(PyObject *nd, wsa::Workspace *target) {
-    nb::object owned = nb::steal(nd);
-    return make_array(nd, token_of_target(target));
 }
 
 } // namespace wsa_py

@@ -8,8 +8,9 @@
 /// protocols (the foreign path every call checks already), and a device= keyword other than 'cpu'.
 #include "device_arrays.h"
 
-#include "array_record.h"
-#include "engine.h"
+#include "array_object.h"
+#include "call_arguments.h"
+
 #include "errors.h"
 
 #include <nanobind/stl/string.h>

@@ -216,46 +216,8 @@ Seen seen_with_self(PyObject *self_array) {
     return seen;
 }
 
-/// Is the pending error NumPy refusing what an object's __array__ returned (a wsarray Array, as
-/// when a NumPy program's class implements __array__ with `np` functions)?
-bool array_like_refused() {
-    if (!PyErr_ExceptionMatches(PyExc_ValueError)) return false;
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    bool refused = false;
-    if (PyObject *text = value ? PyObject_Str(value) : nullptr) {
-        refused = PyUnicode_CompareWithASCIIString(text, "object __array__ method not producing an array") == 0;
-        Py_DECREF(text);
-    }
-    PyErr_Clear();
-    PyErr_Restore(type, value, tb);
-    return refused;
-}
-
-nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen,
-                       bool may_retry = true);
-
-/// The call once more with such objects standing in as NumPy-facing shims (wsarray/_array_like.py);
-/// an empty object (the original error pending) when no argument is one.
-nb::object retry_with_array_like_shims(const char *name, PyObject *func, PyObject *args, PyObject *kwargs,
-                                       PyObject *self_array) {
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    nb::object held[3] = {nb::steal(type), nb::steal(value), nb::steal(tb)};  // released on any exit
-    nb::object shimmed = nb::module_::import_("wsarray._array_like")
-                             .attr("shim_arguments")(nb::handle(args), kwargs ? nb::handle(kwargs) : nb::none());
-    if (shimmed.is_none()) {
-        PyErr_Restore(held[0].release().ptr(), held[1].release().ptr(), held[2].release().ptr());
-        return nb::object();
-    }
-    Seen seen = seen_with_self(self_array);
-    nb::tuple pair = nb::borrow<nb::tuple>(shimmed);
-    return apply_tuple(name, func, pair[0].ptr(), pair[1].ptr(), seen, false);
-}
-
 /// apply() for calls with many positional arguments: through a new argument tuple.
-nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen, bool may_retry) {
+nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen) {
     nb::object uargs = nb::steal(unwrap(args, name, seen));
     nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);
     clear_allocation_error();
@@ -270,8 +232,6 @@ nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObjec
             result = nb::steal(wrap(r, seen));
         }
     }
-    if (!result && may_retry && array_like_refused())
-        result = retry_with_array_like_shims(name, func, args, kwargs, nullptr);
     if (!result) raise_routed_error(name);
     return result;
 }
@@ -540,12 +500,6 @@ nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args,
             raise_if_lost(route, name);
             result = nb::steal(wrap(r, seen));
         }
-    }
-    if (!result && array_like_refused()) {
-        nb::object tuple = nb::steal(PyTuple_New(nargs));
-        if (!tuple) throw nb::python_error();
-        for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(tuple.ptr(), i, nb::handle(args[i]).inc_ref().ptr());
-        result = retry_with_array_like_shims(name, func, tuple.ptr(), kwargs, self_array);
     }
     if (!result) raise_routed_error(name);
     return result;

@@ -2,7 +2,8 @@
 /// arguments (checking each one's cycle), call NumPy with its allocations routed into the current
 /// workspace, wrap the ndarrays of the result as Arrays (NumPy's scalars are returned as they are).
 #pragma once
-#include "array_record.h"
+#include "array_object.h"
+#include "call_arguments.h"
 
 namespace wsa_py {
 
@@ -26,17 +27,6 @@ enum class Protocol { Ufunc, Function };
 /// None)? Dask, CuPy, sparse, xarray: wsarray defers to them, as ndarray does. Also checks the
 /// items of a list or tuple `o`.
 bool foreign_override(PyObject *o, Protocol which);
-
-/// Does `pred` hold for one of a call's arguments, positional or keyword (values only)?
-template <class Pred> bool any_argument(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs, Pred pred) {
-    for (Py_ssize_t i = 0; i < nargs; ++i)
-        if (pred(args[i])) return true;
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (kwargs && PyDict_Next(kwargs, &pos, &key, &value))
-        if (pred(value)) return true;
-    return false;
-}
 
 /// Is a wsarray.Array among the arguments (also inside their lists and tuples)?
 bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);

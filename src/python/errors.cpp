@@ -2,6 +2,8 @@
 /// that name wsarray's functions in NumPy's and Python's errors (see errors.h).
 #include "errors.h"
 
+#include "hooks.h"
+
 #include "numpy_alloc.h"
 
 #include <cstring>
@@ -73,8 +75,8 @@ bool named_in_traceback(PyObject *tb) {
 } // namespace
 
 /// NumPy's "Device not understood ... received: cuda:0" for a device= argument: replaced by
-/// wsarray's error for that device (wsarray._device.numpy_device_error says what is missing: CuPy,
-/// a driver, a GPU). Only ever runs on the error path.
+/// wsarray's error for that device (the package's device_error hook says what is missing: CuPy, a
+/// driver, a GPU). Only ever runs on the error path.
 static void replace_device_error(const char *name, PyObject *&type, PyObject *&value, PyObject *&tb) {
     if (!value || !PyErr_GivenExceptionMatches(value, PyExc_ValueError)) return;
     PyObject *text = PyObject_Str(value);
@@ -86,9 +88,8 @@ static void replace_device_error(const char *name, PyObject *&type, PyObject *&v
     bool device_error = msg && std::strncmp(msg, "Device not understood", 21) == 0;
     PyObject *replacement = nullptr;
     if (device_error) {
-        PyObject *mod = PyImport_ImportModule("wsarray._device");
-        replacement = mod ? PyObject_CallMethod(mod, "numpy_device_error", "Os", text, name) : nullptr;
-        Py_XDECREF(mod);
+        PyObject *answer = hook_or_null(Hook::DeviceError);
+        replacement = answer ? PyObject_CallFunction(answer, "Os", text, name) : nullptr;
         if (!replacement) PyErr_Clear();
     }
     Py_DECREF(text);

@@ -6,6 +6,7 @@
 #include "fast_float64.h"
 #include "fast_indexing.h"
 
+#include "ndarray_pool.h"
 #include "numpy_alloc.h"
 #include "scopes.h"
 

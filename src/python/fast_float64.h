@@ -12,7 +12,7 @@
 /// see) is overwritten with the result instead of allocating another array, like NumPy's own
 /// temporary elision, which cannot fire through the wrapper.
 #pragma once
-#include "array_record.h"
+#include "array_object.h"
 
 #include "compute/kernels.h"
 

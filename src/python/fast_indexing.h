@@ -9,7 +9,7 @@
 /// targets, ndarray subclasses, other dtypes. The caller then takes NumPy's path, which raises
 /// NumPy's errors.
 #pragma once
-#include "array_record.h"
+#include "array_object.h"
 
 struct _PyArray_Descr;
 struct tagPyArrayObject;

@@ -7,6 +7,7 @@
 
 #include "compute/kernels.h"
 #include "fast_indexing.h"
+#include "ndarray_pool.h"
 #include "numpy_alloc.h"
 #include "numpy_loops.h"
 #include "scopes.h"

@@ -7,7 +7,7 @@
 /// does not fit (a raised floating-point flag included) returns null, and the caller takes the
 /// general path through NumPy.
 #pragma once
-#include "array_record.h"
+#include "array_object.h"
 
 struct tagPyArrayObject;  // NumPy's PyArrayObject
 

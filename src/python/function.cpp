@@ -5,6 +5,7 @@
 #include "device_arrays.h"
 #include "engine.h"
 #include "fast_numpy.h"
+#include "hooks.h"
 
 #include <nanobind/stl/string.h>
 
@@ -257,8 +258,8 @@ void export_function(nb::module_ &m) {
     // this object, else by value (a bound method of a Generator, a ufunc method).
     cls.def("__reduce__", [](nb::handle self) {
         Routed &r = *nb::inst_ptr<Routed>(self.ptr());
-        nb::module_ ws = nb::module_::import_("wsarray");
-        nb::object found = ws;
+        nb::handle ws = hook(Hook::Namespace);
+        nb::object found = nb::borrow(ws);
         std::string::size_type start = 0;
         while (found.is_valid() && start <= r.name.size()) {
             auto dot = r.name.find('.', start);

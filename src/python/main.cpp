@@ -4,7 +4,9 @@
 #include "errors.h"
 #include "function.h"
 #include "gate.h"
+#include "hooks.h"
 #include "fusion.h"
+#include "cycle_end.h"
 #include "memory_manager.h"
 #include "ndarray_pool.h"
 #include "numpy_alloc.h"
@@ -19,12 +21,14 @@ NB_MODULE(_native, m) {
     init_numpy_alloc();          // NumPy's C API and the allocation handler, before anything else
     init_ndarray_pool(m);        // dead ndarrays kept for the next result
     export_errors(m);            // WorkspaceError, WorkspaceMemoryError
+    export_hooks(m);             // _set_hook: what the package answers for the core (hooks.h)
     export_gate(m);              // Gate (waits a signal handler cannot break: wsarray/_interrupts.py)
     export_scopes(m);            // the context-local stack of scopes
     export_workspace_config(m);  // WorkspaceConfig, parse_size
     export_device_source(m);     // _config_with_device_source (device layers)
     export_workspaces(m);        // Workspace, workspace(), Scope, scope_out(), _Slot
     export_memory_manager(m);    // what wsarray.memory calls
+    export_cycle_end(m);         // the GC window and cycle listeners (wsarray.memory)
     export_build_info(m);        // _build_info (wsarray.show_config())
     export_array(m);             // Array
     export_function(m);          // Function (wsarray.<name>), after Array

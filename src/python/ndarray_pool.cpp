@@ -151,6 +151,34 @@ PyArrayObject *reuse_ndarray_view(PyArray_Descr *descr, int nd, const npy_intp *
 #endif
 }
 
+PyArrayObject *new_owned_array(wsa::Workspace *target, PyArray_Descr *descr, int nd, const npy_intp *dims,
+                               bool zeroed) {
+    npy_intp nbytes = PyDataType_ELSIZE(descr);
+    bool overflow = false;
+    for (int i = 0; i < nd; ++i) overflow |= dims[i] < 0 || __builtin_mul_overflow(nbytes, dims[i], &nbytes);
+    if (overflow || nbytes < 0) return nullptr;  // a negative dimension, a size NumPy refuses: its path
+    // An empty array gets one byte, as from NumPy, and never workspace memory (it is never attached).
+    if (nbytes == 0) target = nullptr;
+    std::size_t size = nbytes ? (std::size_t) nbytes : 1;
+    PyObject *handler = nullptr;
+    void *data = new_array_data(target, size, zeroed, &handler);
+    if (!data) return nullptr;
+    if (PyArrayObject *kept = reuse_ndarray(descr, nd, dims, data, handler)) return kept;
+    Py_INCREF(descr);  // PyArray_NewFromDescr steals it
+    auto *arr = (PyArrayObject *) PyArray_NewFromDescr(&PyArray_Type, descr, nd, const_cast<npy_intp *>(dims), nullptr,
+                                                       data, NPY_ARRAY_CARRAY, nullptr);
+    if (!arr) {
+        PyErr_Clear();
+        free_array_data(handler, data, size);
+        return nullptr;
+    }
+    // What NumPy does for an array that owns its data (array_dealloc frees it with this handler).
+    Py_INCREF(handler);
+    ((PyArrayObject_fields *) arr)->mem_handler = handler;
+    PyArray_ENABLEFLAGS(arr, NPY_ARRAY_OWNDATA);
+    return arr;
+}
+
 void init_ndarray_pool(nb::module_ &m) {
     // For the tests: how many ndarrays of each rank (1..kMaxRank) are kept now.
     m.def("_ndarray_pool_counts", [] {

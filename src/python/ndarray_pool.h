@@ -16,6 +16,10 @@
 
 #include <cstddef>
 
+namespace wsa {
+class Workspace;
+}
+
 struct _PyArray_Descr;
 struct tagPyArrayObject;
 
@@ -41,6 +45,16 @@ tagPyArrayObject *reuse_ndarray_view(_PyArray_Descr *descr, int nd, const Py_ssi
 
 /// Start pooling (module init, after NumPy's C API is imported); releases the pool at exit.
 /// Adds _ndarray_pool_counts() to `m` (the tests read it).
+/// A new C-ordered array of `descr` (a builtin dtype; borrowed) whose data comes straight
+/// from `target`, or outside workspaces from NumPy's default allocator: the array owns its data
+/// under the handler that frees it, as if NumPy had allocated it, without NumPy's per-array handler
+/// lookup (a context variable and a capsule, ~120 instructions of a small array's ~1,500).
+/// `zeroed`: cleared as calloc would. An empty array gets one byte of ordinary memory, as NumPy
+/// gives it. Null with no error set where this path does not apply (a context with a handler of
+/// its own, a size NumPy refuses, allocation failed): NumPy's path then decides.
+tagPyArrayObject *new_owned_array(wsa::Workspace *target, _PyArray_Descr *descr, int nd, const Py_ssize_t *dims,
+                                  bool zeroed);
+
 void init_ndarray_pool(nanobind::module_ &m);
 
 } // namespace wsa_py

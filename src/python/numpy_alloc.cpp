@@ -3,7 +3,6 @@
 #define WSARRAY_DEFINE_NUMPY_API
 #include "numpy_api.h"
 
-#include "ndarray_pool.h"
 #include "numpy_alloc.h"
 
 #include "memory/workspace.h"
@@ -151,48 +150,23 @@ static PyObject *plain_handler_here() {
     return plain;
 }
 
-PyArrayObject *new_owned_array(wsa::Workspace *target, PyArray_Descr *descr, int nd, const npy_intp *dims,
-                               bool zeroed) {
-    npy_intp nbytes = PyDataType_ELSIZE(descr);
-    bool overflow = false;
-    for (int i = 0; i < nd; ++i) overflow |= dims[i] < 0 || __builtin_mul_overflow(nbytes, dims[i], &nbytes);
-    if (overflow || nbytes < 0) return nullptr;  // a negative dimension, a size NumPy refuses: its path
-    // An empty array gets one byte, as from NumPy, and never workspace memory (it is never attached).
-    if (nbytes == 0) target = nullptr;
-    std::size_t size = nbytes ? (std::size_t) nbytes : 1;
+void *new_array_data(wsa::Workspace *target, std::size_t size, bool zeroed, PyObject **handler) {
     // Data from NumPy's default allocator is NumPy's default handler's to free, whichever of the
     // two plain handlers the context has.
-    PyObject *handler = target ? g_capsule : plain_handler_here() ? g_default_capsule : nullptr;
-    void *data = nullptr;
-    if (handler) {
-        if (target) {
-            try {
-                data = target->allocate(size, zeroed);
-            } catch (const std::exception &) {  // NumPy's path reports it (route_alloc's message)
-            }
-        } else {
-            const PyDataMemAllocator &a = g_default->allocator;
-            data = zeroed ? a.calloc(a.ctx, size, 1) : a.malloc(a.ctx, size);
-            // As NumPy's PyDataMem_UserNEW (which ignores a failure to trace).
-            if (data && g_trace_track) g_trace_track(kNumpyTraceDomain, (std::uintptr_t) data, size);
+    *handler = target ? g_capsule : plain_handler_here() ? g_default_capsule : nullptr;
+    if (!*handler) return nullptr;
+    if (target) {
+        try {
+            return target->allocate(size, zeroed);
+        } catch (const std::exception &) {  // NumPy's path reports it (route_alloc's message)
+            return nullptr;
         }
     }
-    if (!data) return nullptr;
-    if (PyArrayObject *kept = reuse_ndarray(descr, nd, dims, data, handler)) return kept;
-    Py_INCREF(descr);  // PyArray_NewFromDescr steals it
-    auto *arr = (PyArrayObject *) PyArray_NewFromDescr(&PyArray_Type, descr, nd, const_cast<npy_intp *>(dims), nullptr,
-                                                       data, NPY_ARRAY_CARRAY, nullptr);
-    if (!arr) {
-        PyErr_Clear();
-        if (!target && g_trace_untrack) g_trace_untrack(kNumpyTraceDomain, (std::uintptr_t) data);
-        ws_free(nullptr, data, size);
-        return nullptr;
-    }
-    // What NumPy does for an array that owns its data (array_dealloc frees it with this handler).
-    Py_INCREF(handler);
-    ((PyArrayObject_fields *) arr)->mem_handler = handler;
-    PyArray_ENABLEFLAGS(arr, NPY_ARRAY_OWNDATA);
-    return arr;
+    const PyDataMemAllocator &a = g_default->allocator;
+    void *data = zeroed ? a.calloc(a.ctx, size, 1) : a.malloc(a.ctx, size);
+    // As NumPy's PyDataMem_UserNEW (which ignores a failure to trace).
+    if (data && g_trace_track) g_trace_track(kNumpyTraceDomain, (std::uintptr_t) data, size);
+    return data;
 }
 
 bool free_array_data(PyObject *handler, void *data, std::size_t nbytes) {

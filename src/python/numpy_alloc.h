@@ -48,15 +48,11 @@ private:
     std::uint64_t serial_ = 0;
 };
 
-/// A new C-ordered array of `descr` (a builtin dtype; borrowed) whose data comes straight
-/// from `target`, or outside workspaces from NumPy's default allocator: the array owns its data
-/// under the handler that frees it, as if NumPy had allocated it, without NumPy's per-array handler
-/// lookup (a context variable and a capsule, ~120 instructions of a small array's ~1,500).
-/// `zeroed`: cleared as calloc would. An empty array gets one byte of ordinary memory, as NumPy
-/// gives it. Null with no error set where this path does not apply (a context with a handler of
-/// its own, a size NumPy refuses, allocation failed): NumPy's path then decides.
-tagPyArrayObject *new_owned_array(wsa::Workspace *target, _PyArray_Descr *descr, int nd, const Py_ssize_t *dims,
-                                  bool zeroed);
+/// `size` bytes for a result array's data: from `target`, or outside workspaces from NumPy's
+/// default allocator; `*handler` is the NumPy memory handler (a capsule kept for the process) that
+/// frees them (free_array_data), as if NumPy had allocated them. Null where this path does not
+/// apply (a context with a handler of its own, allocation failed): NumPy's path then decides.
+void *new_array_data(wsa::Workspace *target, std::size_t size, bool zeroed, PyObject **handler);
 
 /// Free the data an ndarray owns under `handler` as NumPy's array_dealloc does (its
 /// PyDataMem_UserFREE, which NumPy does not export: tracemalloc forgets it, the handler frees it).

@@ -2,6 +2,8 @@
 /// from keyword arguments with an error naming the field for every mistake) and wsarray.parse_size.
 #include "workspace_config.h"
 
+#include "hooks.h"
+
 #include "errors.h"
 
 #include "memory/backing.h"
@@ -147,8 +149,7 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
     // 'cpu' (the default) or a device that can be used here ('cuda:N'; an unusable one raises
     // wsarray.cuda's error saying what is missing). wsarray.workspace() routes such a config.
     if (nb::handle v = get("device"))
-        cfg.device_name =
-            nb::cast<std::string>(nb::module_::import_("wsarray._device").attr("config_device")(v, "WorkspaceConfig"));
+        cfg.device_name = nb::cast<std::string>(hook(Hook::ConfigDevice)(v, "WorkspaceConfig"));
     if (cfg.max_size && cfg.initial_size > cfg.max_size)
         raise(PyExc_ValueError, where + "initial_size (" + std::to_string(cfg.initial_size) + ") exceeds max_size (" +
                                     std::to_string(cfg.max_size) + ")");

@@ -3,8 +3,8 @@
 /// (_Slot), and the end of a thread's workspaces when the thread exits.
 #include "workspaces.h"
 
-#include "array_record.h"
-#include "memory_manager.h"
+#include "array_object.h"
+#include "cycle_end.h"
 #include "scopes.h"
 
 #include <functional>

@@ -144,7 +144,7 @@ def test_explicit_transfers(devs):
 
 
 def test_an_engine_without_the_function_raises_naming_it(devs, monkeypatch):
-    from wsarray._devices.engines import FakeEngine
+    from wsarray._devices.fake import FakeEngine
 
     real = FakeEngine.function
     monkeypatch.setattr(FakeEngine, "function", lambda self, name: None if name in ("median", "concat") else

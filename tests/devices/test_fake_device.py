@@ -8,7 +8,7 @@ import numpy
 import pytest
 
 import wsarray as wnp
-from wsarray._devices import DeviceWorkspace, current_workspace
+from wsarray._devices.workspace import DeviceWorkspace, current_workspace
 from wsarray._devices.fake import FakeDevice
 
 KB = 1024

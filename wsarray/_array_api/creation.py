@@ -2,6 +2,7 @@
 
 import numpy as _np
 
+from .._devices import kinds as _kinds
 from .._typing import array_function as _F
 from .._typing import numpy_typed as _N
 
@@ -18,17 +19,17 @@ eye = _F(_np.eye, "eye")
 
 
 def _from_dlpack(x, /, *, device=None, copy=None):
-    """NumPy's from_dlpack; an object in CUDA memory (a CuPy array, a torch CUDA tensor) becomes a
-    wsarray array on its GPU (CuPy's from_dlpack: no copy, no trip through the host)."""
+    """NumPy's from_dlpack; an object in a device's memory (a CuPy array, a torch CUDA tensor)
+    becomes a wsarray array on that device, made by the device's kind (CUDA: CuPy's from_dlpack, no
+    copy, no trip through the host)."""
     if device is None and hasattr(x, "__dlpack_device__") and not isinstance(x, _np.ndarray):
         try:
             where = x.__dlpack_device__()
         except Exception:  # noqa: BLE001 - NumPy asks again below and raises its own error
             where = None
-        if isinstance(where, tuple) and len(where) == 2 and where[0] in (2, 3, 13):  # CUDA, its host, managed
-            from .._devices.dispatch import from_cuda_dlpack
-
-            return from_cuda_dlpack(x, int(where[1]), copy)
+        kind = _kinds.for_dlpack(where[0]) if isinstance(where, tuple) and len(where) == 2 else None
+        if kind is not None:
+            return kind.from_dlpack(x, int(where[1]), copy)
     kwargs = {k: v for k, v in (("device", device), ("copy", copy)) if v is not None}
     return _np.from_dlpack(x, **kwargs)
 

@@ -15,7 +15,8 @@ from dask.array.core import normalize_chunks, slices_from_chunks
 from dask.highlevelgraph import HighLevelGraph
 from dask.tokenize import tokenize
 
-from .. import asarray, empty, scope_out
+from .._array_api.creation import asarray, empty
+from .._workspaces import scope_out
 from .._native import Array
 from .registry import register
 

@@ -12,7 +12,7 @@ from dask import config
 from dask.array.backends import ArrayBackendEntrypoint
 from dask.utils import Dispatch
 
-from .. import asarray, empty
+from .._array_api.creation import asarray, empty
 from .. import random as wsarray_random
 from .._native import Array
 
@@ -47,13 +47,9 @@ def _with_wsarray_meta(name, *args, meta=None, **kwargs):
 
 
 class WsarrayBackendEntrypoint(ArrayBackendEntrypoint):
-    """Dask's creation functions, random generators and ``to_backend`` for wsarray chunks."""
-
-    def __init__(self, _register=True):
-        if _register:  # loaded by Dask through the entry point
-            from .registry import register
-
-            register()
+    """Dask's creation functions, random generators and ``to_backend`` for wsarray chunks. Only
+    that: the rest of what Dask must know (chunk type, dispatch functions) is registered when
+    ``dask.array`` is imported (hooks.py, registry.py), before Dask can load this class."""
 
     @classmethod
     def to_backend_dispatch(cls):

@@ -18,7 +18,11 @@ import threading
 
 import numpy
 
-from .. import concatenate, einsum, empty, take, tensordot
+from .._numpy.manipulation import concatenate
+from .._numpy.linear_algebra import einsum
+from .._array_api.creation import empty
+from .._array_api.indexing import take
+from .._array_api.linear_algebra import tensordot
 from .._native import Array
 
 # Reentrant: registering imports dask.array when it is not imported yet, and wsarray's import hook
@@ -79,7 +83,8 @@ def _serialize(x):
 def _deserialize(header, frames):
     from distributed.protocol.numpy import deserialize_numpy_ndarray
 
-    from .. import asarray, scope_out
+    from .._array_api.creation import asarray
+    from .._workspaces import scope_out
 
     with scope_out():  # a received array belongs to no workspace
         return asarray(deserialize_numpy_ndarray(header, frames))
@@ -111,10 +116,9 @@ def _register_array():
     dispatch.einsum_lookup.register(Array, einsum)
     dispatch.to_numpy_dispatch.register(Array, _to_numpy)
 
-    from .backend import WsarrayBackendEntrypoint
+    from .backend import WsarrayBackendEntrypoint  # imports dask.array: only once it is imported
 
-    backends.array_creation_dispatch.register_backend(
-        "wsarray", WsarrayBackendEntrypoint(_register=False))
+    backends.array_creation_dispatch.register_backend("wsarray", WsarrayBackendEntrypoint())
     _teach_numpy_backend(backends.NumpyBackendEntrypoint)
 
 
@@ -122,8 +126,7 @@ def _teach_numpy_backend(entrypoint):
     """``x.to_backend("numpy")`` of wsarray chunks converts them.
 
     Dask's NumPy backend returns a collection unchanged when ``isinstance(x._meta, numpy.ndarray)``,
-    which holds for wsarray arrays (``Array.__class__`` is ndarray so that numpy.testing and
-    NumPy's Python code take their array paths); the chunks would stay wsarray arrays.
+    which holds for wsarray arrays (a numpy.ndarray subclass); the chunks would stay wsarray arrays.
     """
     original = entrypoint.to_backend.__func__
     if getattr(original, "_wsarray", False):

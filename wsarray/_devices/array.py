@@ -17,8 +17,11 @@ import operator
 
 import numpy
 
+import sys
+
 from .. import _native
 from .._device import CPU, Device, parse_device
+from .engines import engine_for
 from .workspace import _open_stack
 
 __all__ = ["DeviceArray", "DeviceMismatchError", "wrap"]
@@ -156,9 +159,8 @@ class DeviceArray:
         return other
 
     def __array_namespace__(self, *, api_version=None):
-        import wsarray
-
-        return wsarray.__array_namespace__(api_version=api_version) if api_version else wsarray
+        namespace = sys.modules["wsarray"]  # the namespace these arrays belong to (imported already)
+        return namespace.__array_namespace__(api_version=api_version) if api_version else namespace
 
     # ---- properties ------------------------------------------------------------------------
     @property
@@ -270,18 +272,19 @@ class DeviceArray:
         return self.copy()
 
     # ---- NumPy's override protocols: numpy.exp(x), numpy.sum(x) run on the engine ----------
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from .dispatch import call
+    # The engine's function of that name, through wsarray._devices.dispatch (set there: it imports
+    # this module, not the other way round).
+    _call = None
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
-        return call(name, inputs, kwargs)
+        return DeviceArray._call(name, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from .dispatch import call
-
         module = getattr(func, "__module__", "") or ""
         sub = module.split(".")[1] if module.startswith("numpy.") and not module.startswith("numpy._") else ""
-        return call(f"{sub}.{func.__name__}" if sub in ("linalg", "fft", "random") else func.__name__, args, kwargs)
+        name = f"{sub}.{func.__name__}" if sub in ("linalg", "fft", "random") else func.__name__
+        return DeviceArray._call(name, args, kwargs)
 
     # ---- transfers, DLPack -----------------------------------------------------------------
     def get(self, stream=None):
@@ -302,12 +305,9 @@ class DeviceArray:
             raise ValueError("wsarray.Array.to_device(): the CPU has no streams; stream must be None")
         host = self._engine.to_host(native)
         if target == CPU:
-            import wsarray
-
-            return wsarray.asarray(host)
-        from .._device import engine_for
-
-        return DeviceArray(engine_for(target, "Array.to_device").to_device(host), engine_for(target, "Array.to_device"))
+            return sys.modules["wsarray"].asarray(host)  # a host array, in the current host workspace
+        engine = engine_for(target, "Array.to_device")
+        return DeviceArray(engine.to_device(host), engine)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         native = self._use("Array.__dlpack__")
@@ -386,8 +386,6 @@ class DeviceArray:
 
 def _rebuild(host, device):
     """Unpickle a device array (pickles hold a host copy)."""
-    from .._device import engine_for
-
     engine = engine_for(Device(device), "Array.__setstate__")
     return DeviceArray(engine.to_device(host), engine)
 

@@ -13,10 +13,11 @@ it: there is never a silent round trip through the host. The only transfers are 
 import numpy
 
 from .. import _native
-from .._device import CPU, Device, engine_for
-from .array import DeviceArray, device_of, mismatch, wrap
+from .._device import CPU, Device, check_usable, parse_device
+from .array import DeviceArray, device_of, mismatch, to_device_from_host, wrap
+from .engines import engine_for
 
-__all__ = ["call", "hook"]
+__all__ = ["call", "config_device", "hook", "host_to_device", "numpy_device_error"]
 
 # NumPy's names for the standard's, for engines (CuPy) that have only NumPy's.
 _ALIASES = {"concat": "concatenate", "permute_dims": "transpose", "pow": "power", "acos": "arccos",
@@ -128,18 +129,52 @@ def _to_cpu(name, func, args, kwargs):
         devices = [d for d in _devices_in(list(args) + list(kwargs.values())) if d != CPU]
         raise mismatch(name, [CPU, *devices])
     import functools
+    import sys
 
-    import wsarray
-
-    host = functools.reduce(getattr, name.split("."), wsarray)
+    host = functools.reduce(getattr, name.split("."), sys.modules["wsarray"])  # the namespace's function
     return host(*[_to_host(a) for a in args], **{k: _to_host(v) for k, v in kwargs.items()}, device="cpu")
 
 
-def from_cuda_dlpack(obj, index, copy):
-    """``wsarray.from_dlpack`` of an object in the memory of GPU ``index`` (CuPy, torch, JAX ...)."""
-    engine = engine_for(Device(f"cuda:{index}"), "from_dlpack")
+def from_dlpack_on(device, obj, copy):
+    """``wsarray.from_dlpack`` of an object in the memory of ``device`` (a kind's from_dlpack: CUDA
+    for CuPy, torch, JAX arrays on a GPU)."""
+    engine = engine_for(Device(device), "from_dlpack")
     return DeviceArray(engine.from_dlpack(obj, copy), engine)
 
 
+# ---- what the compiled core and the namespace ask of the device layer --------------------------
+
+def config_device(device, fn):
+    """``WorkspaceConfig(device=...)`` (the core's hook): '' for the CPU, else the device's name once
+    it is known to be usable (its kind's error otherwise)."""
+    d = check_usable(device, fn)
+    return "" if d == CPU else str(d)
+
+
+def host_to_device(array, device, fn):
+    """``x.to_device(device)`` of a host Array (the core's hook): the Array itself for the CPU, else
+    a copy on that device (allocated like the device's other arrays: in its innermost open
+    workspace)."""
+    engine = engine_for(parse_device(device, fn), fn)
+    return array if engine is None else to_device_from_host(array, engine)
+
+
+def numpy_device_error(message, fn):
+    """The error to raise instead of NumPy's ``Device not understood ... received: X`` for a
+    ``device=`` argument of ``wsarray.<fn>()`` (None: keep NumPy's). The core's hook, called on that
+    error path only."""
+    spec = message.rsplit("received:", 1)[-1].strip()
+    try:
+        d = Device(spec, fn=fn)
+    except ValueError:
+        return None  # not a device wsarray knows either: NumPy's message stands
+    try:
+        engine_for(d, fn)
+    except Exception as e:  # noqa: BLE001 - the error itself is the answer
+        return e
+    return None
+
+
 def install():
+    DeviceArray._call = staticmethod(call)  # the device array's protocols run the engine's functions
     _native._set_device_dispatch(DeviceArray, hook)

@@ -20,7 +20,9 @@ size)``, ``current_stream()``, ``record_event(stream) -> event``, ``wait_event(s
 import threading
 
 from .. import _native
+from .._device import Device
 from .._native import WorkspaceConfig
+from . import kinds
 
 _local = threading.local()
 
@@ -58,17 +60,12 @@ def lookup(name, config):
 
 def create(name, config):
     """wsarray.workspace(name, config) for `config.device` other than the CPU: a workspace of that
-    device's memory (CUDA: wsarray.cuda.allocator.CudaWorkspace; the fake device: DeviceWorkspace)."""
-    from .._device import Device, engine_for
-
+    device's memory, made by the device's kind (CUDA: wsarray.cuda.allocator.CudaWorkspace; the
+    fake device: DeviceWorkspace over its backend)."""
     device = Device(config.device, fn="workspace")
-    engine = engine_for(device, "workspace")
-    if device.kind == "cuda":
-        from ..cuda.allocator import CudaWorkspace
-
-        ws = CudaWorkspace(name, config, device.index)
-    else:
-        ws = DeviceWorkspace(name, engine.backend, config)
+    kind = kinds.get(device.kind)
+    kind.require(device, "workspace")
+    ws = kind.workspace(name, config, device)
     registry()[name] = ws
     return ws
 

@@ -7,13 +7,17 @@ which: CuPy itself (``pip install "wsarray[cuda12]"`` or ``"wsarray[cuda13]"``),
 imports without one; ``getDeviceCount()`` raising is the real test), or a GPU (the driver reports
 none, or fewer than the device number asked for).
 
-With a usable GPU, ``device="cuda:N"`` gives arrays on it (wsarray._devices.array: CuPy is the
-engine) and workspaces of its memory (wsarray.cuda.allocator.CudaWorkspace, made by
-``wsarray.workspace(name, WorkspaceConfig(device="cuda:N"))``).
+With a usable GPU, ``device="cuda:N"`` gives arrays on it (wsarray._devices.array; CuPy is the
+engine, wsarray/cuda/engine.py) and workspaces of its memory (wsarray.cuda.allocator.CudaWorkspace,
+made by ``wsarray.workspace(name, WorkspaceConfig(device="cuda:N"))``). This module is the CUDA
+device kind: importing it registers the kind (wsarray/_devices/kinds.py), which the rest of wsarray
+asks; nothing else in wsarray names CUDA.
 """
 
 import importlib
 import threading
+
+from .._devices import kinds as _kinds
 
 __all__ = ["CudaUnavailableError", "device_count", "device_info", "require", "status"]
 
@@ -107,3 +111,40 @@ def device_info():
             out.append({"device": f"cuda:{i}", "free": int(free), "total": int(total),
                         "pool_used": int(pool.used_bytes()), "pool_total": int(pool.total_bytes())})
     return out
+
+
+class _CudaKind:
+    """The device kind "cuda" (wsarray/_devices/kinds.py). Parsing takes any GPU number; whether it
+    exists is asked of CuPy where a device is used (``require``)."""
+
+    name = "cuda"
+    dlpack_types = (2, 3, 13)  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
+
+    def accepts(self, index):
+        return True
+
+    def usable(self):
+        return range(device_count())
+
+    def require(self, device, fn):
+        require(device, fn)
+
+    def engine(self, device):
+        from .engine import CupyEngine
+
+        return CupyEngine(device)
+
+    def workspace(self, name, config, device):
+        from .allocator import CudaWorkspace
+
+        return CudaWorkspace(name, config, device.index)
+
+    def from_dlpack(self, obj, index, copy):
+        """An array on GPU ``index`` over ``obj``'s memory (CuPy's from_dlpack: no copy, no trip
+        through the host)."""
+        from .._devices.dispatch import from_dlpack_on
+
+        return from_dlpack_on(f"cuda:{index}", obj, copy)
+
+
+_kinds.register(_CudaKind())

@@ -18,7 +18,7 @@ import contextlib
 import importlib
 
 from .._native import WorkspaceMemoryError
-from .._devices import DeviceWorkspace
+from .._devices.workspace import DeviceWorkspace
 
 __all__ = ["CudaWorkspace", "CupyBackend"]
 

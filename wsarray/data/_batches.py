@@ -11,8 +11,8 @@ from typing import TypeVar
 
 import numpy
 
-from .. import Array
-from .. import array as _wsarray_array
+from .._native import Array
+from .._numpy.creation import array as _wsarray_array
 
 __all__ = ["detach", "map_arrays", "array_leaves", "sample_count", "batch_nbytes"]
 

@@ -19,7 +19,9 @@ import threading
 import time
 from collections import deque
 
-from .. import Array, WorkspaceError, memory, scope_out
+from .. import memory
+from .._native import Array
+from .._workspaces import WorkspaceError, scope_out
 from .._interrupts import Gate, GateEvent, shielded
 from ._batches import array_leaves, copy_into_current_scope, map_arrays
 from ._ring import ARRAY_OVERHEAD

@@ -21,7 +21,7 @@ spill caused by a retired array the user still holds does not grow the ring: it 
 
 import threading
 
-from .. import WorkspaceConfig
+from .._workspaces import WorkspaceConfig
 from .._native import _Slot
 
 _CONFIG_FIELDS = ("initial_size", "min_size", "max_size", "overallocation_limit", "allocation",

@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Iterable, Iterator
 from typing import Any, Generic, Literal, TypeVar
 
-from .. import WorkspaceConfig
+from .._workspaces import WorkspaceConfig
 from ._pipeline import Pipeline
 from ._ring import Ring
 

@@ -19,12 +19,13 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
-from .. import Array, WorkspaceConfig, WorkspaceError
-from .. import array as _wsarray_array
-from .. import empty as _wsarray_empty
+from .._native import Array
+from .._workspaces import WorkspaceConfig, WorkspaceError
+from .._numpy.creation import array as _wsarray_array
+from .._array_api.creation import empty as _wsarray_empty
 from .. import memory as _memory
-from .. import scope_out, workspace
-from .. import zeros as _wsarray_zeros
+from .._workspaces import scope_out, workspace
+from .._array_api.creation import zeros as _wsarray_zeros
 
 __all__ = ["KINDS", "Kind", "WorkspaceManager", "WorkspaceMode"]
 

@@ -23,9 +23,9 @@ from typing import Any, Literal
 
 import numpy
 
-from .. import Array
-from .. import asarray as _wsarray_asarray
-from .. import empty as _wsarray_empty
+from .._native import Array
+from .._array_api.creation import asarray as _wsarray_asarray
+from .._array_api.creation import empty as _wsarray_empty
 from . import _npyfile
 
 __all__ = ["BatchDirectory", "BatchFileError", "save_batches"]

@@ -73,7 +73,7 @@ class Fused:
     def __call__(self, *args: Any, out: Any = None, **kwargs: Any) -> Any:
         """Call the function on ``args``; ``out=`` (an array of the result's shape and dtype, any
         strides: ``u[1:-1, 1:-1]``) receives an elementwise result instead of a new array."""
-        from .. import Array
+        from .._native import Array
         if not kwargs and _small_same_shape(args, Array):
             # Every temporary fits in cache anyway, and the function's own calls (wsarray's fast
             # paths) cost less than planning and running blocks.
@@ -126,7 +126,8 @@ class Fused:
         return out
 
     def _run(self, plan, arrays, scalars, shape):
-        import wsarray as wnp
+        from .. import _array_api as wnp  # wsarray's functions: results in the current workspace
+
         red = plan.reduction
         contiguous = blocks.contiguous_inputs(arrays, shape)
         if red is None:

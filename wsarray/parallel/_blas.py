@@ -13,8 +13,11 @@ is therefore marked pending and made again by ``settle()`` on the main thread: p
 they are created or shut down there, and at interpreter exit.
 """
 
+import importlib
 import os
 import threading
+
+from .._interrupts import shielded
 
 _lock = threading.Lock()
 _caps = {}            # token -> cap asked for by an open pool
@@ -35,10 +38,11 @@ def available_cores():
 
 def threadpoolctl_or_none():
     try:
-        import threadpoolctl
+        # Imported on the interrupt shield: a KeyboardInterrupt landing inside its class bodies
+        # would come out as RuntimeError("Error calling __set_name__ ...") and leave it half made.
+        return shielded(importlib.import_module, "threadpoolctl")
     except ImportError:
         return None
-    return threadpoolctl
 
 
 def require_threadpoolctl(who):

@@ -12,7 +12,8 @@ import time
 import traceback
 from concurrent.futures import CancelledError
 
-from .. import asarray, concatenate
+from .._array_api.creation import asarray
+from .._numpy.manipulation import concatenate
 from .._interrupts import GateEvent, shielded
 from . import _blas
 from ._queue import BatchQueue

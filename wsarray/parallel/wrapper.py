@@ -25,7 +25,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
-from .. import Array, scope_out
+from .._native import Array
+from .._workspaces import scope_out
 from .._interrupts import Gate, GateEvent, shielded
 from ..data import AsyncIterator, WorkspaceManager, WorkspaceMode
 from . import _blas
