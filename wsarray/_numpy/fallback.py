@@ -47,12 +47,19 @@ def numpy_module_getattr(module_name, numpy_module_name):
 def _numpy_module_getattr(numpy_module, name):
     """NumPy's module ``__getattr__`` (its deprecated aliases), its warnings pointing at the line
     that read the name, as NumPy's do (not at this file)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        value = getattr(numpy_module, name)
-    for warning in caught:  # 1: here, 2: the module's __getattr__, 3: the reader
-        warnings.warn(warning.message, stacklevel=3)
-    return value
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            return getattr(numpy_module, name)
+    finally:  # NumPy warns before it raises too (np.bytes: FutureWarning, then AttributeError)
+        if caught:
+            # The reader: the first frame outside wsarray's __getattr__ functions (wsarray's own
+            # __getattr__ adds one over a submodule's).
+            level, frame = 1, sys._getframe()
+            while frame is not None and frame.f_globals.get("__name__", "").startswith("wsarray._numpy"):
+                frame, level = frame.f_back, level + 1
+            for warning in caught:
+                warnings.warn(warning.message, stacklevel=level)
 
 
 class _NumpyModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -1,4 +1,4 @@
-"""The engine of wsarray.data.AsyncIterator: the source, the ready queue, the producer thread.
+"""The machinery of wsarray.data.AsyncIterator: the source, the ready queue, the producer thread.
 
 ``Pipeline`` holds everything the producer thread touches, and nothing refers back to the
 ``AsyncIterator`` object: the iterator can be garbage-collected while its thread runs, and its

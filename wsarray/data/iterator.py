@@ -7,7 +7,7 @@ batch the consumer holds; the one it gave back, still referenced while it waits 
 A batch is valid until the consumer asks for the next one: at that fixed point of the consumer's
 sequence its arrays are retired and any use raises WorkspaceError naming the iterator, the batch
 and the fix (``detach(batch)``). ``shield(source)`` iterates synchronously in
-the caller's thread under the same rule. The engine is in ``_pipeline``, the ring in ``_ring``.
+the caller's thread under the same rule. The machinery is in ``_pipeline``, the ring in ``_ring``.
 """
 
 import atexit

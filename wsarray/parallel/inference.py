@@ -21,7 +21,7 @@ from concurrent.futures import Future
 from .._interrupts import shielded
 from .._workspaces import WorkspaceConfig, scope_out
 from . import _blas
-from ._core import InferenceCore
+from ._service import InferenceService
 from ._requests import Request, RequestFuture, request_data
 from ._workers import parse_devices, stop_at_exit
 
@@ -83,15 +83,15 @@ class ParallelInference:
         _blas.settle()
         blas_token = _cap_blas(blas_threads, workers, who)
         self._mode = mode
-        self._core = InferenceCore(
+        self._service = InferenceService(
             f"{WHO}()", models, device_list, batched=mode == "batched", batch_limit=batch_limit,
             queue_limit=queue_limit, max_wait_s=max_wait_ms / 1e3,
             workspace_config=workspace_config, blas_token=blas_token)
-        self._core.start()
+        self._service.start()
         # Dropped without shutdown(): the workers finish what is queued, then stop (as
         # ThreadPoolExecutor's do). The workers hold the core, never this object.
-        weakref.finalize(self, self._core.shutdown, wait=False, cancel_pending=False).atexit = False
-        stop_at_exit(self._core)
+        weakref.finalize(self, self._service.shutdown, wait=False, cancel_pending=False).atexit = False
+        stop_at_exit(self._service)
 
     # -- requests -----------------------------------------------------------------------------
 
@@ -105,14 +105,14 @@ class ParallelInference:
             _seconds(timeout, "timeout", who)
         submitted = time.perf_counter()
         request = Request(request_data(x, who), RequestFuture(), submitted)
-        stats = self._core.stats
+        stats = self._service.stats
         stats.count("submitted")
         try:
-            self._core.queue.put(request, block=block, timeout=timeout, who=who)
+            self._service.queue.put(request, block=block, timeout=timeout, who=who)
         except queue.Full:
             stats.count("submitted", -1)
             stats.count("rejected")
-            raise queue.Full(f"{who}: the queue is full ({self._core.queue.queue_limit} requests "
+            raise queue.Full(f"{who}: the queue is full ({self._service.queue.queue_limit} requests "
                              "wait for a worker; queue_limit sets how many may)") from None
         except BaseException:
             stats.count("submitted", -1)
@@ -145,22 +145,22 @@ class ParallelInference:
         and latency_ms ({mean, p50, p99, max}), waiting (queued now), and per worker (cumulative
         since start): batches, requests, rows, busy_s and its workspace's ``stats()`` as of its
         last batch."""
-        snap = self._core.stats.snapshot()
+        snap = self._service.stats.snapshot()
         snap["mode"] = self._mode
-        snap["waiting"] = self._core.queue.waiting
-        snap["workers"] = [w.counters() for w in self._core.workers]
+        snap["waiting"] = self._service.queue.waiting
+        snap["workers"] = [w.counters() for w in self._service.workers]
         return snap
 
     def reset_stats(self) -> None:
         """Zero the pool-wide counters and latency windows (per-worker figures stay cumulative)."""
-        self._core.stats.reset()
+        self._service.stats.reset()
 
     # -- shutdown -----------------------------------------------------------------------------
 
     @property
     def closed(self) -> bool:
         """True once shutdown() was called (new requests are refused)."""
-        return self._core.queue.closed
+        return self._service.queue.closed
 
     def shutdown(self, wait: bool = True, *, cancel_pending: bool = False, timeout: float | None = None) -> None:
         """Refuse new requests. Requests no worker has taken yet are run (default) or, with
@@ -170,10 +170,10 @@ class ParallelInference:
         who = f"{WHO}.shutdown()"
         if timeout is not None:
             _seconds(timeout, "timeout", who)
-        stopped = self._core.shutdown(wait=wait, cancel_pending=cancel_pending, timeout=timeout)
+        stopped = self._service.shutdown(wait=wait, cancel_pending=cancel_pending, timeout=timeout)
         _blas.settle()  # BLAS thread counts another thread could not restore (see _blas)
         if not stopped:
-            busy = [w.thread_name for w in self._core.workers if not w.stopped.is_set()]
+            busy = [w.thread_name for w in self._service.workers if not w.stopped.is_set()]
             raise TimeoutError(f"{who}: {len(busy)} worker(s) still running a batch after "
                                f"{timeout} s: {', '.join(busy)}")
 
@@ -188,7 +188,7 @@ class ParallelInference:
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
         return (f"<wsarray.parallel.ParallelInference mode={self._mode!r} "
-                f"workers={len(self._core.workers)} {state}>")
+                f"workers={len(self._service.workers)} {state}>")
 
 
 def _positive_int(value, name, who, limit=None, why=""):

@@ -1,4 +1,4 @@
-"""The engine of ParallelInference: workers taking batches from the queue and running them.
+"""The service behind ParallelInference: workers taking batches from the queue and running them.
 
 Each batch runs inside one cycle of the worker's own workspace: the requests are concatenated
 along axis 0 (a lone request is passed as it is), the model runs once, and the results are split
@@ -24,7 +24,7 @@ from ._workers import Worker, join_workers, next_pool_number, start_workers
 WORKSPACE_NAME = "ParallelInference"
 
 
-class InferenceCore:
+class InferenceService:
     def __init__(self, who, models, devices, *, batched, batch_limit, queue_limit, max_wait_s,
                  workspace_config, blas_token):
         self.who = who
