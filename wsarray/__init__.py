@@ -41,6 +41,7 @@ from ._config import show_config as show_config
 from ._native import Function as _Function
 from ._device import Device as Device
 from ._devices import dispatch as _device_dispatch
+from ._devices import workspace as _device_workspaces
 from ._devices.array import DeviceArray as DeviceArray
 from ._devices.array import DeviceMismatchError as DeviceMismatchError
 from ._numpy import *
@@ -66,7 +67,8 @@ _device_dispatch.install()  # device arrays and device= reach the device layer (
 for _hook, _answer in (("namespace", _sys.modules[__name__]), ("cpu", _device_dispatch.CPU),
                        ("config_device", _device_dispatch.config_device),
                        ("host_to_device", _device_dispatch.host_to_device),
-                       ("device_error", _device_dispatch.numpy_device_error)):
+                       ("device_error", _device_dispatch.numpy_device_error),
+                       ("device_workspace", _device_workspaces.for_core)):
     _native._set_hook(_hook, _answer)
 del _hook, _answer
 _numpy_fallback.install_import_fallback()  # import wsarray.<NumPy module wsarray has not> is NumPy's

@@ -200,9 +200,9 @@ class Workspace:
     @property
     def alive(self) -> bool: ...
 
-    def __enter__(self) -> Workspace: ...
+    __enter__: types.MethodDescriptorType = ...
 
-    def __exit__(self, *args: object) -> Literal[False]: ...
+    __exit__: types.MethodDescriptorType = ...
 
     def __eq__(self, other: object, /) -> bool: ...
 
@@ -239,9 +239,11 @@ def _test_owned_size(address: int) -> object:
     Bytes requested for the live block at `address`, None if none (for tests).
     """
 
-def workspace(name: str, config: WorkspaceConfig | None = None) -> Workspace:
+def workspace(name: str = 'WSA_DEFAULT', config: WorkspaceConfig | None = None) -> Workspace:
     """
-    The workspace `name` of this thread, created with `config` on first use.
+    The workspace ``name`` of the current thread (created on first use with ``config``).
+
+    ``with wsarray.workspace("LOOP"):`` runs one cycle: every array made inside comes from the workspace's memory and becomes invalid when the block ends; ``.detach()`` keeps a result. Calling it again with the same name on the same thread returns the same workspace; a different ``config`` for an existing name raises ``WorkspaceError``. A config with ``device="cuda:N"`` gives a workspace of that GPU's memory (its CuPy arrays come from it).
     """
 
 def _destroy_all() -> None: ...

@@ -20,10 +20,7 @@ from ._native import (
     parse_size,
     scope_out,
 )
-from ._native import workspace as _workspace
-from ._devices import workspace as _device_workspaces
-
-_device_workspaces_made = False  # set by the first device workspace: only then are names looked up
+from ._native import workspace as workspace  # one entry for host and device workspaces (hooks.h)
 
 __all__ = [
     "Workspace",
@@ -35,26 +32,6 @@ __all__ = [
     "scope_out",
     "workspace",
 ]
-
-
-def workspace(name: str = "WSA_DEFAULT", config: WorkspaceConfig | None = None) -> Workspace:
-    """The workspace ``name`` of the current thread (created on first use with ``config``).
-
-    ``with wsarray.workspace("LOOP"):`` runs one cycle: every array made inside comes from the
-    workspace's memory and becomes invalid when the block ends; ``.detach()`` keeps a result.
-    Calling it again with the same name on the same thread returns the same workspace; a
-    different ``config`` for an existing name raises ``WorkspaceError``. A config with
-    ``device="cuda:N"`` gives a workspace of that GPU's memory (its CuPy arrays come from it).
-    """
-    global _device_workspaces_made
-    if _device_workspaces_made:
-        found = _device_workspaces.lookup(name, config)
-        if found is not None:
-            return found
-    if config is not None and isinstance(config, WorkspaceConfig) and config._needs_device_source:
-        _device_workspaces_made = True
-        return _device_workspaces.create(name, config)
-    return _workspace(name, config)
 
 
 _T = TypeVar("_T")

@@ -15,6 +15,7 @@ enum class Hook {
     ConfigDevice,  ///< config_device(device, fn) -> '' or the device's name: WorkspaceConfig(device=)
     Cpu,           ///< wsarray.Device('cpu'): Array.device
     DeviceError,   ///< numpy_device_error(message, fn) -> an exception or None: NumPy's device= error
+    DeviceWorkspace,  ///< device_workspace(name, config) -> the device workspace, or None (a host one)
     Count
 };
 

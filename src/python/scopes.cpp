@@ -20,7 +20,13 @@ PyObject *g_stack_var = nullptr;  // contextvars.ContextVar("wsarray.scopes"), k
 
 /// A weak reference to the context running now (created if the thread has none yet), as the
 /// identity a frame records: contexts come from a free list, so a new one may take the address of
-/// one that died; a weak reference to a dead context never matches a live one.
+/// one that died; a weak reference to a dead context never matches a live one. The last one made on
+/// this thread is reused while it still refers to the running context (a loop's cycles run in one).
+struct ContextIdentityCache {
+    std::shared_ptr<void> ref;
+};
+thread_local ContextIdentityCache tl_identity;
+
 std::shared_ptr<void> context_identity() {
     PyThreadState *ts = PyThreadState_Get();
     if (!ts->context) {
@@ -28,13 +34,16 @@ std::shared_ptr<void> context_identity() {
         if (!copy) throw nb::python_error();
         Py_DECREF(copy);
     }
+    std::shared_ptr<void> &cached = tl_identity.ref;
+    if (cached && PyWeakref_GetObject((PyObject *) cached.get()) == ts->context) return cached;
     PyObject *ref = PyWeakref_NewRef(ts->context, nullptr);
     if (!ref) throw nb::python_error();
-    return std::shared_ptr<void>(ref, [](void *r) {
+    cached = std::shared_ptr<void>(ref, [](void *r) {
         // Frames die with the Python objects that hold them (GIL held); never touch Python
         // without it (a frame kept by a C++ thread-local at exit leaks its weak reference).
         if (Py_IsInitialized() && PyGILState_Check()) Py_DECREF((PyObject *) r);
     });
+    return cached;
 }
 
 void set_stack(const wsa::Stack &s) {
@@ -86,7 +95,7 @@ wsa::Workspace *current_target() {
 
 std::shared_ptr<wsa::Frame> open_scope(wsa::FrameKind kind, std::shared_ptr<wsa::Workspace> ws) {
     auto frame = std::make_shared<wsa::Frame>(kind, std::move(ws), context_identity());
-    set_stack(wsa::push(current_stack(), frame));
+    set_stack(wsa::push(wsa::open_part(current_stack()), frame));
     return frame;
 }
 
@@ -106,10 +115,11 @@ void close_scope(wsa::Frame &f, const char *fn) {
                         "the context that opened a scope may close it. Nothing was closed. Keep a generator's "
                         "'with' blocks from spanning a yield, or run the generator in a context of its own "
                         "(wsarray.isolated(generator)).");
-    wsa::Stack s = current_stack();
-    // Frames opened after `f` in this context stay open (a generator that yielded inside its own
-    // 'with' block, say): `f` alone leaves the stack, with the borrows of its cycle.
-    set_stack(wsa::without(s, &f));
+    // No new stack for the context: `f`, marked closed, decides nothing any more (its borrows,
+    // whose cycle ended, neither), and the context's next push drops it (wsa::open_part). Frames
+    // opened after `f` in this context stay open (a generator that yielded inside its own 'with'
+    // block, say). One context-variable update per scope instead of two: the update is most of a
+    // cycle's cost (a new context dictionary each time).
     std::string error = wsa::close_frame(f);
     if (!error.empty() &&
         PyErr_WarnEx(PyExc_RuntimeWarning, ("wsarray." + std::string(fn) + "(): " + error).c_str(), 1) < 0)

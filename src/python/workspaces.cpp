@@ -5,6 +5,7 @@
 
 #include "array_object.h"
 #include "cycle_end.h"
+#include "hooks.h"
 #include "scopes.h"
 
 #include <functional>
@@ -68,6 +69,20 @@ void exit_cycle(WorkspaceHandle &h) {
                                   "' has no open cycle to close (exited twice, or never entered)");
     close_scope(*frame, "Workspace.__exit__");
     notify_cycle_end(*h.ws);
+}
+
+PyObject *workspace_enter(PyObject *self, PyObject *) {
+    return guarded([&]() -> PyObject * {
+        enter_cycle(*nb::inst_ptr<WorkspaceHandle>(self));
+        return Py_NewRef(self);
+    }, (PyObject *) nullptr);
+}
+
+PyObject *workspace_exit(PyObject *self, PyObject *const *, Py_ssize_t) {
+    return guarded([&]() -> PyObject * {
+        exit_cycle(*nb::inst_ptr<WorkspaceHandle>(self));
+        return Py_NewRef(Py_False);
+    }, (PyObject *) nullptr);
 }
 
 void enter_scope(ScopeObject &o, const char *fn) {
@@ -140,6 +155,66 @@ void watch_thread_exit(wsa::Workspace &ws) {
     nb::cast<ThreadCleanup &>(cleanup).armed = true;
     if (PyDict_SetItemString(dict, "wsarray.thread_cleanup", cleanup.ptr()) < 0) throw nb::python_error();
     tl_watched = true;
+}
+
+/// The last workspace() answer of this thread with no config: a loop that calls
+/// wsarray.workspace("LOOP") each iteration gets its handle without a lookup while no workspace was
+/// created or destroyed on the thread since. Strong references; at thread exit they are dropped
+/// only if the interpreter still runs on this thread.
+struct LastWorkspace {
+    PyObject *name = nullptr, *handle = nullptr;
+    std::uint64_t version = 0;
+    const wsa::Workspace *ws = nullptr;
+    ~LastWorkspace() {
+        if (Py_IsInitialized() && PyGILState_Check()) {
+            Py_XDECREF(name);
+            Py_XDECREF(handle);
+        }
+    }
+};
+thread_local LastWorkspace tl_last;
+
+/// Set once a device workspace exists: only then are names asked of the device layer first.
+bool g_device_workspaces = false;
+
+nb::object workspace_entry(nb::handle name_arg, nb::handle config_arg) {
+    auto &tw = wsa::ThreadWorkspaces::current();
+    LastWorkspace &last = tl_last;
+    bool plain = config_arg.is_none();
+    if (plain && last.handle && tw.version() == last.version && last.ws->alive() &&
+        (name_arg.ptr() == last.name ||
+         (PyUnicode_CheckExact(name_arg.ptr()) && PyUnicode_Compare(name_arg.ptr(), last.name) == 0)))
+        return nb::borrow(last.handle);
+    std::string name = name_of(name_arg, "workspace");
+    const wsa::Config *config = nullptr;
+    if (!plain) {
+        if (!nb::isinstance<wsa::Config>(config_arg))
+            raise(PyExc_TypeError, "wsarray.workspace(): config must be a wsarray.WorkspaceConfig, not " +
+                                       std::string(Py_TYPE(config_arg.ptr())->tp_name));
+        config = &nb::cast<const wsa::Config &>(config_arg);
+    }
+    // A device workspace (a config naming a device, or one made before under this name): the device
+    // layer's (wsarray/_devices/workspace.py), which makes its core workspace through this function
+    // with a config that carries the device's memory source.
+    bool wants_device = config && !config->device_name.empty() && !config->device;
+    if (wants_device) g_device_workspaces = true;
+    if (g_device_workspaces) {
+        nb::object found = hook(Hook::DeviceWorkspace)(nb::str(name.c_str()), config_arg);
+        if (!found.is_none()) return found;
+    }
+    bool fresh = !tw.find(name);
+    auto ws = named("workspace", [&] { return tw.get_or_create(name, config); });
+    if (fresh) watch_thread_exit(*ws);
+    nb::object handle = nb::cast(WorkspaceHandle{ws});
+    if (plain && PyUnicode_CheckExact(name_arg.ptr())) {
+        Py_XDECREF(last.name);
+        Py_XDECREF(last.handle);
+        last.name = nb::handle(name_arg).inc_ref().ptr();
+        last.handle = handle.inc_ref().ptr();
+        last.version = tw.version();
+        last.ws = ws.get();
+    }
+    return handle;
 }
 
 } // namespace
@@ -238,14 +313,22 @@ void export_workspaces(nb::module_ &m) {
     workspace_cls.def_prop_ro("generation", [](WorkspaceHandle &h) { return h.ws->generation(); });
     workspace_cls.def_prop_ro("is_open", [](WorkspaceHandle &h) { return h.ws->cycle_open(); });
     workspace_cls.def_prop_ro("alive", [](WorkspaceHandle &h) { return h.ws->alive(); });
-    workspace_cls.def("__enter__", [](nb::handle self) {
-        enter_cycle(nb::cast<WorkspaceHandle &>(self));
-        return nb::borrow(self);
-    }, nb::sig("def __enter__(self) -> Workspace"));
-    workspace_cls.def("__exit__", [](WorkspaceHandle &h, nb::args) {
-        exit_cycle(h);
-        return false;
-    }, nb::sig("def __exit__(self, *args: object) -> typing.Literal[False]"));
+    {
+        // `with ws:` is the hot path of a workspace loop: plain CPython methods (no argument
+        // conversion; __exit__ looks at none of its arguments).
+        static PyMethodDef cycle_methods[] = {
+            {"__enter__", (PyCFunction) (void (*)(void)) workspace_enter, METH_NOARGS,
+             "__enter__(self) -> Workspace\n--\n\nBegin a cycle of this workspace (the `with` block)."},
+            {"__exit__", (PyCFunction) (void (*)(void)) workspace_exit, METH_FASTCALL,
+             "__exit__(self, *args) -> False\n--\n\nEnd the cycle: its arrays become stale."},
+            {nullptr, nullptr, 0, nullptr}};
+        auto *type = (PyTypeObject *) workspace_cls.ptr();
+        for (PyMethodDef *d = cycle_methods; d->ml_name; ++d) {
+            nb::object method = nb::steal(PyDescr_NewMethod(type, d));
+            if (!method || PyDict_SetItemString(type->tp_dict, d->ml_name, method.ptr()) < 0) throw nb::python_error();
+        }
+        PyType_Modified(type);
+    }
     workspace_cls.def("__eq__", [](WorkspaceHandle &h, nb::handle other) -> nb::object {
         if (!nb::isinstance<WorkspaceHandle>(other)) return nb::borrow(Py_NotImplemented);
         return nb::bool_(nb::cast<WorkspaceHandle &>(other).ws == h.ws);
@@ -293,27 +376,14 @@ void export_workspaces(nb::module_ &m) {
                (h.ws->alive() ? (h.ws->cycle_open() ? " open>" : " closed>") : " destroyed>");
     });
 
-    m.def("workspace",
-          [](nb::handle name_arg, nb::handle config_arg) {
-        std::string name = name_of(name_arg, "workspace");
-        const wsa::Config *config = nullptr;
-        if (!config_arg.is_none()) {
-            if (!nb::isinstance<wsa::Config>(config_arg))
-                raise(PyExc_TypeError, "wsarray.workspace(): config must be a wsarray.WorkspaceConfig, not " +
-                                           std::string(Py_TYPE(config_arg.ptr())->tp_name));
-            config = &nb::cast<const wsa::Config &>(config_arg);
-            if (!config->device_name.empty() && !config->device)  // wsarray.workspace() gives it its source
-                raise(PyExc_ValueError, "wsarray._native.workspace(): a workspace on device '" + config->device_name +
-                                            "' is made by wsarray.workspace(name, config)");
-        }
-        auto &tw = wsa::ThreadWorkspaces::current();
-        bool fresh = !tw.find(name);
-        auto ws = named("workspace", [&] { return tw.get_or_create(name, config); });
-        if (fresh) watch_thread_exit(*ws);
-        return WorkspaceHandle{ws};
-    }, nb::arg("name"), nb::arg("config").none() = nb::none(),
-          nb::sig("def workspace(name: str, config: WorkspaceConfig | None = None) -> Workspace"),
-          "The workspace `name` of this thread, created with `config` on first use.");
+    m.def("workspace", &workspace_entry, nb::arg("name") = "WSA_DEFAULT", nb::arg("config").none() = nb::none(),
+          nb::sig("def workspace(name: str = 'WSA_DEFAULT', config: WorkspaceConfig | None = None) -> Workspace"),
+          "The workspace ``name`` of the current thread (created on first use with ``config``).\n\n"
+          "``with wsarray.workspace(\"LOOP\"):`` runs one cycle: every array made inside comes from the "
+          "workspace's memory and becomes invalid when the block ends; ``.detach()`` keeps a result. "
+          "Calling it again with the same name on the same thread returns the same workspace; a "
+          "different ``config`` for an existing name raises ``WorkspaceError``. A config with "
+          "``device=\"cuda:N\"`` gives a workspace of that GPU's memory (its CuPy arrays come from it).");
 }
 
 } // namespace wsa_py

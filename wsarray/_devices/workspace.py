@@ -70,6 +70,18 @@ def create(name, config):
     return ws
 
 
+def for_core(name, config):
+    """The core's device_workspace hook (wsarray.workspace(name, config) once a device workspace
+    exists, or for a config naming a device): this thread's device workspace `name`, made with
+    `config` when that names a device; None for a host workspace."""
+    found = lookup(name, config)
+    if found is not None:
+        return found
+    if config is not None and config._needs_device_source:
+        return create(name, config)
+    return None
+
+
 def forget(name=None):
     """Drop `name` (None: every name) from this thread's registry after the core destroyed it."""
     if name is None:

@@ -33,6 +33,13 @@ Stack push(const Stack &s, std::shared_ptr<Frame> f) {
     return std::make_shared<const StackNode>(StackNode{std::move(f), s});
 }
 
+Stack open_part(const Stack &s) {
+    if (!s || s->frame->open) return s;
+    Stack cur = s->below;
+    while (cur && !cur->frame->open) cur = cur->below;
+    return cur;
+}
+
 bool contains(const Stack &s, const Frame *f) {
     for (const StackNode *n = s.get(); n; n = n->below.get())
         if (n->frame.get() == f) return true;
@@ -131,6 +138,7 @@ std::shared_ptr<Workspace> ThreadWorkspaces::get_or_create(const std::string &na
     }
     auto ws = std::make_shared<Workspace>(name, config ? *config : Config());
     by_name_.emplace(name, ws);
+    ++version_;
     return ws;
 }
 
@@ -153,6 +161,7 @@ void ThreadWorkspaces::destroy(const std::string &name, DestroyReason why) {
                               "'with' block before destroying it");
     it->second->destroy(why);
     by_name_.erase(it);
+    ++version_;
     bump_scope_epoch();
 }
 
@@ -171,6 +180,7 @@ void ThreadWorkspaces::destroy_all(DestroyReason why, bool force) {
         kv.second->destroy(why);
     }
     by_name_.clear();
+    ++version_;
     bump_scope_epoch();
 }
 

@@ -56,6 +56,9 @@ using Stack = std::shared_ptr<const StackNode>;
 
 /// `s` with `f` on top.
 Stack push(const Stack &s, std::shared_ptr<Frame> f);
+/// `s` without the closed frames on its top (a closed frame is left in its stacks when it closes:
+/// it decides nothing any more, and the next push of its context drops it).
+Stack open_part(const Stack &s);
 /// `s` without `f`, without frames that are no longer open, and without borrows of `f`'s cycle.
 Stack without(const Stack &s, const Frame *f);
 /// Is `f` in `s`?
@@ -97,11 +100,15 @@ public:
     void destroy_all(DestroyReason why = DestroyReason::Explicit, bool force = false);
     std::vector<std::shared_ptr<Workspace>> all() const;
     bool empty() const { return by_name_.empty(); }
+    /// Changes whenever a workspace is created or destroyed on this thread (a cached lookup by
+    /// name holds while it is the same).
+    std::uint64_t version() const { return version_; }
 
     static ThreadWorkspaces &current();
 
 private:
     std::map<std::string, std::shared_ptr<Workspace>> by_name_;
+    std::uint64_t version_ = 0;
 };
 
 } // namespace wsa
