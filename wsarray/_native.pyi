@@ -200,9 +200,11 @@ class Workspace:
     @property
     def alive(self) -> bool: ...
 
-    __enter__: types.MethodDescriptorType = ...
+    def __enter__(self) -> Workspace:
+        """Begin a cycle of this workspace (the `with` block)."""
 
-    __exit__: types.MethodDescriptorType = ...
+    def __exit__(self, *args: object) -> Literal[False]:
+        """End the cycle: its arrays become stale."""
 
     def __eq__(self, other: object, /) -> bool: ...
 

@@ -159,32 +159,46 @@ void watch_thread_exit(wsa::Workspace &ws) {
 
 /// The last workspace() answer of this thread with no config: a loop that calls
 /// wsarray.workspace("LOOP") each iteration gets its handle without a lookup while no workspace was
-/// created or destroyed on the thread since. Strong references; at thread exit they are dropped
-/// only if the interpreter still runs on this thread.
-struct LastWorkspace {
-    PyObject *name = nullptr, *handle = nullptr;
-    std::uint64_t version = 0;
-    const wsa::Workspace *ws = nullptr;
-    ~LastWorkspace() {
-        if (Py_IsInitialized() && PyGILState_Check()) {
-            Py_XDECREF(name);
-            Py_XDECREF(handle);
-        }
+/// created or destroyed on the thread since. Kept in the thread state's dictionary, (name, handle,
+/// version), which CPython clears with the thread (and at exit).
+PyObject *last_workspace_key() {
+    static PyObject *key = PyUnicode_InternFromString("wsarray.last_workspace");  // kept
+    return key;
+}
+
+PyObject *cached_workspace(nb::handle name_arg, std::uint64_t version) {
+    PyObject *dict = PyThreadState_GetDict();  // borrowed
+    PyObject *entry = dict ? PyDict_GetItemWithError(dict, last_workspace_key()) : nullptr;  // borrowed
+    if (!entry) {
+        PyErr_Clear();
+        return nullptr;
     }
-};
-thread_local LastWorkspace tl_last;
+    PyObject *name = PyTuple_GET_ITEM(entry, 0), *handle = PyTuple_GET_ITEM(entry, 1);
+    if (PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(entry, 2)) != version) return nullptr;
+    if (name_arg.ptr() != name &&
+        !(PyUnicode_CheckExact(name_arg.ptr()) && PyUnicode_Compare(name_arg.ptr(), name) == 0)) {
+        PyErr_Clear();
+        return nullptr;
+    }
+    if (!nb::inst_ptr<WorkspaceHandle>(handle)->ws->alive()) return nullptr;
+    return handle;
+}
+
+void remember_workspace(nb::handle name_arg, nb::handle handle, std::uint64_t version) {
+    PyObject *dict = PyThreadState_GetDict();
+    if (!dict || !PyUnicode_CheckExact(name_arg.ptr())) return;
+    nb::object entry = nb::make_tuple(name_arg, handle, nb::int_(version));
+    if (PyDict_SetItem(dict, last_workspace_key(), entry.ptr()) < 0) PyErr_Clear();
+}
 
 /// Set once a device workspace exists: only then are names asked of the device layer first.
 bool g_device_workspaces = false;
 
 nb::object workspace_entry(nb::handle name_arg, nb::handle config_arg) {
     auto &tw = wsa::ThreadWorkspaces::current();
-    LastWorkspace &last = tl_last;
     bool plain = config_arg.is_none();
-    if (plain && last.handle && tw.version() == last.version && last.ws->alive() &&
-        (name_arg.ptr() == last.name ||
-         (PyUnicode_CheckExact(name_arg.ptr()) && PyUnicode_Compare(name_arg.ptr(), last.name) == 0)))
-        return nb::borrow(last.handle);
+    if (plain)
+        if (PyObject *cached = cached_workspace(name_arg, tw.version())) return nb::borrow(cached);
     std::string name = name_of(name_arg, "workspace");
     const wsa::Config *config = nullptr;
     if (!plain) {
@@ -206,14 +220,7 @@ nb::object workspace_entry(nb::handle name_arg, nb::handle config_arg) {
     auto ws = named("workspace", [&] { return tw.get_or_create(name, config); });
     if (fresh) watch_thread_exit(*ws);
     nb::object handle = nb::cast(WorkspaceHandle{ws});
-    if (plain && PyUnicode_CheckExact(name_arg.ptr())) {
-        Py_XDECREF(last.name);
-        Py_XDECREF(last.handle);
-        last.name = nb::handle(name_arg).inc_ref().ptr();
-        last.handle = handle.inc_ref().ptr();
-        last.version = tw.version();
-        last.ws = ws.get();
-    }
+    if (plain) remember_workspace(name_arg, handle, tw.version());
     return handle;
 }
 

@@ -1,6 +1,6 @@
 """The committed stub of the compiled core (wsarray/_native.pyi) is what nanobind's stub generator
 makes of the build, so it cannot drift (regenerate: python -m nanobind.stubgen -P -m wsarray._native
--o wsarray/_native.pyi, from outside the repository's root)."""
+-p src/python/stub_patterns.txt -o wsarray/_native.pyi, from outside the repository's root, with absolute paths)."""
 import os
 import subprocess
 import sys
@@ -19,8 +19,8 @@ def test_the_committed_stub_is_the_generated_one(tmp_path):
         pytest.skip(f"the core was built with nanobind {built_with}, the stub generator is {nanobind.__version__}: "
                     "signatures are written differently across versions")
     out = tmp_path / "_native.pyi"
-    proc = subprocess.run([sys.executable, "-P", "-m", "nanobind.stubgen", "-q", "-P", "-m", "wsarray._native", "-o",
-                           str(out)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    proc = subprocess.run([sys.executable, "-P", "-m", "nanobind.stubgen", "-q", "-P", "-m", "wsarray._native", "-p",
+                           os.path.join(REPO, "src", "python", "stub_patterns.txt"), "-o", str(out)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     with open(os.path.join(REPO, "wsarray", "_native.pyi")) as f:
         committed = f.read()
