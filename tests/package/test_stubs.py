@@ -19,8 +19,9 @@ def test_the_committed_stub_is_the_generated_one(tmp_path):
         pytest.skip(f"the core was built with nanobind {built_with}, the stub generator is {nanobind.__version__}: "
                     "signatures are written differently across versions")
     out = tmp_path / "_native.pyi"
-    proc = subprocess.run([sys.executable, "-P", "-m", "nanobind.stubgen", "-q", "-P", "-m", "wsarray._native", "-p",
-                           os.path.join(REPO, "src", "python", "stub_patterns.txt"), "-o", str(out)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    patterns = os.path.join(REPO, "src", "python", "stub_patterns.txt")
+    proc = subprocess.run([sys.executable, "-P", "-m", "nanobind.stubgen", "-q", "-P", "-m", "wsarray._native",
+                           "-p", patterns, "-o", str(out)], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     with open(os.path.join(REPO, "wsarray", "_native.pyi")) as f:
         committed = f.read()
