@@ -34,6 +34,7 @@ __all__ = [
     "get_auto_gc_window",
     "invoke_gc",
     "is_periodic_gc_active",
+    "numpy_allocations",
     "print_allocation_statistics",
     "remove_cycle_listener",
     "set_auto_gc_window",
@@ -139,6 +140,16 @@ def workspace_stack() -> list[tuple[str, str | None]]:
 def allocation_statistics() -> dict[str, dict[str, Any]]:
     """Statistics of every workspace of this thread: {name: {capacity, used, ...}}."""
     return _native._statistics()
+
+
+def numpy_allocations() -> dict[str, int]:
+    """How many data buffers NumPy allocated on this thread through wsarray's allocator since the
+    thread began: ``in_workspaces`` (made inside a wsarray call, or a routed update, while a
+    workspace cycle was open) and ``outside`` (NumPy's own allocator). Counted once wsarray's
+    allocator is installed in the thread's context (its first call routed into a workspace); compare
+    two readings to see what a loop allocates outside workspaces."""
+    routed, outside = _native._numpy_allocation_counts()
+    return {"in_workspaces": routed, "outside": outside}
 
 
 def print_allocation_statistics(file: IO[str] | None = None) -> None:

@@ -3,6 +3,7 @@
 #include "memory_manager.h"
 
 #include "array_object.h"
+#include "numpy_alloc.h"
 #include "scopes.h"
 #include "workspaces.h"
 
@@ -46,6 +47,10 @@ void export_memory_manager(nb::module_ &m) {
         }
         return out;
     }, nb::sig("def _stack() -> list[tuple[str, str | None]]"));
+    m.def("_numpy_allocation_counts", []() {
+        NumpyAllocationCounts c = numpy_allocation_counts();
+        return nb::make_tuple(c.routed, c.outside);
+    }, "(into workspaces, outside) NumPy data allocations of this thread through wsarray's handler.");
     m.def("_zombie_bytes", []() { return wsa::Workspace::zombie_bytes(); });
 }
 

@@ -19,6 +19,7 @@ static thread_local std::string tl_error;
 static thread_local bool tl_error_misuse = false;
 static thread_local void *tl_last = nullptr;              // last block route_alloc handed out
 static thread_local wsa::Workspace *tl_last_ws = nullptr;  // ... and its workspace
+static thread_local NumpyAllocationCounts tl_counts;        // what this thread's handler calls did
 static PyDataMem_Handler *g_default = nullptr;  // NumPy's own handler, for everything not routed
 static PyObject *g_capsule = nullptr;            // our handler, as NumPy wants it
 static PyObject *g_default_capsule = nullptr;    // NumPy's, as it was at import
@@ -31,6 +32,7 @@ static int (*g_trace_untrack)(unsigned, std::uintptr_t) = nullptr;
 static void *route_alloc(std::size_t n, bool zero) {
     try {
         void *p = tl_route->allocate(n ? n : 1, zero);
+        ++tl_counts.routed;
         tl_last = p;
         tl_last_ws = tl_route;
         return p;
@@ -50,6 +52,7 @@ static void *route_alloc(std::size_t n, bool zero) {
 
 static void *ws_malloc(void *, std::size_t n) {
     if (tl_route) return route_alloc(n, false);
+    ++tl_counts.outside;
     return g_default->allocator.malloc(g_default->allocator.ctx, n);
 }
 
@@ -60,6 +63,7 @@ static void *ws_calloc(void *, std::size_t nelem, std::size_t elsize) {
         // no fresh page, as calloc does.
         return route_alloc(nelem * elsize, true);
     }
+    ++tl_counts.outside;
     return g_default->allocator.calloc(g_default->allocator.ctx, nelem, elsize);
 }
 
@@ -73,14 +77,19 @@ static void ws_free(void *, void *p, std::size_t size) {
 static void *ws_realloc(void *, void *p, std::size_t n) {
     if (!p) return ws_malloc(nullptr, n);
     std::size_t old = wsa::Workspace::owned_size(p);
-    if (old == wsa::Workspace::kNotOwned)  // NumPy's own block: let NumPy grow it where it lives
+    if (old == wsa::Workspace::kNotOwned) {  // NumPy's own block: let NumPy grow it where it lives
+        ++tl_counts.outside;
         return g_default->allocator.realloc(g_default->allocator.ctx, p, n);
+    }
+    if (!tl_route) ++tl_counts.outside;
     void *q = tl_route ? route_alloc(n, false) : g_default->allocator.malloc(g_default->allocator.ctx, n);
     if (!q) return nullptr;
     std::memcpy(q, p, old < n ? old : n);
     wsa::Workspace::free_if_owned(p);
     return q;
 }
+
+NumpyAllocationCounts numpy_allocation_counts() { return tl_counts; }
 
 static PyDataMem_Handler g_handler = {
     "wsarray_workspace_allocator",

@@ -59,6 +59,14 @@ void *new_array_data(wsa::Workspace *target, std::size_t size, bool zeroed, PyOb
 /// False, nothing done, for a handler other than ours and NumPy's default.
 bool free_array_data(PyObject *handler, void *data, std::size_t nbytes);
 
+/// NumPy data allocations made on this thread through wsarray's handler (installed in a thread's
+/// context by its first routed call): into a workspace, and to NumPy's own allocator.
+struct NumpyAllocationCounts {
+    std::uint64_t routed = 0;
+    std::uint64_t outside = 0;
+};
+NumpyAllocationCounts numpy_allocation_counts();
+
 /// Is a RouteGuard with a workspace up on this thread (NumPy's allocations going to a workspace)?
 bool routing_active();
 

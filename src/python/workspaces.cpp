@@ -191,6 +191,16 @@ void remember_workspace(nb::handle name_arg, nb::handle handle, std::uint64_t ve
     if (PyDict_SetItem(dict, last_workspace_key(), entry.ptr()) < 0) PyErr_Clear();
 }
 
+/// At exit (atexit, before modules are torn down): drop the cached handles of every thread still
+/// alive, daemon threads included, so that no Workspace outlives the interpreter's last
+/// reference count of it (nanobind reports such instances as leaked).
+void forget_cached_workspaces() {
+    PyInterpreterState *interp = PyThreadState_GetInterpreter(PyThreadState_Get());
+    for (PyThreadState *t = PyInterpreterState_ThreadHead(interp); t; t = PyThreadState_Next(t)) {
+        if (t->dict && PyDict_DelItem(t->dict, last_workspace_key()) < 0) PyErr_Clear();
+    }
+}
+
 /// Set once a device workspace exists: only then are names asked of the device layer first.
 bool g_device_workspaces = false;
 
@@ -261,6 +271,7 @@ void destroy_named(const std::string &name, const char *fn) {
 }
 
 void export_workspaces(nb::module_ &m) {
+    nb::module_::import_("atexit").attr("register")(nb::cpp_function(forget_cached_workspaces));
     nb::class_<ThreadCleanup>(m, "_ThreadCleanup", "Ends a thread's workspaces when it exits (internal).");
 
     auto scope_cls = nb::class_<ScopeObject>(m, "Scope",

@@ -258,3 +258,20 @@ def test_ctrl_c_in_a_cycle_listener_reaches_the_loop(exc):
     with ws:  # still usable
         assert float(wnp.ones(3).sum()) == 3.0
     memory.destroy_workspace("LISTEN_CTRL_C")
+
+
+def test_numpy_allocations_counts_buffers_into_workspaces_and_outside():
+    import numpy
+    x = numpy.random.default_rng(0).random(1000)
+    with wnp.workspace("COUNTED"):
+        wnp.sort(x)  # installs wsarray's allocator in this thread's context
+    before = wnp.memory.numpy_allocations()
+    with wnp.workspace("COUNTED"):
+        for _ in range(5):
+            wnp.sort(x)
+    middle = wnp.memory.numpy_allocations()
+    assert middle["in_workspaces"] >= before["in_workspaces"] + 5 and middle["outside"] == before["outside"]
+    kept = [numpy.ones(100) for _ in range(3)]  # plain NumPy: NumPy's own allocator
+    after = wnp.memory.numpy_allocations()
+    assert after["outside"] >= middle["outside"] + 3 and after["in_workspaces"] == middle["in_workspaces"]
+    assert len(kept) == 3

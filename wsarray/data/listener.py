@@ -66,6 +66,7 @@ class PerformanceListener:
         self.clock = clock
         self.iteration = 0
         self.history: list[dict[str, Any]] = []
+        self.evaluations: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._workspaces = {}   # (thread, name) -> latest {capacity, used}
         self._current = None    # the running iteration's record() values
@@ -179,6 +180,18 @@ class PerformanceListener:
         if bar is not None:
             bar.set_postfix_str(line.split("; ", 1)[1] if "; " in line else line, refresh=True)
         self._start_interval()
+
+    def evaluation(self, iteration: int, epoch: int, metrics: Any) -> None:
+        """Log the headline scores of ``metrics`` (``wsarray.evaluation`` metrics, e.g. from
+        ``ParallelWrapper.fit(eval_data=..., metrics=...)``) at ``iteration``, and keep them in
+        ``evaluations``: dicts of iteration, epoch and ``MetricName.score`` values."""
+        entry: dict[str, Any] = {"iteration": iteration, "epoch": epoch}
+        for metric in metrics:
+            for name, value in metric.summary().items():
+                entry[f"{type(metric).__name__}.{name}"] = value
+        self.evaluations.append(entry)
+        scores = ", ".join(f"{k}: {v:.4f}" for k, v in entry.items() if k not in ("iteration", "epoch"))
+        self.logger.info(f"evaluation at iteration {iteration} (epoch {epoch}): {scores}")
 
     def format(self, entry: dict[str, Any]) -> str:
         """The report line of a ``history`` entry."""

@@ -137,6 +137,18 @@ class ParallelInference:
             raise
         return future.result()
 
+    def evaluate(self, data: Any, *metrics: Any, max_in_flight: int | None = None) -> Any:
+        """Evaluate the served model on ``data`` (batches as ``wsarray.evaluation.evaluate`` takes
+        them): each batch is a request; the worker that runs it updates its own copies of the
+        metrics, merged into ``metrics`` at the end. Returns the metric, or a tuple of them.
+        ``max_in_flight``: batches submitted and not yet finished (default: twice the workers). The
+        first error (the model's, or a metric's EvaluationError) cancels what is still queued and is
+        raised here."""
+        from ._evaluate import evaluate_on_pool
+        workers = len(self._service.workers)
+        limit = 2 * workers if max_in_flight is None else max_in_flight
+        return evaluate_on_pool(self, data, metrics, limit, f"{WHO}.evaluate()")
+
     # -- statistics ---------------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import copy
 import itertools
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 from .._native import Array
@@ -108,6 +108,8 @@ class ParallelWrapper:
         self.score: Any = None
         self._number = next(_numbers)
         self._manager = WorkspaceManager(mode, prefix=f"ParallelWrapper-{self._number}")
+        self._evaluation = None
+        self.evaluations: list[dict[str, Any]] = []
         self._stats = {"iterations": 0, "rounds": 0, "epochs": 0, "seconds": 0.0,
                        "batches_per_worker": [0] * workers}
 
@@ -117,11 +119,24 @@ class ParallelWrapper:
         s["batches_per_worker"] = list(s["batches_per_worker"])
         return s
 
-    def fit(self, data: Iterable[Any], epochs: int = 1) -> "ParallelWrapper":
-        """Train on ``data`` for ``epochs`` epochs; returns self (the model holds the average)."""
+    def fit(self, data: Iterable[Any], epochs: int = 1, *, eval_data: Iterable[Any] | None = None,
+            metrics: Sequence[Any] = (), evaluate_every: int | None = None,
+            eval_listener: Any = None) -> "ParallelWrapper":
+        """Train on ``data`` for ``epochs`` epochs; returns self (the model holds the average).
+
+        With ``eval_data`` (re-iterable batches, as ``wsarray.evaluation.evaluate`` takes them) and
+        ``metrics`` (``wsarray.evaluation`` metrics), the averaged model is evaluated between rounds,
+        on the caller's thread: after every ``evaluate_every`` iterations (at the end of the round
+        that reaches them), or at the end of each epoch when ``evaluate_every`` is None. Each
+        evaluation fills fresh copies of ``metrics``, kept in ``evaluations`` ({iteration, epoch,
+        metrics}); the metrics passed in end with the last one's results. ``eval_listener`` (an
+        object with ``evaluation(iteration, epoch, metrics)``, such as a ``PerformanceListener``, or
+        a callable taking those) and the wrapper's ``listener``, if it has ``evaluation``, get each.
+        The model predicts through ``output``, ``predict_proba``, ``predict`` or ``__call__``."""
         fn = f"{WHO[:-2]}.fit()"
         if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
             raise ValueError(f"{fn}: epochs must be an int of at least 1, got {epochs!r}")
+        self._evaluation = _evaluation_plan(self.model, eval_data, metrics, evaluate_every, eval_listener, fn)
         owned = not isinstance(data, AsyncIterator)
         if owned:
             it = AsyncIterator(data, queue_size=self.prefetch_buffer * self.workers, consumers=self.workers,
@@ -173,6 +188,28 @@ class ParallelWrapper:
                          [r.params for r in crew.replicas])
             self._stats["rounds"] += 1
             self._report(reports, trained, epoch)
+            plan = self._evaluation
+            if plan and plan["every"] and self._stats["iterations"] - plan["last"] >= plan["every"]:
+                self._evaluate(crew, epoch)
+        if self._evaluation and not self._evaluation["every"]:
+            self._evaluate(crew, epoch)
+
+    def _evaluate(self, crew, epoch):
+        from ..evaluation._evaluate import evaluate, predictor
+        plan = self._evaluation
+        plan["last"] = iteration = self._stats["iterations"]
+        fresh = [m.empty_like() for m in plan["metrics"]]
+        model = crew.replicas[0]  # every replica holds the average now; the workers wait
+        evaluate(predictor(model, "evaluation"), plan["data"], *fresh)
+        self.evaluations.append({"iteration": iteration, "epoch": epoch, "metrics": fresh})
+        for given, result in zip(plan["metrics"], fresh):
+            given.reset().merge(result)
+        for target in (plan["listener"], self.listener):
+            report = getattr(target, "evaluation", None)
+            if callable(report):
+                report(iteration, epoch, fresh)
+            elif target is plan["listener"] and callable(target):
+                target(iteration, epoch, fresh)
 
     def _report(self, reports, trained, epoch):
         if self.report_score_after_averaging:
@@ -330,3 +367,31 @@ def _assign(params, averaged):
             current[...] = value
         else:
             params[name] = value.copy()
+
+
+def _evaluation_plan(model, data, metrics, every, listener, fn):
+    """What fit() evaluates, checked before anything starts (None: no evaluation)."""
+    metrics = tuple(metrics)
+    if data is None:
+        if metrics or every is not None:
+            raise ValueError(f"{fn}: metrics and evaluate_every need eval_data (the batches to evaluate on)")
+        return None
+    from ..evaluation._evaluate import check_metrics, predictor
+    check_metrics(metrics, fn)
+    predictor(model, fn)
+    try:
+        if iter(data) is data:
+            raise TypeError(f"{fn}: eval_data must be re-iterable (a list, a BatchDirectory), not a one-pass "
+                            f"iterator ({type(data).__name__}): it is evaluated more than once")
+    except TypeError as e:
+        if "re-iterable" in str(e):
+            raise
+        raise TypeError(f"{fn}: eval_data must be iterable (batches), not {type(data).__name__}") from None
+    if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
+        raise ValueError(f"{fn}: evaluate_every must be a positive int of iterations (or None: each epoch), "
+                         f"not {every!r}")
+    if listener is not None and not (callable(getattr(listener, "evaluation", None)) or callable(listener)):
+        raise TypeError(f"{fn}: eval_listener must have an evaluation(iteration, epoch, metrics) method or be "
+                        f"callable, not {type(listener).__name__}")
+    return {"data": data, "metrics": metrics, "every": every, "listener": listener, "last": 0}
+
