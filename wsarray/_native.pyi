@@ -35,6 +35,17 @@ def _gate_after_fork() -> None:
 class _ScopeStack:
     """The scopes open in a context (wsarray internal)."""
 
+def _set_bypass(on: bool, this_thread_only: bool) -> None:
+    """
+    Debug mode bypass_everything for the process or this thread (wsarray.memory.set_debug).
+    """
+
+def _clear_thread_bypass() -> None:
+    """Drop this thread's own bypass setting."""
+
+def _bypass_active() -> bool:
+    """Whether allocations bypass workspaces on this thread now."""
+
 class WorkspaceConfig:
     """
     Policies of a workspace (ND4J's WorkspaceConfiguration).

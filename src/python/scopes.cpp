@@ -4,6 +4,7 @@
 
 #include <nanobind/stl/shared_ptr.h>
 
+#include <atomic>
 #include <cstdint>
 #include <thread>
 
@@ -64,7 +65,29 @@ struct TargetCache {
 };
 thread_local TargetCache tl_cache;
 
+/// Debug mode "bypass_everything" (wsarray.memory.set_debug): no allocation goes to a workspace,
+/// the program runs as plain NumPy would. Process default (WSARRAY_DEBUG) and a per-thread
+/// override (-1: none); both are read only when the target is recomputed, and changing either
+/// bumps the scope epoch, so the hot path pays nothing.
+std::atomic<bool> g_bypass{false};
+thread_local int tl_bypass = -1;
+
+bool bypassing() { return tl_bypass >= 0 ? tl_bypass != 0 : g_bypass.load(std::memory_order_relaxed); }
+
 } // namespace
+
+void set_bypass(bool on, bool this_thread_only) {
+    if (this_thread_only) tl_bypass = on ? 1 : 0;
+    else g_bypass.store(on, std::memory_order_relaxed);
+    wsa::bump_scope_epoch();
+}
+
+void clear_thread_bypass() {
+    tl_bypass = -1;
+    wsa::bump_scope_epoch();
+}
+
+bool bypass_active() { return bypassing(); }
 
 bool opened_here(const wsa::Frame &f) {
     PyThreadState *ts = PyThreadState_Get();
@@ -85,7 +108,7 @@ wsa::Workspace *current_target() {
     std::uint64_t epoch = wsa::scope_epoch();
     TargetCache &c = tl_cache;
     if (c.epoch == epoch && c.context == ts->context && c.version == ts->context_ver) return c.target.get();
-    wsa::Workspace *t = wsa::target_of(current_stack());
+    wsa::Workspace *t = bypassing() ? nullptr : wsa::target_of(current_stack());
     c.target = t ? t->shared_from_this() : nullptr;
     c.context = ts->context;
     c.version = ts->context_ver;
@@ -131,6 +154,10 @@ void export_scopes(nb::module_ &m) {
     if (!g_stack_var) throw nb::python_error();
     // pooled: one box per scope change, reused rather than allocated.
     nb::class_<ScopeStackBox>(m, "_ScopeStack", nb::pooled(), "The scopes open in a context (wsarray internal).");
+    m.def("_set_bypass", &set_bypass, nb::arg("on"), nb::arg("this_thread_only"),
+          "Debug mode bypass_everything for the process or this thread (wsarray.memory.set_debug).");
+    m.def("_clear_thread_bypass", &clear_thread_bypass, "Drop this thread's own bypass setting.");
+    m.def("_bypass_active", &bypass_active, "Whether allocations bypass workspaces on this thread now.");
 }
 
 } // namespace wsa_py

@@ -18,6 +18,13 @@ wsa::Stack current_stack();
 /// out). Valid until the next wsarray call: a RouteGuard holds it for the duration of a call.
 wsa::Workspace *current_target();
 
+/// Debug mode "bypass_everything": current_target() answers null (every allocation outside
+/// workspaces) for the process (this_thread_only false) or this thread; clear_thread_bypass() drops
+/// the thread's own setting; bypass_active() is what applies on this thread now.
+void set_bypass(bool on, bool this_thread_only);
+void clear_thread_bypass();
+bool bypass_active();
+
 /// Open a scope of `kind` over `ws` (null for scope_out) in this context: its frame goes on top of
 /// this context's stack. For a cycle the caller has begun the cycle.
 std::shared_ptr<wsa::Frame> open_scope(wsa::FrameKind kind, std::shared_ptr<wsa::Workspace> ws);

@@ -19,6 +19,7 @@ import threading
 import time
 from collections import deque
 
+from ..memory.history import note_fill
 from .. import memory
 from .._native import Array
 from .._workspaces import WorkspaceError, scope_out
@@ -125,8 +126,10 @@ class Pipeline:
                         with slot.fill():
                             batch = map_arrays(raw, copy_into_current_scope)
                         del raw
+                    note_fill(slot.name, slot.stats())
                 finally:
                     etl.retire()
+                note_fill(etl.name, etl.stats())
         except StopIteration:
             self._no_batch(slot, number)
             return Item(END, number)

@@ -23,6 +23,7 @@ import threading
 
 from .._workspaces import WorkspaceConfig
 from .._native import _Slot
+from ..memory.history import note_fill
 
 _CONFIG_FIELDS = ("initial_size", "min_size", "max_size", "overallocation_limit", "allocation",
                   "learning", "cycles_before_initialization", "spill", "reset", "location",
@@ -101,6 +102,7 @@ class Ring:
         not fit. A spill while retired arrays the user still holds pinned memory is theirs: it is
         counted, and grows nothing."""
         s = slot.stats()
+        note_fill(slot.name, s)
         if s["spilled_cycle_bytes"] and used_before == 0:
             self.grow_to(max(s["used"], s["capacity"] + s["spilled_cycle_bytes"]))
 

@@ -1,4 +1,6 @@
-"""The memory manager: workspaces of the current thread and garbage-collection knobs.
+"""The memory manager: workspaces of the current thread, garbage-collection knobs, and seeing memory
+(history, snapshots and their viewer, measure(), debug modes: history.py, viewer.py, measure.py,
+debug.py).
 
 Garbage collection, in Python terms (ND4J's MemoryManager names):
 
@@ -17,12 +19,32 @@ import gc as _gc
 from collections.abc import Callable
 from typing import IO, Any
 
-from . import _native
-from ._devices import workspace as _device_workspaces
+from .. import _native
+from .._devices import workspace as _device_workspaces
+
+from .debug import MODES as DEBUG_MODES, EscapeWarning, get_debug, reset_thread as reset_thread_debug, set_debug
+from .history import RECORD_BYTES, dump_snapshot, history_enabled, load_snapshot, record_history, snapshot
+from .measure import Measurement, measure
+from .viewer import render_html as render_snapshot_html, write_html as write_snapshot_html
 
 CycleListener = Callable[[dict[str, Any]], object]
 
 __all__ = [
+    "DEBUG_MODES",
+    "EscapeWarning",
+    "Measurement",
+    "RECORD_BYTES",
+    "dump_snapshot",
+    "get_debug",
+    "history_enabled",
+    "load_snapshot",
+    "measure",
+    "record_history",
+    "render_snapshot_html",
+    "reset_thread_debug",
+    "set_debug",
+    "snapshot",
+    "write_snapshot_html",
     "add_cycle_listener",
     "allocation_statistics",
     "cycle_listeners",
@@ -55,8 +77,8 @@ def device_info() -> list[dict[str, Any]]:
     """Memory of each usable GPU: a list of dicts (``device``, ``free``, ``total``, ``pool_used``,
     ``pool_total``: CuPy's pool on it); empty where no GPU is usable (``wsarray.cuda.status()``
     says why). Imports CuPy on first use, never before."""
-    from . import cuda
-    from ._devices.workspace import registry
+    from .. import cuda
+    from .._devices.workspace import registry
 
     info = cuda.device_info()
     for d in info:  # this thread's workspaces of each device: their chunks are part of its memory
@@ -190,3 +212,8 @@ def remove_cycle_listener(listener: CycleListener) -> None:
 def cycle_listeners() -> list[CycleListener]:
     """The listeners added with ``add_cycle_listener``, in call order."""
     return _native._cycle_listeners()
+
+
+from .debug import apply_environment as _apply_environment  # noqa: E402
+
+_apply_environment()

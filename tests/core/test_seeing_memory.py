@@ -1,0 +1,188 @@
+"""Seeing memory: the cycle history (all threads, bounded), snapshots as JSON, the HTML viewer and its
+command, measure(), and the debug modes (escapes, bypass_everything, WSARRAY_DEBUG)."""
+import json
+import pickle
+import subprocess
+import sys
+import threading
+import warnings
+
+import numpy
+import pytest
+
+import wsarray as wnp
+from wsarray import memory
+from wsarray.data import AsyncIterator
+
+
+@pytest.fixture
+def history():
+    memory.record_history(True, max_entries=10_000)
+    yield
+    memory.record_history(False)
+    from wsarray.memory import history as h
+    with h._lock:
+        h._state.update(ring=None, last={}, threads={}, dropped=0)
+
+
+def _grow(name, cycles, step=1000):
+    ws = wnp.workspace(name)
+    for i in range(cycles):
+        with ws:
+            wnp.ones(step * (i + 1)) * 2
+
+
+def test_history_records_every_cycle_of_every_thread_with_what_happened(history):
+    assert memory.history_enabled()
+    _grow("HIST_MAIN", 5)
+    worker = threading.Thread(target=_grow, args=("HIST_WORKER", 4), name="hist-worker")
+    worker.start()
+    worker.join()
+    with AsyncIterator(iter([numpy.ones(10)] * 6), queue_size=2) as it:
+        for _ in it:
+            pass
+    records = memory.snapshot()["history"]["records"]
+    main = [r for r in records if r["workspace"] == "HIST_MAIN"]
+    assert [r["cycle"] for r in main] == [1, 2, 3, 4, 5]
+    assert "created" in main[0]["events"] and any("grew" in r["events"] for r in main[1:])
+    assert all(r["spilled_cycle_bytes"] > 0 for r in main if "spilled" in r["events"])
+    assert [r["thread_name"] for r in records if r["workspace"] == "HIST_WORKER"] == ["hist-worker"] * 4
+    assert any(r["thread_name"] != threading.current_thread().name and r["workspace"] != "HIST_WORKER"
+               for r in records)  # the prefetch producer's cycles
+    names = {(w["thread_name"], w["name"]) for w in memory.snapshot()["workspaces"]}
+    assert ("hist-worker", "HIST_WORKER") in names and (threading.current_thread().name, "HIST_MAIN") in names
+
+
+def test_history_is_bounded_and_off_costs_no_listener(history):
+    memory.record_history(True, max_entries=3)
+    _grow("HIST_BOUND", 7, step=10)
+    snap = memory.snapshot()["history"]
+    assert len(snap["records"]) == 3 and snap["dropped"] >= 4 and snap["max_entries"] == 3
+    assert [r["cycle"] for r in snap["records"]] == [5, 6, 7]
+    memory.record_history(False)
+    assert not memory.history_enabled() and not memory.cycle_listeners()
+    _grow("HIST_BOUND", 2, step=10)
+    assert len(memory.snapshot()["history"]["records"]) == 3  # kept, not growing
+    with pytest.raises(ValueError, match="max_entries must be a positive int"):
+        memory.record_history(True, max_entries=0)
+
+
+def test_snapshots_are_json_and_pickles_need_trust(history, tmp_path):
+    _grow("SNAP", 3)
+    path = memory.dump_snapshot(tmp_path / "mem.json")
+    snap = json.loads(path.read_text())
+    assert snap["kind"] == "wsarray.memory.snapshot" and snap["history"]["records"]
+    assert memory.load_snapshot(path) == snap
+    pickled = memory.dump_snapshot(tmp_path / "mem.pkl", format="pickle")
+    with pytest.raises(ValueError, match="is a pickle, which can run code"):
+        memory.load_snapshot(pickled)
+    assert memory.load_snapshot(pickled, trust_pickle=True)["kind"] == "wsarray.memory.snapshot"
+    (tmp_path / "bad.json").write_text('{"a": 1}')
+    with pytest.raises(ValueError, match="not a wsarray memory snapshot"):
+        memory.load_snapshot(tmp_path / "bad.json")
+    with pytest.raises(ValueError, match="format must be"):
+        memory.dump_snapshot(tmp_path / "x", format="yaml")
+    assert pickle.dumps(snap)  # plain data
+
+
+def test_the_viewer_page_and_its_command(history, tmp_path):
+    _grow("VIEW", 6)
+    snap = memory.snapshot()
+    page = memory.render_snapshot_html(snap)
+    spilled = sum(1 for r in snap["history"]["records"] if r["workspace"] == "VIEW" and r["spilled_cycle_bytes"])
+    assert page.count("<svg class='timeline'") >= 1 and page.count("class='spill'") >= spilled > 0
+    assert "<table id='workspaces'>" in page and "VIEW" in page and "http" not in page  # nothing fetched
+    memory.dump_snapshot(tmp_path / "mem.json")
+    proc = subprocess.run([sys.executable, "-P", "-m", "wsarray.memory", "view", str(tmp_path / "mem.json"), "-o",
+                           str(tmp_path / "mem.html")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "<svg class='timeline'" in (tmp_path / "mem.html").read_text()
+    bad = subprocess.run([sys.executable, "-P", "-m", "wsarray.memory", "view", str(tmp_path / "missing.json")],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "No such file" in bad.stderr
+
+
+def test_measure_gives_the_blocks_figures():
+    ws = wnp.workspace("MEASURED")
+    with ws:
+        wnp.ones(10)  # created before the block
+    for _ in range(2):  # learned its size: the measured cycles do not spill
+        with ws:
+            wnp.sort(wnp.ones(1000) + 1)  # a routed call: this thread's NumPy allocations are counted
+    with memory.measure() as m:
+        for _ in range(4):
+            with ws:
+                a = wnp.ones(1000)
+                assert float((a + 1)[0]) == 2.0
+        plain = [numpy.ones(100) for _ in range(3)]
+    assert m.cycles == 4 and m.allocations == 8 and m.allocated_bytes == 8 * 8000
+    assert m.spills == 0 and m.peak_cycle_bytes >= 16000 and m.numpy_outside >= 3
+    assert set(m.as_dict()) >= {"allocations", "page_faults", "peak_cycle_bytes"} and len(plain) == 3
+    assert not memory.cycle_listeners()
+
+
+def test_escapes_name_the_variable_and_line_once():
+    ws = wnp.workspace("ESCAPE")
+    memory.set_debug("escapes")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(3):
+                with ws:
+                    kept = wnp.ones(4) + 1
+                    fine = (kept * 2).detach()
+            assert fine.is_in_scope() or not fine.is_attached()
+        messages = [str(w.message) for w in caught if issubclass(w.category, memory.EscapeWarning)]
+        assert len(messages) == 3 and all("'kept' in test_escapes_name_the_variable_and_line_once" in m
+                                          for m in messages)
+        assert all(w.filename == __file__ for w in caught)
+        assert memory.get_debug() == ["escapes"]
+    finally:
+        memory.set_debug(None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ws:
+            kept = wnp.ones(4)
+    with pytest.raises(ValueError, match="unknown debug mode 'loud'"):
+        memory.set_debug("loud")
+
+
+def test_bypass_everything_runs_as_plain_numpy_per_thread_or_process():
+    ws = wnp.workspace("BYPASS")
+    memory.set_debug("bypass_everything", this_thread=True)
+    try:
+        other = {}
+
+        def elsewhere():
+            with wnp.workspace("BYPASS_OTHER"):
+                other["attached"] = wnp.ones(3).is_attached()
+        t = threading.Thread(target=elsewhere)
+        t.start()
+        t.join()
+        with ws:
+            a = wnp.ones(3) + 1
+        assert not a.is_attached() and a.tolist() == [2.0, 2.0, 2.0]  # usable after the cycle
+        assert other["attached"] is True  # other threads are not affected
+        assert memory.get_debug() == ["bypass_everything"]
+    finally:
+        memory.reset_thread_debug()
+    with ws:
+        assert wnp.ones(3).is_attached()
+    code = ("import wsarray as np\nwith np.workspace('W'):\n    a = np.ones(3)\n"
+            "print(a.is_attached(), np.memory.get_debug())")
+    env = dict(__import__("os").environ, WSARRAY_DEBUG="bypass_everything")
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.stdout.split() == ["False", "['bypass_everything']"], out.stderr
+    env["WSARRAY_DEBUG"] = "nonsense"
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert "WSARRAY_DEBUG ignored" in out.stderr and out.stdout.split()[0] == "True"
+
+
+def test_debug_listeners_go_when_no_thread_reports_escapes():
+    memory.set_debug("escapes", this_thread=True)
+    assert len(memory.cycle_listeners()) == 1
+    memory.set_debug("escapes")
+    memory.set_debug(None)
+    assert len(memory.cycle_listeners()) == 1  # this thread still reports
+    memory.reset_thread_debug()
+    assert memory.cycle_listeners() == [] and memory.get_debug() == []

@@ -1,0 +1,165 @@
+"""Debug modes (Deeplearning4j's DebugMode, for wsarray): ``set_debug("escapes")`` reports Arrays
+still referenced when their cycle ends; ``set_debug("bypass_everything")`` sends every allocation
+outside workspaces, so the program runs as plain NumPy would (to rule wsarray out). For the whole
+process, or one thread (``this_thread=True``); the environment variable ``WSARRAY_DEBUG`` (modes
+separated by commas) sets the process's modes when wsarray is imported, so a user can switch them
+on without editing code."""
+
+import os
+import sys
+import threading
+import tracemalloc
+import warnings
+import weakref
+
+from .. import _native
+
+__all__ = ["MODES", "EscapeWarning", "set_debug", "get_debug"]
+
+MODES = ("escapes", "bypass_everything")
+_FRAMES = 8  # frames above the end of a cycle that are searched for escaped arrays
+_process = set()
+_local = threading.local()  # .modes: this thread's own set, or absent (the process's apply)
+_listening = [False]
+_threads_with_escapes = [0]  # threads whose own modes include escapes
+_reported = {}  # id -> weak reference: each escaped Array is reported once (Arrays are unhashable)
+_lock = threading.Lock()
+
+
+class EscapeWarning(UserWarning):
+    """An Array outlived its workspace cycle (debug mode 'escapes'): it is stale, and using it
+    raises; .detach() it inside the cycle to keep it."""
+
+
+def _parse(modes, who):
+    if modes is None or modes == "" or modes == "off":
+        return set()
+    if isinstance(modes, str):
+        modes = [m.strip() for m in modes.split(",") if m.strip()]
+    chosen = set()
+    for m in modes:
+        if m not in MODES:
+            raise ValueError(f"{who}: unknown debug mode {m!r}; the modes are {', '.join(MODES)} (or None)")
+        chosen.add(m)
+    return chosen
+
+
+def set_debug(modes=None, *, this_thread=False):
+    """Turn debug modes on: None (all off), a mode name, several separated by commas, or a list.
+    ``this_thread=True`` sets them for the calling thread only (``set_debug(None,
+    this_thread=True)`` turns them off there; ``reset_thread()`` returns it to the process's)."""
+    chosen = _parse(modes, "wsarray.memory.set_debug")
+    if this_thread:
+        _set_thread_modes(chosen)
+        _native._set_bypass("bypass_everything" in chosen, True)
+    else:
+        with _lock:
+            _process.clear()
+            _process.update(chosen)
+        _native._set_bypass("bypass_everything" in chosen, False)
+    _update_listener()
+
+
+def reset_thread():
+    """The calling thread follows the process's debug modes again."""
+    _set_thread_modes(None)
+    _native._clear_thread_bypass()
+    _update_listener()
+
+
+def _set_thread_modes(modes):
+    before = "escapes" in getattr(_local, "modes", ())
+    if modes is None:
+        if hasattr(_local, "modes"):
+            del _local.modes
+    else:
+        _local.modes = modes
+    after = modes is not None and "escapes" in modes
+    with _lock:
+        _threads_with_escapes[0] += int(after) - int(before)
+
+
+def get_debug():
+    """The debug modes in force on the calling thread, as a sorted list."""
+    modes = getattr(_local, "modes", None)
+    return sorted(_process if modes is None else modes)
+
+
+def _update_listener():
+    """The cycle listener is there only while some thread may report escapes."""
+    with _lock:
+        wanted = "escapes" in _process or _threads_with_escapes[0] > 0
+        if wanted and not _listening[0]:
+            _native._add_cycle_listener(_on_cycle)
+        elif not wanted and _listening[0]:
+            _native._remove_cycle_listener(_on_cycle)
+        _listening[0] = wanted
+
+
+def _arrays_in(name, value, depth=0):
+    if type(value) is _native.Array:
+        yield name, value
+    elif depth < 1 and isinstance(value, (list, tuple)):
+        for i, v in enumerate(value[:64]):
+            yield from _arrays_in(f"{name}[{i}]", v, depth + 1)
+    elif depth < 1 and isinstance(value, dict):
+        for k, v in list(value.items())[:64]:
+            yield from _arrays_in(f"{name}[{k!r}]", v, depth + 1)
+
+
+def _first_report(array):
+    key = id(array)
+    ref = _reported.get(key)
+    if ref is not None and ref() is array:
+        return False
+
+    def forget(r, key=key):
+        if _reported.get(key) is r:
+            del _reported[key]
+    _reported[key] = weakref.ref(array, forget)
+    return True
+
+
+def _made_at(array):
+    """Where the Array object was made, when tracemalloc traces (the allocation site of a pooled
+    object may be an earlier one's)."""
+    if not tracemalloc.is_tracing():
+        return ""
+    tb = tracemalloc.get_object_traceback(array)
+    if tb is None or not len(tb):
+        return ""
+    frame = tb[0]
+    return f"; made at {frame.filename}:{frame.lineno}"
+
+
+def _on_cycle(event):
+    modes = getattr(_local, "modes", None)
+    if "escapes" not in (_process if modes is None else modes):
+        return
+    name = event["workspace"]
+    frame = sys._getframe(1)
+    for _ in range(_FRAMES):
+        if frame is None:
+            break
+        code = frame.f_code
+        for variable, value in list(frame.f_locals.items()):
+            for path, array in _arrays_in(variable, value):
+                if array.workspace != name or array.is_in_scope() or not _first_report(array):
+                    continue
+                where = f"{code.co_name} ({code.co_filename}:{frame.f_lineno})"
+                warnings.warn_explicit(
+                    f"wsarray.memory (debug 'escapes'): '{path}' in {where} still holds an Array of workspace "
+                    f"'{name}' whose cycle has ended (found as cycle {event['cycle']} ended){_made_at(array)}: it is "
+                    "stale, and any use of it raises; .detach() it inside the cycle to keep it", EscapeWarning,
+                    code.co_filename, frame.f_lineno, module=frame.f_globals.get("__name__", "__main__"))
+        frame = frame.f_back
+
+
+def apply_environment():
+    """Set the process's modes from WSARRAY_DEBUG (at import)."""
+    value = os.environ.get("WSARRAY_DEBUG", "")
+    if value:
+        try:
+            set_debug(value)
+        except ValueError as e:
+            warnings.warn(f"WSARRAY_DEBUG ignored: {e}", RuntimeWarning, stacklevel=2)

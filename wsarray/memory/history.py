@@ -1,0 +1,182 @@
+"""Memory history and snapshots: what each workspace of each thread did, cycle by cycle.
+
+``record_history(True)`` adds one cycle listener (wsarray.memory.add_cycle_listener's machinery)
+that appends a record per ended cycle to a bounded ring shared by every thread: the cycle's peak and
+spill, the workspace's capacity, chunks and learned size, and what happened (learned its size, grew,
+spilled, trimmed). Off by default; off costs nothing (no listener). ``snapshot()`` gathers the
+history, the current statistics of the calling thread's workspaces and the latest state seen of
+every other thread's, as plain data (JSON-ready: names, sizes and counts, never array contents);
+``dump_snapshot(path)`` writes it as JSON, ``load_snapshot(path)`` reads it back.
+"""
+
+import collections
+import json
+import os
+import sys
+import threading
+import time
+
+from .. import _native
+
+__all__ = ["record_history", "history_enabled", "snapshot", "dump_snapshot", "load_snapshot", "RECORD_BYTES"]
+
+# A record is a dict of about a dozen small values: what the ring may hold is stated in bytes too.
+RECORD_BYTES = 1200
+SNAPSHOT_VERSION = 1
+
+_lock = threading.Lock()
+_state = {"ring": None, "listener": None, "started": None, "last": {}, "threads": {}, "dropped": 0}
+
+
+def history_enabled():
+    """Whether ``record_history`` is on."""
+    return _state["listener"] is not None
+
+
+def record_history(enabled=True, *, max_entries=100_000):
+    """Start (or stop, ``enabled=False``) recording every workspace cycle of every thread into a
+    ring of at most ``max_entries`` records (about ``max_entries * RECORD_BYTES`` bytes; the oldest
+    go first and ``snapshot()["history"]["dropped"]`` counts them). Starting again keeps what was
+    recorded and changes the bound; stopping keeps the records for ``snapshot()``."""
+    if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
+        raise ValueError(f"wsarray.memory.record_history: max_entries must be a positive int, not {max_entries!r}")
+    with _lock:
+        if not enabled:
+            if _state["listener"] is not None:
+                _native._remove_cycle_listener(_state["listener"])
+                _state["listener"] = None
+            return
+        old = _state["ring"] or ()
+        _state["ring"] = collections.deque(old, maxlen=max_entries)
+        if _state["listener"] is None:
+            _state["started"] = time.time()
+            _state["listener"] = _on_cycle
+            _native._add_cycle_listener(_on_cycle)
+
+
+def _events(before, now, event):
+    happened = []
+    if event["spilled_cycle_bytes"]:
+        happened.append("spilled")
+    if before is None:
+        happened.append("created")
+        return happened
+    if now.get("learned_size") and now["learned_size"] != before.get("learned_size"):
+        happened.append("learned its size")
+    if now["capacity"] > before["capacity"]:
+        happened.append("grew")
+    elif now["capacity"] < before["capacity"]:
+        happened.append("shrank")
+    if now.get("trimmed_bytes", 0) > before.get("trimmed_bytes", 0):
+        happened.append("trimmed")
+    return happened
+
+
+def _on_cycle(event):
+    stats = _native._statistics().get(event["workspace"])
+    if stats is not None:
+        _record(event, stats)
+
+
+def note_fill(name, stats):
+    """Record a fill of a data-pipeline slot (wsarray.data's ring: workspaces outside the named
+    ones of a thread, filled by producer threads) as a cycle, when history is on."""
+    if _state["listener"] is None:
+        return
+    event = {"workspace": name, "thread": threading.get_ident(), "cycle": stats["cycles"],
+             "peak_cycle_bytes": stats["peak_cycle_bytes"], "spilled_cycle_bytes": stats["spilled_cycle_bytes"]}
+    _record(event, stats)
+
+
+def _record(event, stats):
+    thread = threading.current_thread()
+    key = (event["thread"], event["workspace"])
+    with _lock:
+        ring = _state["ring"]
+        if ring is None:
+            return
+        before = _state["last"].get(key)
+        record = {"time": time.time() - _state["started"], "thread": event["thread"], "thread_name": thread.name,
+                  "workspace": event["workspace"], "cycle": event["cycle"],
+                  "peak_cycle_bytes": event["peak_cycle_bytes"], "spilled_cycle_bytes": event["spilled_cycle_bytes"],
+                  "capacity": stats["capacity"], "chunks": stats["chunks"], "learned_size": stats["learned_size"],
+                  "os_maps": stats["os_maps"] - (before or {}).get("os_maps", 0),
+                  "trimmed_bytes": stats["trimmed_bytes"] - (before or {}).get("trimmed_bytes", 0),
+                  "events": _events(before, stats, event)}
+        if len(ring) == ring.maxlen:
+            _state["dropped"] += 1
+        ring.append(record)
+        _state["last"][key] = dict(stats)
+        _state["threads"][key] = thread.name  # idents are reused by later threads: named per record
+
+
+def snapshot():
+    """Everything known about wsarray's memory now, as plain data (dicts, lists, numbers, strings):
+    ``workspaces`` (the calling thread's, with current statistics, and every other thread's as of
+    its last recorded cycle), ``history`` (the cycle records, the ring's bound and what was dropped)
+    and ``process`` (pid, Python, time). Array contents are never included."""
+    me = threading.get_ident()
+    current = _native._statistics()
+    with _lock:
+        records = list(_state["ring"] or ())
+        last = {k: dict(v) for k, v in _state["last"].items()}
+        names = dict(_state["threads"])
+        bound = _state["ring"].maxlen if _state["ring"] is not None else 0
+        dropped = _state["dropped"]
+    workspaces = []
+    for name, stats in sorted(current.items()):
+        workspaces.append({"thread": me, "thread_name": threading.current_thread().name, "name": name,
+                           "as_of": "now", **_plain(stats)})
+    for (thread, name), stats in sorted(last.items()):
+        if thread == me and name in current:
+            continue
+        workspaces.append({"thread": thread, "thread_name": names.get((thread, name), str(thread)), "name": name,
+                           "as_of": "last recorded cycle", **_plain(stats)})
+    return {"version": SNAPSHOT_VERSION, "kind": "wsarray.memory.snapshot",
+            "process": {"pid": os.getpid(), "python": sys.version.split()[0], "time": time.time()},
+            "workspaces": workspaces,
+            "history": {"recording": history_enabled(), "max_entries": bound, "dropped": dropped,
+                        "record_bytes": RECORD_BYTES, "records": records}}
+
+
+def _plain(stats):
+    return {k: v for k, v in stats.items() if isinstance(v, (int, float, str, bool)) or v is None}
+
+
+def dump_snapshot(path, snap=None, *, format="json"):  # noqa: A002 -- the format's name, as json.dump's callers say
+    """Write ``snapshot()`` (or ``snap``) to ``path``: JSON (the default, safe to share), or
+    ``format="pickle"`` when asked. Returns the path."""
+    snap = snapshot() if snap is None else snap
+    if format == "json":
+        with open(os.fspath(path), "w", encoding="utf-8") as f:
+            json.dump(snap, f)
+    elif format == "pickle":
+        import pickle
+        with open(os.fspath(path), "wb") as f:
+            pickle.dump(snap, f)
+    else:
+        raise ValueError(f"wsarray.memory.dump_snapshot: format must be 'json' or 'pickle', not {format!r}")
+    return path
+
+
+def load_snapshot(path, *, trust_pickle=False):
+    """Read a snapshot written by ``dump_snapshot``. JSON is read as data; a pickle (which can run
+    code when read) only with ``trust_pickle=True``."""
+    with open(os.fspath(path), "rb") as f:
+        head = f.read(1)
+    if head == b"\x80":
+        if not trust_pickle:
+            raise ValueError(f"wsarray.memory.load_snapshot: {os.fspath(path)!r} is a pickle, which can run code "
+                             "when read; pass trust_pickle=True only for a file you made yourself")
+        import pickle
+        with open(os.fspath(path), "rb") as f:
+            snap = pickle.load(f)
+    else:
+        with open(os.fspath(path), encoding="utf-8") as f:
+            try:
+                snap = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"wsarray.memory.load_snapshot: {os.fspath(path)!r} is not a snapshot ({e})") from None
+    if not isinstance(snap, dict) or snap.get("kind") != "wsarray.memory.snapshot":
+        raise ValueError(f"wsarray.memory.load_snapshot: {os.fspath(path)!r} is not a wsarray memory snapshot")
+    return snap
