@@ -273,6 +273,15 @@ def _statistics() -> dict[str, dict[str, Any]]: ...
 
 def _stack() -> list[tuple[str, str | None]]: ...
 
+def _set_spill_everything(on: bool, this_thread_only: bool) -> None:
+    """Debug mode spill_everything (wsarray.memory.set_debug)."""
+
+def _clear_thread_spill_everything() -> None:
+    """This thread follows the process's spill_everything setting again."""
+
+def _spilling_everything() -> bool:
+    """Whether spill_everything applies on this thread."""
+
 def _numpy_allocation_counts() -> tuple:
     """
     (into workspaces, outside) NumPy data allocations of this thread through wsarray's handler.

@@ -22,7 +22,7 @@ nb::object copy_into(nb::handle self, wsa::Workspace *target, const char *fn) {
         std::string err = take_allocation_error();
         if (!err.empty()) {
             PyErr_Clear();
-            raise(WorkspaceMemoryError, "wsarray." + std::string(fn) + "(): " + err);
+            raise(WorkspaceMemoryError, with_memory_report("wsarray." + std::string(fn) + "(): " + err));
         }
         throw nb::python_error();
     }

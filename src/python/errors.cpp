@@ -138,12 +138,31 @@ void raise_pending(const char *name) {
     throw nb::python_error();
 }
 
+std::string with_memory_report(std::string message) {
+    // What the workspace holds, from the package (largest live blocks and the lines that made them,
+    // or how to see them); the error keeps its own message if the report cannot be made.
+    PyObject *report = hook_or_null(Hook::MemoryReport);
+    if (!report) return message;
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyObject *text = PyObject_CallNoArgs(report);
+    if (text && PyUnicode_Check(text)) {
+        Py_ssize_t n = 0;
+        if (const char *s = PyUnicode_AsUTF8AndSize(text, &n); s && n) message += "\n" + std::string(s, (size_t) n);
+    }
+    Py_XDECREF(text);
+    PyErr_Clear();
+    PyErr_Restore(t, v, tb);
+    return message;
+}
+
 void raise_routed_error(const char *name) {
     bool misuse = false;
     std::string err = take_allocation_error(&misuse);
     if (!err.empty() && PyErr_ExceptionMatches(PyExc_MemoryError)) {
         PyErr_Clear();
-        raise(misuse ? WorkspaceError : WorkspaceMemoryError, "wsarray." + std::string(name) + "(): " + err);
+        if (misuse) raise(WorkspaceError, "wsarray." + std::string(name) + "(): " + err);
+        raise(WorkspaceMemoryError, with_memory_report("wsarray." + std::string(name) + "(): " + err));
     }
     name_error_for(name);
     throw nb::python_error();

@@ -70,6 +70,11 @@ void name_error_for(const char *name);
 /// anything else is named after `name` as name_error_for() does.
 [[noreturn]] void raise_routed_error(const char *name);
 
+/// `message` and, on the next lines, what the current workspace holds (the package's
+/// memory_report hook: its largest live blocks and the lines that made them, or how to see them).
+/// For WorkspaceMemoryError messages; any pending error is kept.
+std::string with_memory_report(std::string message);
+
 /// Create wsarray.WorkspaceError and wsarray.WorkspaceMemoryError.
 void export_errors(nb::module_ &m);
 

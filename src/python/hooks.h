@@ -16,6 +16,7 @@ enum class Hook {
     Cpu,           ///< wsarray.Device('cpu'): Array.device
     DeviceError,   ///< numpy_device_error(message, fn) -> an exception or None: NumPy's device= error
     DeviceWorkspace,  ///< device_workspace(name, config) -> the device workspace, or None (a host one)
+    MemoryReport,  ///< memory_report() -> what the current workspace holds, for an out-of-memory error
     Count
 };
 

@@ -47,6 +47,13 @@ void export_memory_manager(nb::module_ &m) {
         }
         return out;
     }, nb::sig("def _stack() -> list[tuple[str, str | None]]"));
+    m.def("_set_spill_everything", [](bool on, bool this_thread_only) {
+        if (this_thread_only) wsa::set_thread_spill_everything(on ? 1 : 0);
+        else wsa::set_spill_everything(on);
+    }, nb::arg("on"), nb::arg("this_thread_only"), "Debug mode spill_everything (wsarray.memory.set_debug).");
+    m.def("_clear_thread_spill_everything", [] { wsa::set_thread_spill_everything(-1); },
+          "This thread follows the process's spill_everything setting again.");
+    m.def("_spilling_everything", &wsa::spilling_everything, "Whether spill_everything applies on this thread.");
     m.def("_numpy_allocation_counts", []() {
         NumpyAllocationCounts c = numpy_allocation_counts();
         return nb::make_tuple(c.routed, c.outside);

@@ -24,6 +24,9 @@ static PyDataMem_Handler *g_default = nullptr;  // NumPy's own handler, for ever
 static PyObject *g_capsule = nullptr;            // our handler, as NumPy wants it
 static PyObject *g_default_capsule = nullptr;    // NumPy's, as it was at import
 constexpr unsigned kNumpyTraceDomain = 389047;   // NumPy's tracemalloc domain (NPY_TRACE_DOMAIN)
+// wsarray's: every block a workspace hands out for an array, as long as it lives
+// (wsarray.memory.TRACEMALLOC_DOMAIN). tracemalloc ignores the calls unless it is tracing.
+constexpr unsigned kWorkspaceTraceDomain = 0x77736100;
 // tracemalloc's C API, looked up at import: CPython 3.11's tracemalloc.h declares it without
 // extern "C", so a C++ call would name a mangled symbol. Null: not found, not traced.
 static int (*g_trace_track)(unsigned, std::uintptr_t, std::size_t) = nullptr;
@@ -32,6 +35,7 @@ static int (*g_trace_untrack)(unsigned, std::uintptr_t) = nullptr;
 static void *route_alloc(std::size_t n, bool zero) {
     try {
         void *p = tl_route->allocate(n ? n : 1, zero);
+        if (g_trace_track) g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n);
         ++tl_counts.routed;
         tl_last = p;
         tl_last_ws = tl_route;
@@ -70,7 +74,10 @@ static void *ws_calloc(void *, std::size_t nelem, std::size_t elsize) {
 static void ws_free(void *, void *p, std::size_t size) {
     if (!p) return;
     if (p == tl_last) tl_last = nullptr;
-    if (wsa::Workspace::free_if_owned(p)) return;
+    if (wsa::Workspace::free_if_owned(p)) {
+        if (g_trace_untrack) g_trace_untrack(kWorkspaceTraceDomain, (std::uintptr_t) p);
+        return;
+    }
     g_default->allocator.free(g_default->allocator.ctx, p, size);
 }
 
@@ -85,7 +92,7 @@ static void *ws_realloc(void *, void *p, std::size_t n) {
     void *q = tl_route ? route_alloc(n, false) : g_default->allocator.malloc(g_default->allocator.ctx, n);
     if (!q) return nullptr;
     std::memcpy(q, p, old < n ? old : n);
-    wsa::Workspace::free_if_owned(p);
+    if (wsa::Workspace::free_if_owned(p) && g_trace_untrack) g_trace_untrack(kWorkspaceTraceDomain, (std::uintptr_t) p);
     return q;
 }
 
@@ -166,7 +173,9 @@ void *new_array_data(wsa::Workspace *target, std::size_t size, bool zeroed, PyOb
     if (!*handler) return nullptr;
     if (target) {
         try {
-            return target->allocate(size, zeroed);
+            void *data = target->allocate(size, zeroed);
+            if (g_trace_track) g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) data, size);
+            return data;
         } catch (const std::exception &) {  // NumPy's path reports it (route_alloc's message)
             return nullptr;
         }

@@ -186,3 +186,132 @@ def test_debug_listeners_go_when_no_thread_reports_escapes():
     assert len(memory.cycle_listeners()) == 1  # this thread still reports
     memory.reset_thread_debug()
     assert memory.cycle_listeners() == [] and memory.get_debug() == []
+
+
+def test_stacks_name_the_lines_holding_workspace_memory(tmp_path):
+    import tracemalloc
+    assert not tracemalloc.is_tracing()
+    memory.record_history(True, stacks=True, frames=4)
+    try:
+        ws = wnp.workspace("STACKS")
+        with ws:
+            held = [wnp.ones(5000) for _ in range(3)]  # the line the report must name
+            line = sys._getframe().f_lineno - 1
+            snap = memory.snapshot()
+            sites = snap["stacks"]["sites"]
+            assert sites[0]["file"] == __file__ and sites[0]["line"] == line
+            assert sites[0]["bytes"] >= 3 * 40000 and sites[0]["blocks"] >= 3
+            assert snap["stacks"]["live_blocks"][0]["bytes"] == 40000
+            page = memory.render_snapshot_html(snap)
+            assert "<table id='sites'>" in page and f"{line}" in page
+            json.dumps(snap)
+        del held
+        traced = tracemalloc.take_snapshot().filter_traces(
+            [tracemalloc.DomainFilter(True, memory.TRACEMALLOC_DOMAIN)]).traces
+        assert len(traced) == 0  # blocks given back are no longer traced
+    finally:
+        memory.record_history(False)
+        from wsarray.memory import history as h
+        with h._lock:
+            h._state.update(ring=None, last={}, threads={}, dropped=0)
+    assert not tracemalloc.is_tracing()  # stopped: record_history started it
+
+
+def test_out_of_memory_errors_say_what_holds_the_memory():
+    cfg = wnp.WorkspaceConfig(initial_size=1 << 16, max_size=1 << 16, spill="fail", learning="none")
+    ws = wnp.workspace("OOM_REPORT", cfg)
+    with ws:
+        keep = [wnp.ones(1000) for _ in range(5)]
+        with pytest.raises(wnp.WorkspaceMemoryError, match=r"(?s)is full.*record_history\(True, stacks=True\)"):
+            wnp.ones(100000)
+    del keep
+    memory.record_history(True, stacks=True)
+    try:
+        with ws:
+            keep = [wnp.ones(1000) for _ in range(5)]
+            line = sys._getframe().f_lineno - 1
+            with pytest.raises(wnp.WorkspaceMemoryError) as err:
+                wnp.sort(wnp.ones(100000))
+            assert f"40000 bytes in 5 block(s) made at {__file__}:{line}" in str(err.value)
+            assert len(keep) == 5
+    finally:
+        memory.record_history(False)
+
+
+def test_spill_everything_serves_every_allocation_outside_the_chunks():
+    ws = wnp.workspace("SPILL_ALL")
+    for _ in range(3):
+        with ws:
+            wnp.ones(1000) + 1
+    before = ws.stats()
+    memory.set_debug("spill_everything", this_thread=True)
+    try:
+        for _ in range(4):
+            with ws:
+                a = wnp.ones(1000) + 1
+                total = float(wnp.sum(a))
+        after = ws.stats()
+        assert after["spills"] - before["spills"] >= 4 * 2 and total == 2000.0
+        with pytest.raises(wnp.WorkspaceError):
+            a + 1  # still stale after its cycle: the checks are unchanged
+    finally:
+        memory.reset_thread_debug()
+    for _ in range(3):
+        with ws:
+            wnp.ones(1000) + 1
+    assert ws.stats()["spills"] == after["spills"]  # back to the chunks
+    assert not wnp._native._spilling_everything()
+
+
+def test_the_viewer_renders_in_a_headless_browser(history, tmp_path):
+    import shutil
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if browser is None:
+        pytest.skip("no Chromium here (apt-get install chromium): the page's structure is tested above")
+    _grow("BROWSER", 8)
+    page = tmp_path / "mem.html"
+    memory.write_snapshot_html(memory.snapshot(), page)
+    shot = tmp_path / "shot.png"
+    proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+                           "--v=0", f"--screenshot={shot}", "--window-size=900,1200", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 10_000, proc.stderr[-2000:]
+    assert "CONSOLE" not in proc.stderr and "Uncaught" not in proc.stderr
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_readme_walkthrough_runs(tmp_path, monkeypatch):
+    import os
+    import re
+    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "README.md")
+    with open(readme) as f:
+        text = f.read()
+    section = text[text.index("## Seeing memory (`wsarray.memory`)"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            exec(compile(code, "loop.py", "exec"), {})
+    finally:
+        memory.set_debug(None)
+        memory.record_history(False)
+        from wsarray.memory import history as h
+        with h._lock:
+            h._state.update(ring=None, last={}, threads={}, dropped=0)
+    escaped = {str(w.message).split("'")[3] for w in caught if issubclass(w.category, memory.EscapeWarning)}
+    assert escaped == {"x", "last"}
+    snap = memory.load_snapshot(tmp_path / "mem.json")
+    records = [r for r in snap["history"]["records"] if r["workspace"] == "LOOP"]
+    assert len(records) == 20 and any("grew" in r["events"] for r in records)
+    assert snap["stacks"]["tracing"] and snap["stacks"]["sites"]
+
+
+def test_a_png_for_reports(history, tmp_path):
+    pytest.importorskip("matplotlib", reason="the PNG needs the [plot] extra")
+    _grow("PNG_A", 5)
+    _grow("PNG_B", 3, step=10)
+    path = memory.plot_snapshot(memory.snapshot(), tmp_path / "mem.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+    with pytest.raises(ValueError, match="no cycle records"):
+        memory.plot_snapshot({"history": {"records": []}}, tmp_path / "x.png")

@@ -25,7 +25,8 @@ from .._devices import workspace as _device_workspaces
 from .debug import MODES as DEBUG_MODES, EscapeWarning, get_debug, reset_thread as reset_thread_debug, set_debug
 from .history import RECORD_BYTES, dump_snapshot, history_enabled, load_snapshot, record_history, snapshot
 from .measure import Measurement, measure
-from .viewer import render_html as render_snapshot_html, write_html as write_snapshot_html
+from .sites import TRACEMALLOC_DOMAIN, memory_report as _memory_report
+from .viewer import plot_png as plot_snapshot, render_html as render_snapshot_html, write_html as write_snapshot_html
 
 CycleListener = Callable[[dict[str, Any]], object]
 
@@ -34,11 +35,13 @@ __all__ = [
     "EscapeWarning",
     "Measurement",
     "RECORD_BYTES",
+    "TRACEMALLOC_DOMAIN",
     "dump_snapshot",
     "get_debug",
     "history_enabled",
     "load_snapshot",
     "measure",
+    "plot_snapshot",
     "record_history",
     "render_snapshot_html",
     "reset_thread_debug",
@@ -217,3 +220,4 @@ def cycle_listeners() -> list[CycleListener]:
 from .debug import apply_environment as _apply_environment  # noqa: E402
 
 _apply_environment()
+_native._set_hook("memory_report", _memory_report)  # what an out-of-memory error adds

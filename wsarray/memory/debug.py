@@ -1,6 +1,9 @@
 """Debug modes (Deeplearning4j's DebugMode, for wsarray): ``set_debug("escapes")`` reports Arrays
 still referenced when their cycle ends; ``set_debug("bypass_everything")`` sends every allocation
-outside workspaces, so the program runs as plain NumPy would (to rule wsarray out). For the whole
+outside workspaces, so the program runs as plain NumPy would (to rule wsarray out);
+``set_debug("spill_everything")`` makes every allocation a spill, memory outside the chunks given
+back at the end of its cycle, whatever the spill policy (a use after the cycle then reads freed
+memory, which the sanitizers report, instead of a later cycle's data). For the whole
 process, or one thread (``this_thread=True``); the environment variable ``WSARRAY_DEBUG`` (modes
 separated by commas) sets the process's modes when wsarray is imported, so a user can switch them
 on without editing code."""
@@ -13,10 +16,11 @@ import warnings
 import weakref
 
 from .. import _native
+from .sites import _site
 
 __all__ = ["MODES", "EscapeWarning", "set_debug", "get_debug"]
 
-MODES = ("escapes", "bypass_everything")
+MODES = ("escapes", "bypass_everything", "spill_everything")
 _FRAMES = 8  # frames above the end of a cycle that are searched for escaped arrays
 _process = set()
 _local = threading.local()  # .modes: this thread's own set, or absent (the process's apply)
@@ -52,11 +56,13 @@ def set_debug(modes=None, *, this_thread=False):
     if this_thread:
         _set_thread_modes(chosen)
         _native._set_bypass("bypass_everything" in chosen, True)
+        _native._set_spill_everything("spill_everything" in chosen, True)
     else:
         with _lock:
             _process.clear()
             _process.update(chosen)
         _native._set_bypass("bypass_everything" in chosen, False)
+        _native._set_spill_everything("spill_everything" in chosen, False)
     _update_listener()
 
 
@@ -64,6 +70,7 @@ def reset_thread():
     """The calling thread follows the process's debug modes again."""
     _set_thread_modes(None)
     _native._clear_thread_bypass()
+    _native._clear_thread_spill_everything()
     _update_listener()
 
 
@@ -128,8 +135,8 @@ def _made_at(array):
     tb = tracemalloc.get_object_traceback(array)
     if tb is None or not len(tb):
         return ""
-    frame = tb[0]
-    return f"; made at {frame.filename}:{frame.lineno}"
+    file, line = _site(tb)
+    return f"; made at {file}:{line}"
 
 
 def _on_cycle(event):
@@ -149,8 +156,8 @@ def _on_cycle(event):
                 where = f"{code.co_name} ({code.co_filename}:{frame.f_lineno})"
                 warnings.warn_explicit(
                     f"wsarray.memory (debug 'escapes'): '{path}' in {where} still holds an Array of workspace "
-                    f"'{name}' whose cycle has ended (found as cycle {event['cycle']} ended){_made_at(array)}: it is "
-                    "stale, and any use of it raises; .detach() it inside the cycle to keep it", EscapeWarning,
+                    f"'{name}' whose cycle has ended{_made_at(array)}: it is stale, and any use of it raises; "
+                    ".detach() it inside the cycle to keep it", EscapeWarning,
                     code.co_filename, frame.f_lineno, module=frame.f_globals.get("__name__", "__main__"))
         frame = frame.f_back
 

@@ -15,8 +15,10 @@ import os
 import sys
 import threading
 import time
+import tracemalloc
 
 from .. import _native
+from .sites import TRACEMALLOC_DOMAIN, live_blocks, top_sites
 
 __all__ = ["record_history", "history_enabled", "snapshot", "dump_snapshot", "load_snapshot", "RECORD_BYTES"]
 
@@ -25,7 +27,8 @@ RECORD_BYTES = 1200
 SNAPSHOT_VERSION = 1
 
 _lock = threading.Lock()
-_state = {"ring": None, "listener": None, "started": None, "last": {}, "threads": {}, "dropped": 0}
+_state = {"ring": None, "listener": None, "started": None, "last": {}, "threads": {}, "dropped": 0,
+          "started_tracemalloc": False}
 
 
 def history_enabled():
@@ -33,19 +36,32 @@ def history_enabled():
     return _state["listener"] is not None
 
 
-def record_history(enabled=True, *, max_entries=100_000):
+def record_history(enabled=True, *, stacks=False, frames=8, max_entries=100_000):
     """Start (or stop, ``enabled=False``) recording every workspace cycle of every thread into a
     ring of at most ``max_entries`` records (about ``max_entries * RECORD_BYTES`` bytes; the oldest
     go first and ``snapshot()["history"]["dropped"]`` counts them). Starting again keeps what was
-    recorded and changes the bound; stopping keeps the records for ``snapshot()``."""
+    recorded and changes the bound; stopping keeps the records for ``snapshot()``.
+
+    ``stacks=True`` also starts ``tracemalloc`` (``frames`` deep) if it is not tracing: every live
+    workspace block then carries the Python frames that made it (``snapshot()``'s ``live_blocks``
+    and ``sites``, the viewer, out-of-memory errors). tracemalloc traces every Python allocation:
+    it slows the program (see the README's figures). Stopping stops tracemalloc if it started it."""
     if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
         raise ValueError(f"wsarray.memory.record_history: max_entries must be a positive int, not {max_entries!r}")
+    if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= 1000:
+        raise ValueError(f"wsarray.memory.record_history: frames must be an int in [1, 1000], not {frames!r}")
     with _lock:
         if not enabled:
             if _state["listener"] is not None:
                 _native._remove_cycle_listener(_state["listener"])
                 _state["listener"] = None
+            if _state["started_tracemalloc"]:
+                tracemalloc.stop()
+                _state["started_tracemalloc"] = False
             return
+        if stacks and not tracemalloc.is_tracing():
+            tracemalloc.start(frames)
+            _state["started_tracemalloc"] = True
         old = _state["ring"] or ()
         _state["ring"] = collections.deque(old, maxlen=max_entries)
         if _state["listener"] is None:
@@ -106,15 +122,17 @@ def _record(event, stats):
         if len(ring) == ring.maxlen:
             _state["dropped"] += 1
         ring.append(record)
-        _state["last"][key] = dict(stats)
+        _state["last"][key] = stats  # a fresh dict per call: kept as it is
         _state["threads"][key] = thread.name  # idents are reused by later threads: named per record
 
 
 def snapshot():
     """Everything known about wsarray's memory now, as plain data (dicts, lists, numbers, strings):
     ``workspaces`` (the calling thread's, with current statistics, and every other thread's as of
-    its last recorded cycle), ``history`` (the cycle records, the ring's bound and what was dropped)
-    and ``process`` (pid, Python, time). Array contents are never included."""
+    its last recorded cycle), ``history`` (the cycle records, the ring's bound and what was dropped),
+    ``stacks`` (with tracemalloc tracing: the live workspace blocks of every thread by the line that
+    made them, ``sites``, and the largest ones with their frames, ``live_blocks``) and ``process``
+    (pid, Python, time). File names, lines and sizes only: array contents are never included."""
     me = threading.get_ident()
     current = _native._statistics()
     with _lock:
@@ -132,9 +150,12 @@ def snapshot():
             continue
         workspaces.append({"thread": thread, "thread_name": names.get((thread, name), str(thread)), "name": name,
                            "as_of": "last recorded cycle", **_plain(stats)})
+    tracing = tracemalloc.is_tracing()
     return {"version": SNAPSHOT_VERSION, "kind": "wsarray.memory.snapshot",
             "process": {"pid": os.getpid(), "python": sys.version.split()[0], "time": time.time()},
             "workspaces": workspaces,
+            "stacks": {"tracing": tracing, "domain": TRACEMALLOC_DOMAIN,
+                       "sites": top_sites() if tracing else [], "live_blocks": live_blocks() if tracing else []},
             "history": {"recording": history_enabled(), "max_entries": bound, "dropped": dropped,
                         "record_bytes": RECORD_BYTES, "records": records}}
 

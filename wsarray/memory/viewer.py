@@ -6,7 +6,7 @@ statistics. ``python -m wsarray.memory view mem.json -o mem.html``."""
 import html
 import os
 
-__all__ = ["render_html", "write_html"]
+__all__ = ["render_html", "write_html", "plot_png"]
 
 _W, _H, _PAD = 760, 180, 40
 
@@ -66,6 +66,23 @@ def render_html(snap, title="wsarray memory snapshot"):
             _mib(w.get("peak_cycle_bytes", 0)), _mib(w.get("spilled_bytes", 0)), w.get("spills", 0),
             w.get("cycles", 0), _mib(w.get("learned_size", 0)), w.get("chunks", 0))) + "</tr>")
     parts.append("</table>")
+    stacks = snap.get("stacks", {})
+    if stacks.get("sites"):
+        parts.append("<h2>Live workspace memory by the line that made it</h2><table id='sites'><tr><th>file</th>"
+                     "<th>line</th><th>bytes</th><th>blocks</th></tr>")
+        for s in stacks["sites"]:
+            parts.append(f"<tr><td>{html.escape(s['file'])}</td><td>{s['line']}</td><td>{_mib(s['bytes'])}</td>"
+                         f"<td>{s['blocks']}</td></tr>")
+        parts.append("</table>")
+        parts.append("<h2>Largest live blocks</h2><table id='blocks'><tr><th>made at</th><th>bytes</th>"
+                     "<th>frames (innermost first)</th></tr>")
+        for b in stacks.get("live_blocks", [])[:50]:
+            frames = " &larr; ".join(f"{html.escape(os.path.basename(f['file']))}:{f['line']}" for f in b["frames"])
+            parts.append(f"<tr><td>{html.escape(b['site']['file'])}:{b['site']['line']}</td>"
+                         f"<td>{_mib(b['bytes'])}</td><td>{frames}</td></tr>")
+        parts.append("</table>")
+    elif not stacks.get("tracing"):
+        parts.append("<p>Allocation sites: off (wsarray.memory.record_history(True, stacks=True) records them).</p>")
     for (thread, workspace), rs in sorted(groups.items()):
         events = [r for r in rs if r["events"]]
         parts.append(f"<h2 class='workspace'>{html.escape(workspace)} "
@@ -86,4 +103,41 @@ def render_html(snap, title="wsarray memory snapshot"):
 def write_html(snap, path, title="wsarray memory snapshot"):
     with open(os.fspath(path), "w", encoding="utf-8") as f:
         f.write(render_html(snap, title))
+    return path
+
+
+def plot_png(snap, path, title="wsarray memory"):
+    """A PNG for reports (matplotlib, the ``[plot]`` extra): one panel per workspace (up to 6), each
+    cycle's peak and the capacity over the cycles, spills marked. Returns the path."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError('wsarray.memory.plot_snapshot() needs matplotlib: pip install "wsarray[plot]"') from None
+    groups = {}
+    for r in snap.get("history", {}).get("records", []):
+        groups.setdefault((r["thread_name"], r["workspace"]), []).append(r)
+    if not groups:
+        raise ValueError("wsarray.memory.plot_snapshot: the snapshot has no cycle records "
+                         "(wsarray.memory.record_history(True) records them)")
+    shown = sorted(groups.items(), key=lambda kv: -max(r["capacity"] for r in kv[1]))[:6]
+    fig = Figure(figsize=(8, 2.6 * len(shown)), dpi=100)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
+    for ax, ((thread, workspace), rs) in zip(axes, shown):
+        cycles = [r["cycle"] for r in rs]
+        ax.plot(cycles, [r["peak_cycle_bytes"] / 2**20 for r in rs], label="peak of the cycle")
+        ax.plot(cycles, [r["capacity"] / 2**20 for r in rs], color="grey", label="capacity")
+        spilled = [r for r in rs if r["spilled_cycle_bytes"]]
+        ax.scatter([r["cycle"] for r in spilled], [r["peak_cycle_bytes"] / 2**20 for r in spilled], color="tab:red",
+                   s=12, zorder=3, label="spilled")
+        ax.set_title(f"{workspace} (thread {thread})", fontsize=10)
+        ax.set_ylabel("MiB")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper left", fontsize=8)
+    axes[-1].set_xlabel("cycle")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(os.fspath(path), format="png")
     return path

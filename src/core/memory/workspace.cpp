@@ -24,6 +24,23 @@ std::atomic<std::uint64_t> g_scope_epoch{1};
 
 void bump_scope_epoch() { g_scope_epoch.fetch_add(1, std::memory_order_acq_rel); }
 
+static std::atomic<bool> g_spill_everything{false};
+static thread_local int tl_spill_everything = -1;
+
+void set_spill_everything(bool on) {
+    g_spill_everything.store(on, std::memory_order_relaxed);
+    bump_scope_epoch();
+}
+
+void set_thread_spill_everything(int on) {
+    tl_spill_everything = on;
+    bump_scope_epoch();
+}
+
+bool spilling_everything() {
+    return tl_spill_everything >= 0 ? tl_spill_everything != 0 : g_spill_everything.load(std::memory_order_relaxed);
+}
+
 #ifdef __linux__
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -429,7 +446,8 @@ void *Workspace::allocate_uncached(std::size_t n, bool zero) {
     if (tc) claim_locked(*tc, *this, drop);
     std::size_t size = 0;
     void *p = allocate_locked(n, zero, &size);
-    if (tc && tc->ws == this && size && size <= BlockCache::kMaxBytes) tc->note_made(p, size, n);
+    if (tc && tc->ws == this && size && size <= BlockCache::kMaxBytes && !spilling_everything())
+        tc->note_made(p, size, n);
     return p;
 }
 
@@ -450,6 +468,7 @@ void *Workspace::allocate_locked(std::size_t n, bool zero, std::size_t *block_si
                               (config_.device ? "memory of device " + config_.device->name : "no-touch memory") +
                               ", which the core cannot clear: zero it on the device");
     std::size_t total = block_size_for(n, align_);
+    if (spilling_everything()) return spill_locked(total, n, zero, block_size);
     bool circ = circular();
     for (int attempt = 0; attempt < 2; ++attempt) {
         for (Chunk *c : chunks_) {
@@ -489,7 +508,8 @@ bool Workspace::unstash_locked() {
 }
 
 void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero, std::size_t *block_size) {
-    bool learning = !stats_.initialized;
+    // Debug mode spill_everything: an external spill whatever the policy.
+    bool learning = !stats_.initialized || spilling_everything();
     if (!learning && config_.spill == SpillPolicy::Fail)
         throw WorkspaceOutOfMemory("workspace '" + name_ +
                                    "' is full and its spill policy is "

@@ -40,6 +40,15 @@ extern std::atomic<std::uint64_t> g_scope_epoch;
 inline std::uint64_t scope_epoch() { return g_scope_epoch.load(std::memory_order_acquire); }
 void bump_scope_epoch();
 
+/// Debug mode "spill_everything": every allocation is a spill (memory outside the chunks, given
+/// back at the end of its cycle), whatever the spill policy, so that a use after the cycle reads
+/// freed memory (found by the sanitizers) rather than a later cycle's. For the process, or a
+/// thread (overrides the process; -1: follow it). Changing it bumps the scope epoch (block caches
+/// are dropped).
+void set_spill_everything(bool on);
+void set_thread_spill_everything(int on);
+bool spilling_everything();
+
 /// Raised (as a C++ exception) for misuse; the bindings turn it into wsarray.WorkspaceError.
 struct WorkspaceMisuse : std::runtime_error {
     using std::runtime_error::runtime_error;

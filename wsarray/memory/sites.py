@@ -1,0 +1,71 @@
+"""Which lines hold workspace memory: every block a workspace hands out for an array is reported to
+Python's ``tracemalloc`` under wsarray's own domain (``TRACEMALLOC_DOMAIN``) while it lives, so when
+tracemalloc traces (``record_history(stacks=True)`` starts it), the live blocks come with the Python
+frames that made them. Frames inside NumPy and wsarray are skipped: a site is the first frame of the
+program's own code."""
+
+import os
+import tracemalloc
+
+import numpy
+
+__all__ = ["TRACEMALLOC_DOMAIN", "live_blocks", "top_sites", "memory_report"]
+
+TRACEMALLOC_DOMAIN = 0x77736100  # src/python/numpy_alloc.cpp: kWorkspaceTraceDomain
+_LIBRARIES = tuple(os.path.dirname(m.__file__) + os.sep for m in (numpy,)) + (
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
+
+
+def _site(traceback):
+    """The first frame outside NumPy and wsarray (the program's line), else the innermost."""
+    for frame in reversed(traceback):  # tracemalloc orders them oldest first
+        if not frame.filename.startswith(_LIBRARIES) and not frame.filename.startswith("<frozen"):
+            return frame.filename, frame.lineno
+    return (traceback[-1].filename, traceback[-1].lineno) if len(traceback) else ("?", 0)
+
+
+def _traces():
+    if not tracemalloc.is_tracing():
+        return []
+    snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.DomainFilter(True, TRACEMALLOC_DOMAIN)])
+    return snap.traces
+
+
+def live_blocks(limit=100):
+    """The largest live workspace blocks: [{bytes, site: {file, line}, frames: [{file, line}]}] (empty
+    unless tracemalloc traces)."""
+    traces = sorted(_traces(), key=lambda t: t.size, reverse=True)[:limit]
+    out = []
+    for t in traces:
+        file, line = _site(t.traceback)
+        out.append({"bytes": t.size, "site": {"file": file, "line": line},
+                    "frames": [{"file": f.filename, "line": f.lineno} for f in reversed(t.traceback)]})
+    return out
+
+
+def top_sites(limit=50):
+    """Live workspace bytes grouped by the line that made them: [{file, line, bytes, blocks}],
+    largest first (empty unless tracemalloc traces)."""
+    sites = {}
+    for t in _traces():
+        key = _site(t.traceback)
+        entry = sites.setdefault(key, [0, 0])
+        entry[0] += t.size
+        entry[1] += 1
+    ranked = sorted(sites.items(), key=lambda kv: kv[1][0], reverse=True)[:limit]
+    return [{"file": f, "line": line, "bytes": b, "blocks": n} for (f, line), (b, n) in ranked]
+
+
+def memory_report():
+    """For a WorkspaceMemoryError: the lines holding the most workspace memory, or how to see them."""
+    try:
+        if not tracemalloc.is_tracing():
+            return ("wsarray: to see which lines hold this memory, call "
+                    "wsarray.memory.record_history(True, stacks=True) before the loop")
+        sites = top_sites(5)
+        if not sites:
+            return "wsarray: no live workspace block was traced (tracing began after they were made?)"
+        lines = [f"  {s['bytes']} bytes in {s['blocks']} block(s) made at {s['file']}:{s['line']}" for s in sites]
+        return "wsarray: the lines holding the most workspace memory now:\n" + "\n".join(lines)
+    except Exception as e:  # noqa: BLE001 -- a report must never replace the error it explains
+        return f"wsarray: no memory report ({type(e).__name__}: {e})"
