@@ -21,6 +21,7 @@ from ._native import (
     scope_out,
 )
 from ._native import workspace as workspace  # one entry for host and device workspaces (hooks.h)
+from ._transient import transient_workspace
 
 __all__ = [
     "Workspace",
@@ -30,6 +31,7 @@ __all__ = [
     "WorkspaceMemoryError",
     "parse_size",
     "scope_out",
+    "transient_workspace",
     "workspace",
 ]
 

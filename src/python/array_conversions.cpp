@@ -59,11 +59,18 @@ void export_array_conversions(ArrayDefs &cls) {
     WSA_CONVERT("__float__", PyNumber_Float(d))
     WSA_CONVERT("__index__", PyNumber_Index(d))
     WSA_CONVERT("__complex__", PyObject_CallOneArg((PyObject *) &PyComplex_Type, d))
-    WSA_CONVERT("__str__", PyObject_Str(d))
 #undef WSA_CONVERT
+    // One rule for str and repr: a stale array says so instead of raising (print, logging,
+    // debuggers and the repr of containers that hold one keep working); every use of its data,
+    // format() included, still raises.
+    cls.def("__str__", [](nb::handle s) -> nb::object {
+        if (!token_valid(array_of(s.ptr()).token)) return nb::str(stale_repr(array_of(s.ptr())).c_str());
+        Array &a = self_of(s, "Array.__str__");
+        nb::object r = nb::steal(PyObject_Str(a.data().ptr()));
+        if (!r) raise_pending("Array.__str__");
+        return r;
+    });
     cls.def("__repr__", [](nb::handle s) -> nb::object {
-        // A stale array says so instead of raising: debuggers, logging and the repr of containers
-        // that hold one keep working. Every use of its data still raises.
         if (!token_valid(array_of(s.ptr()).token)) return nb::str(stale_repr(array_of(s.ptr())).c_str());
         Array &a = self_of(s, "Array.__repr__");
         nb::object r = nb::steal(PyObject_Repr(a.data().ptr()));

@@ -201,6 +201,28 @@ void forget_cached_workspaces() {
     }
 }
 
+/// Named workspaces live until destroyed: a thread that makes one per request or task keeps them
+/// all. Said once the thread holds 100 of them, again at 1,000, 10,000...
+void warn_if_many(wsa::ThreadWorkspaces &tw) {
+    auto all = tw.all();
+    std::size_t n = all.size();
+    std::size_t step = 100;
+    while (step * 10 <= n) step *= 10;
+    if (n != step) return;
+    std::size_t idle = 0, bytes = 0;
+    for (auto &w : all)
+        if (!w->cycle_open()) {
+            ++idle;
+            bytes += w->stats().capacity;
+        }
+    std::string msg = "wsarray.workspace(): this thread holds " + std::to_string(n) + " named workspaces (" +
+                      std::to_string(idle) + " idle, holding " + std::to_string(bytes >> 20) +
+                      " MiB); a named workspace lives until it is destroyed: use "
+                      "wsarray.transient_workspace() for one per request or task, or "
+                      "wsarray.memory.destroy_workspace(name)";
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, msg.c_str(), 1) < 0) throw nb::python_error();
+}
+
 /// Set once a device workspace exists: only then are names asked of the device layer first.
 bool g_device_workspaces = false;
 
@@ -228,7 +250,10 @@ nb::object workspace_entry(nb::handle name_arg, nb::handle config_arg) {
     }
     bool fresh = !tw.find(name);
     auto ws = named("workspace", [&] { return tw.get_or_create(name, config); });
-    if (fresh) watch_thread_exit(*ws);
+    if (fresh) {
+        watch_thread_exit(*ws);
+        warn_if_many(tw);
+    }
     nb::object handle = nb::cast(WorkspaceHandle{ws});
     if (plain) remember_workspace(name_arg, handle, tw.version());
     return handle;
@@ -321,7 +346,7 @@ void export_workspaces(nb::module_ &m) {
     }, "Give the slot's memory back to the OS; its arrays become stale.");
 
     auto workspace_cls = nb::class_<WorkspaceHandle>(
-        m, "Workspace",
+        m, "Workspace", nb::is_weak_referenceable(),
         "A named workspace of the thread that created it. `with ws:` runs one cycle: arrays made "
         "inside come from its memory and become invalid when the block ends (.detach() keeps one). "
         "wsarray.workspace(name) on the same thread returns a handle equal to this one (==, hash). "
@@ -394,7 +419,8 @@ void export_workspaces(nb::module_ &m) {
                (h.ws->alive() ? (h.ws->cycle_open() ? " open>" : " closed>") : " destroyed>");
     });
 
-    m.def("workspace", &workspace_entry, nb::arg("name") = "WSA_DEFAULT", nb::arg("config").none() = nb::none(),
+    // name accepts None so that a wrong type gets wsarray's message, not nanobind's overload list.
+    m.def("workspace", &workspace_entry, nb::arg("name").none() = "WSA_DEFAULT", nb::arg("config").none() = nb::none(),
           nb::sig("def workspace(name: str = 'WSA_DEFAULT', config: WorkspaceConfig | None = None) -> Workspace"),
           "The workspace ``name`` of the current thread (created on first use with ``config``).\n\n"
           "``with wsarray.workspace(\"LOOP\"):`` runs one cycle: every array made inside comes from the "

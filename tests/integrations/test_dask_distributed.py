@@ -29,7 +29,7 @@ def _bounded_time():
 
 def local_cluster(**kwargs):
     return distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1,
-                                    host="127.0.0.1", dashboard_address=None,
+                                    host="127.0.0.1", dashboard_address=":0",  # a free port: never "8787 in use"
                                     silence_logs=40, **kwargs)
 
 
@@ -126,6 +126,7 @@ def test_a_task_returning_an_ended_cycle_array_errs(client):
         x.map_blocks(leak, dtype=float).compute()
 
 
+@pytest.mark.filterwarnings("ignore:Sending large graph")  # the test sends one on purpose
 def test_forced_spill_to_disk_gives_correct_results(tmp_path):
     # 40 MB of chunks on workers limited to 60 MB each, told to spill from 1%: the chunks go to
     # disk and come back (unpickled outside any workspace) for the reduction.

@@ -19,7 +19,6 @@ TOUCHES = {
     "matmul": lambda a: a @ a,
     "getitem": lambda a: a[0],
     "setitem": lambda a: a.__setitem__(0, 5.0),
-    "str": str,
     "format": lambda a: format(a, ""),
     "len": len,
     "iter": list,
@@ -56,6 +55,16 @@ def stale(request):
     yield request.param, a
     if request.param == "later_cycle":
         ws.__exit__(None, None, None)
+
+
+def test_str_and_repr_of_a_stale_array_say_so_without_reading_it(stale):
+    # One rule for both: print, logging, debuggers and containers' reprs keep working.
+    kind, a = stale
+    expected = {"ended": "<wsarray.Array stale: cycle 1 of 'OLD' ended>",
+                "later_cycle": "<wsarray.Array stale: cycle 1 of 'OLD' ended>",
+                "destroyed": "<wsarray.Array stale: workspace 'OLD' was destroyed>"}[kind]
+    assert str(a) == repr(a) == expected
+    assert repr([a]) == f"[{expected}]" and f"{a!s}" == expected
 
 
 @pytest.mark.parametrize("touch", list(TOUCHES), ids=list(TOUCHES))

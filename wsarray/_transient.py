@@ -1,0 +1,59 @@
+"""``transient_workspace()``: a workspace that goes away by itself (a per-request or per-task arena).
+
+Named workspaces live until destroyed, which is right for a training loop's and wrong for a workspace
+made per request: 200 requests would keep 200 arenas. A transient workspace has a name no other call
+returns (``label#N``), is never cached by ``workspace()``, and is destroyed when its handle is
+garbage: at once on the thread that made it, or, when the handle dies elsewhere, the next time that
+thread makes a transient workspace (and in any case when the thread ends, as all its workspaces are).
+"""
+
+import collections
+import itertools
+import threading
+import weakref
+
+from . import _native
+
+__all__ = ["transient_workspace"]
+
+_numbers = itertools.count(1)
+_lock = threading.Lock()
+_pending = collections.defaultdict(list)  # owner thread -> labels whose handle died elsewhere
+
+
+def _retire(label, owner):
+    if threading.get_ident() == owner:
+        if _native._exists(label):
+            _native._destroy(label)
+    else:
+        with _lock:
+            _pending[owner].append(label)
+
+
+def _sweep():
+    me = threading.get_ident()
+    with _lock:
+        labels = _pending.pop(me, ())
+    for label in labels:
+        if _native._exists(label):
+            _native._destroy(label)
+
+
+def transient_workspace(config=None, *, label="transient"):
+    """A new workspace of the calling thread, destroyed when its handle is garbage (its memory goes
+    back to the OS then; arrays made in it are stale after their cycle as always). ``config``: its
+    ``WorkspaceConfig`` (default: ``WorkspaceConfig()``); ``label``: the start of its name, shown in
+    statistics and errors (``label#N``, unique). ``with wsarray.transient_workspace() as ws:`` runs
+    one cycle; keep the handle to run more."""
+    if not isinstance(label, str) or not label:
+        raise TypeError(f"wsarray.transient_workspace(): label must be a non-empty str, not {label!r}")
+    if config is None:
+        config = _native.WorkspaceConfig()  # given explicitly: workspace() does not cache the handle
+    elif not isinstance(config, _native.WorkspaceConfig):
+        raise TypeError(f"wsarray.transient_workspace(): config must be a wsarray.WorkspaceConfig, "
+                        f"not {type(config).__name__}")
+    _sweep()
+    name = f"{label}#{next(_numbers)}"
+    handle = _native.workspace(name, config)
+    weakref.finalize(handle, _retire, name, threading.get_ident()).atexit = False
+    return handle
