@@ -7,6 +7,7 @@ wsarray run wraps each iteration in ``with xp.workspace("LOOP"):``.
 
 import contextlib
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -171,9 +172,42 @@ def print_loops(results):
 * faults 1st: page faults of the very first iteration. The workspace's are higher: it touches its
   memory for the first time then (and learns its size), once, instead of on every iteration.
 * spilled while learning: the first cycle measures what a cycle needs, served outside the workspace;
-  from then on the workspace holds it and nothing spills.
-Take away: the same code, with the loop body in `with np.workspace(...)`, gives NumPy's exact results
-with (near) no page faults per iteration and a memory ceiling you can set; speed is NumPy's or better.""")
+  from then on the workspace holds it and nothing spills.""")
+    print("What these runs show:")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    for line in loop_takeaways(results, load, os.cpu_count() or 1):
+        print(f"* {line}")
+
+
+def loop_takeaways(results, load=None, cores=1):
+    """What the measured rows say, computed from them (never a fixed sentence): per loop, faster,
+    within the noise or slower (with what the spread, the machine's load and the faults say)."""
+    busy = load is not None and load > cores * 0.75  # the demo itself keeps about one core busy
+    lines = []
+    by = {(r["loop"], r["engine"]): r for r in results}
+    for loop in dict.fromkeys(r["loop"] for r in results):
+        w, n = by.get((loop, "wsarray")), by.get((loop, "numpy"))
+        if not w or not n:
+            continue
+        ratio, low, high = w["ratio"], w["ratio_min"], w["ratio_max"]
+        if high < 1.0:
+            speed = f"faster than NumPy in every run ({ratio:.2f}x its time, {low:.2f}-{high:.2f})"
+        elif low > 1.0:
+            why = (f"the machine was busy (load average {load:.1f} on {cores} cores): run it again when it is "
+                   "idle" if busy else
+                   "a loop of small arrays pays wsarray's per-call and per-cycle costs (bench/cycles.py), "
+                   "which NumPy's allocator does not" if ratio < 1.3 else
+                   "unexpected on an idle machine: run it again with --repeats 5 and report it with --info")
+            speed = f"SLOWER than NumPy in every run ({ratio:.2f}x its time, {low:.2f}-{high:.2f}): {why}"
+        else:
+            speed = (f"within the noise of these runs ({ratio:.2f}x NumPy's time, spread {low:.2f}-{high:.2f} "
+                     "crosses 1.00x)")
+        faults = (f"page faults per iteration {w['faults']:.0f} against NumPy's {n['faults']:.0f}"
+                  if w["faults"] < n["faults"] else
+                  f"page faults per iteration {w['faults']:.0f}, NumPy's {n['faults']:.0f}: not fewer here")
+        same = "identical results" if w["check"] == n["check"] else "DIFFERENT results"
+        lines.append(f"{loop}: {speed}; {faults}; {same}.")
+    return lines
 
 
 PARTS = ("loops", "pipeline", "modes")
@@ -194,9 +228,12 @@ def main(argv=None):
                         help=f"comma-separated parts to run: {', '.join(PARTS)} or all (default all)")
     parser.add_argument("--loops", default=",".join(LOOPS),
                         help=f"comma-separated loops to run (default: all of {', '.join(LOOPS)})")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="fresh processes per variant (default 3; the ratio is their median)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="fresh processes per variant (default 3, 5 with --full; the ratio is their median)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
+    parser.add_argument("--full", action="store_true",
+                        help="the long runs: 5 processes per variant, 4 epochs of the pipeline, 60 training "
+                             "steps per workspace mode (about 5 minutes; the default takes about 2)")
     parser.add_argument("--quick", action="store_true",
                         help="a short run: few iterations, 1 process per variant (a smoke test, not a measurement)")
     args = parser.parse_args(argv)
@@ -216,6 +253,8 @@ def main(argv=None):
     unknown = [name for name in loops if name not in LOOPS]
     if unknown:
         parser.error(f"unknown loop(s) {', '.join(unknown)}; choose from {', '.join(LOOPS)}")
+    if args.repeats is None:
+        args.repeats = 5 if args.full else 3
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     iters = 20 if args.quick else None
@@ -245,7 +284,8 @@ def _data_parts(parts, args, log):
 
     figures = {}
     if "pipeline" in parts:
-        params = dict(batches=6, epochs=2) if args.quick else dict(batches=20, epochs=4)
+        params = (dict(batches=6, epochs=2) if args.quick else dict(batches=20, epochs=4) if args.full
+                  else dict(batches=20, epochs=3))
         figures["pipeline"] = data_demo.summarize_pipeline(data_demo.run_pipeline(args.repeats, log=log, **params))
         if not args.json:
             print("\nwsarray.data.AsyncIterator: a training step (MLP 27648-256-10) on batches that need "
@@ -253,7 +293,7 @@ def _data_parts(parts, args, log):
             data_demo.print_pipeline(figures["pipeline"], args.repeats)
             print(data_demo.PIPELINE_NOTES)
     if "modes" in parts:
-        iterations = 12 if args.quick else 60
+        iterations = 12 if args.quick else 60 if args.full else 40
         figures["modes"] = data_demo.summarize_modes(data_demo.run_modes(args.repeats, log=log,
                                                                          iterations=iterations))
         if not args.json:

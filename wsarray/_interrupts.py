@@ -98,6 +98,10 @@ def _serve():
             except BaseException as e:  # noqa: BLE001 - handed to the caller
                 job.error = e
             job.done.set()
+            # The caller holds the job now: this long-lived thread keeps nothing of it (its
+            # function, arguments and context would otherwise live until the next job, or past
+            # the interpreter's end).
+            del job
 
 
 def _ensure_shield():

@@ -135,3 +135,23 @@ def test_astype_function_follows_the_standard_and_the_method_follows_numpy():
         r = z.astype(np.float64)
     assert r.dtype == np.float64 and float(r[0]) == 1.0
     assert any(issubclass(w.category, np.exceptions.ComplexWarning) for w in caught)
+
+
+def test_the_demo_concludes_from_its_own_measurements():
+    from wsarray._demo import loop_takeaways
+    def row(loop, engine, ratio, low, high, faults):
+        return {"loop": loop, "engine": engine, "ratio": ratio, "ratio_min": low, "ratio_max": high,
+                "faults": faults, "check": 1.0}
+    rows = [row("heat", "numpy", 1, 1, 1, 998), row("heat", "wsarray", 0.26, 0.24, 0.27, 0),
+            row("mlp", "numpy", 1, 1, 1, 10), row("mlp", "wsarray", 5.4, 5.0, 6.0, 12),
+            row("tiny", "numpy", 1, 1, 1, 10), row("tiny", "wsarray", 1.02, 0.9, 1.1, 0)]
+    idle = loop_takeaways(rows, load=0.5, cores=2)
+    assert idle[0].startswith("heat: faster than NumPy in every run (0.26x") and "0 against NumPy's 998" in idle[0]
+    assert idle[1].startswith("mlp: SLOWER than NumPy in every run (5.40x") and "unexpected" in idle[1]
+    assert "not fewer here" in idle[1] and "within the noise" in idle[2]
+    busy = loop_takeaways(rows, load=3.0, cores=2)
+    assert "the machine was busy (load average 3.0 on 2 cores)" in busy[1]
+    proc = run("-P", "-m", "wsarray", "--quick", "--part", "loops", "--loops", "heat")
+    assert proc.returncode == 0, proc.stderr
+    assert "What these runs show:" in proc.stdout and "* heat: " in proc.stdout
+    assert "NumPy's or better" not in proc.stdout

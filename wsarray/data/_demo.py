@@ -209,7 +209,8 @@ def summarize_pipeline(runs):
     with each run's ratio to max(ETL alone, step alone) of its round."""
     rows = []
     for v, rs in runs.items():
-        kept = [r for r in rs if _quiet(r)] or rs
+        quiet = [r for r in rs if _quiet(r)]
+        kept = quiet or rs
         med = {k: statistics.median(r.get(k, 0.0) for r in kept) for k in
                ("epoch_s", "etl_ms", "step_ms", "faults", "rss_mib", "other_load")}
         ring = [r["ring_mib"] for r in kept if r["ring_mib"] is not None]
@@ -217,17 +218,29 @@ def summarize_pipeline(runs):
         rounds = [t for t in rounds if _quiet(*t)] or rounds
         ratios = sorted(r["epoch_s"] / r["batches"] * 1e3 / max(e["etl_ms"], s["step_ms"])
                         for r, e, s in rounds)
-        rows.append(dict(med, variant=v, ms_per_batch=med["epoch_s"] / rs[0]["batches"] * 1e3,
+        rows.append(dict(med, variant=v, quiet=bool(quiet),
+                         ms_per_batch=med["epoch_s"] / rs[0]["batches"] * 1e3,
                          ring_mib=statistics.median(ring) if ring else None, runs=len(kept),
                          ratio=statistics.median(ratios), ratio_min=ratios[0], ratio_max=ratios[-1]))
     return rows
+
+
+def _which_runs(rows, repeats):
+    """What the medians are of, as it was: undisturbed runs only where there were some."""
+    if all(r.get("quiet") for r in rows):
+        return f"medians of the undisturbed runs of {repeats} (runs column)"
+    if not any(r.get("quiet") for r in rows):
+        return (f"medians of all {repeats} runs: other processes used the cores during every run "
+                "(other load column), so these figures are disturbed")
+    return (f"medians of the undisturbed runs of {repeats} where there were some, else of all runs "
+            "(runs and other load columns)")
 
 
 def print_pipeline(rows, repeats):
     by = {r["variant"]: r for r in rows}
     etl, step = by["etl"]["etl_ms"], by["step"]["step_ms"]
     print(f"ETL alone {etl:.1f} ms per batch, step alone {step:.1f} ms (ETL/step {etl / step:.2f}); "
-          f"medians of the undisturbed runs of {repeats} (runs column)")
+          f"{_which_runs(rows, repeats)}")
     header = (f"{'variant':<13}{'s/epoch':>9}{'ms/batch':>10}{'ETL ms/it':>11}{'step ms/it':>12}"
               f"{'/max(ETL,step)':>16}{'(spread)':>12}{'peak RSS MiB':>14}{'faults/it':>11}{'ring MiB':>10}"
               f"{'other load':>12}{'runs':>6}")
@@ -255,20 +268,21 @@ def run_modes(repeats=3, iterations=60, batch=256, log=lambda *a, **k: None, qui
 def summarize_modes(runs):
     rows = []
     for m, rs in runs.items():
-        kept = [r for r in rs if _quiet(r)] or rs
+        quiet = [r for r in rs if _quiet(r)]
+        kept = quiet or rs
         med = {k: statistics.median(r.get(k, 0.0) for r in kept) for k in
                ("ms", "rss_mib", "rss_growth_mib", "capacity_mib", "peak_cycle_mib", "spilled_mib", "faults",
                 "other_load")}
         rounds = [t for t in zip(rs, runs["none"]) if _quiet(*t)] or list(zip(rs, runs["none"]))
         ratios = sorted(r["ms"] / b["ms"] for r, b in rounds)
-        rows.append(dict(med, mode=m, ratio=statistics.median(ratios), ratio_min=ratios[0], runs=len(kept),
+        rows.append(dict(med, mode=m, quiet=bool(quiet), ratio=statistics.median(ratios), ratio_min=ratios[0],
+                         runs=len(kept),
                          ratio_max=ratios[-1], workspaces=rs[-1]["workspaces"]))
     return rows
 
 
 def print_modes(rows, repeats, batch):
-    print(f"MLP {'-'.join(map(str, MLP_SIZES))}, batch {batch}, float32; medians of the undisturbed "
-          f"runs of {repeats} (runs column)")
+    print(f"MLP {'-'.join(map(str, MLP_SIZES))}, batch {batch}, float32; {_which_runs(rows, repeats)}")
     header = (f"{'mode':<10}{'ms/iter':>9}{'vs NONE':>9}{'(spread)':>12}{'peak RSS MiB':>14}"
               f"{'RSS growth':>12}{'ws capacity MiB':>17}{'faults/iter':>13}{'other load':>12}{'runs':>6}")
     print(header)
@@ -343,7 +357,10 @@ MODES_NOTES = """
   working memory a new cycle per layer. RSS growth: peak RSS over the RSS before training.
 * wsarray frees a block as soon as its array dies, also inside a cycle, so a SINGLE workspace
   reuses a layer's temporaries for the next layer and needs about as much as SEPARATE's
-  workspaces together; SEPARATE adds a copy of every result kept past its layer."""
+  workspaces together; SEPARATE adds a copy of every result kept past its layer.
+* vs NONE is the median of each round's ratio (the runs of a round ran side by side); ms/iter is
+  the median of the times. On a disturbed machine the two can disagree (a row slower in ms/iter
+  and below 1.00x): then trust neither, and run it again when the machine is idle."""
 
 
 if __name__ == "__main__":
