@@ -282,6 +282,16 @@ def _clear_thread_spill_everything() -> None:
 def _spilling_everything() -> bool:
     """Whether spill_everything applies on this thread."""
 
+def _block_traceback(arg: int, /) -> object:
+    """
+    tracemalloc's frames ((filename, lineno), most recent first) of the workspace block at `address`, or None.
+    """
+
+def _array_block_traceback(arg: object, /) -> object:
+    """
+    tracemalloc's frames of a wsarray.Array's block (see _block_traceback), or None.
+    """
+
 def _numpy_allocation_counts() -> tuple:
     """
     (into workspaces, outside) NumPy data allocations of this thread through wsarray's handler.

@@ -2,6 +2,7 @@
 /// the workspace of memory found by address, and what a dying record does with its ndarray.
 #include "array_record.h"
 
+#include "hooks.h"
 #include "ndarray_pool.h"
 #include "numpy_access.h"
 #include "numpy_alloc.h"
@@ -11,9 +12,30 @@
 
 namespace wsa_py {
 
-void raise_stale(const Array &a, const char *fn) { raise_stale_token(a.token, fn); }
+void raise_stale(const Array &a, const char *fn) {
+    // The held ndarray only (no adoption on an error path): its data is the array's block.
+    raise_stale_token(a.token, fn, a.nd_.is_valid() ? ndarray_data(a.nd_.ptr()) : nullptr);
+}
 
-void raise_stale_token(const Token &token, const char *fn) {
+/// " (made at loop.py:12)" when tracemalloc traced the array's block (record_history(stacks=True)):
+/// the package picks the program's own frame; empty otherwise.
+static std::string made_at(const void *data) {
+    PyObject *frames = block_traceback(data);
+    PyObject *hook = frames ? hook_or_null(Hook::MadeAt) : nullptr;
+    std::string text;
+    if (hook) {
+        PyObject *r = PyObject_CallOneArg(hook, frames);
+        Py_ssize_t n = 0;
+        if (r && PyUnicode_Check(r))
+            if (const char *s = PyUnicode_AsUTF8AndSize(r, &n)) text.assign(s, (size_t) n);
+        Py_XDECREF(r);
+        PyErr_Clear();
+    }
+    Py_XDECREF(frames);
+    return text;
+}
+
+void raise_stale_token(const Token &token, const char *fn, const void *data) {
     const wsa::Workspace &ws = *token.ws;
     std::string where = "wsarray." + std::string(fn) + "(): ";
     if (ws.orphaned_by_fork())
@@ -36,7 +58,8 @@ void raise_stale_token(const Token &token, const char *fn) {
         raise(WorkspaceError, where + "this array was made in cycle " + std::to_string(token.generation) +
                                   " of workspace '" + ws.name() + "', and that cycle has ended. " + ws.stale_hint());
     raise(WorkspaceError, where + "this array was made in cycle " + std::to_string(token.generation) +
-                              " of workspace '" + ws.name() + "', and that cycle has ended (" + now +
+                              " of workspace '" + ws.name() + "'" + made_at(data) + ", and that cycle has ended (" +
+                              now +
                               "). Arrays of a workspace are valid only during the cycle that made them. To keep a "
                               "result, call .detach() (or .leverage_to('<outer workspace>')) on it inside the "
                               "'with wsarray.workspace(\"" +

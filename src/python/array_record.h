@@ -108,7 +108,8 @@ inline bool token_valid(const Token &t) {
 /// cycle ended, its workspace was destroyed, its thread exited, ...).
 [[noreturn]] void raise_stale(const Array &a, const char *fn);
 /// The same for memory of `token` (a device array's block: wsarray/_devices/array.py).
-[[noreturn]] void raise_stale_token(const Token &token, const char *fn);
+/// `data`: the array's data, to say where it was made when tracemalloc traced it (may be null).
+[[noreturn]] void raise_stale_token(const Token &token, const char *fn, const void *data = nullptr);
 /// Token for memory at the data pointer of ndarray `o`.
 Token token_for(PyObject *o);
 /// Token for an array made now in `target` (the current route; null: no workspace).

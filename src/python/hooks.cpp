@@ -10,7 +10,7 @@ namespace wsa_py {
 namespace {
 
 const char *const kNames[] = {"namespace",    "host_to_device",   "config_device", "cpu",
-                              "device_error", "device_workspace", "memory_report"};
+                              "device_error", "device_workspace", "memory_report", "made_at"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == (size_t) Hook::Count, "a name per hook");
 
 PyObject *g_hooks[(size_t) Hook::Count] = {};  // strong references, kept for the process

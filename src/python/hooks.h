@@ -17,6 +17,8 @@ enum class Hook {
     DeviceError,   ///< numpy_device_error(message, fn) -> an exception or None: NumPy's device= error
     DeviceWorkspace,  ///< device_workspace(name, config) -> the device workspace, or None (a host one)
     MemoryReport,  ///< memory_report() -> what the current workspace holds, for an out-of-memory error
+    MadeAt,        ///< made_at(frames) -> ' (made at file:line)' for a stale-array error, or ''
+
     Count
 };
 

@@ -3,6 +3,7 @@
 #include "memory_manager.h"
 
 #include "array_object.h"
+#include "numpy_access.h"
 #include "numpy_alloc.h"
 #include "scopes.h"
 #include "workspaces.h"
@@ -54,6 +55,18 @@ void export_memory_manager(nb::module_ &m) {
     m.def("_clear_thread_spill_everything", [] { wsa::set_thread_spill_everything(-1); },
           "This thread follows the process's spill_everything setting again.");
     m.def("_spilling_everything", &wsa::spilling_everything, "Whether spill_everything applies on this thread.");
+    m.def("_block_traceback", [](std::uintptr_t address) -> nb::object {
+        PyObject *tb = block_traceback((const void *) address);
+        return tb ? nb::steal(tb) : nb::none();
+    }, "tracemalloc's frames ((filename, lineno), most recent first) of the workspace block at `address`, or None.");
+    m.def("_array_block_traceback", [](nb::handle array) -> nb::object {
+        // Also for a stale array (debug mode escapes looks at them): reads only the held
+        // ndarray's data pointer, never the data.
+        if (!is_array(array.ptr())) return nb::none();
+        Array &a = array_of(array.ptr());
+        PyObject *tb = a.nd_.is_valid() ? block_traceback(ndarray_data(a.nd_.ptr())) : nullptr;
+        return tb ? nb::steal(tb) : nb::none();
+    }, "tracemalloc's frames of a wsarray.Array's block (see _block_traceback), or None.");
     m.def("_numpy_allocation_counts", []() {
         NumpyAllocationCounts c = numpy_allocation_counts();
         return nb::make_tuple(c.routed, c.outside);

@@ -98,6 +98,19 @@ static void *ws_realloc(void *, void *p, std::size_t n) {
 
 NumpyAllocationCounts numpy_allocation_counts() { return tl_counts; }
 
+PyObject *block_traceback(const void *data) {
+    using Lookup = PyObject *(*)(unsigned int, std::uintptr_t);
+    static Lookup lookup = (Lookup) dlsym(RTLD_DEFAULT, "_PyTraceMalloc_GetTraceback");
+    if (!lookup || !data) return nullptr;
+    PyObject *tb = lookup(kWorkspaceTraceDomain, (std::uintptr_t) data);
+    if (!tb || tb == Py_None || !PyTuple_Check(tb) || PyTuple_GET_SIZE(tb) == 0) {
+        Py_XDECREF(tb);
+        PyErr_Clear();
+        return nullptr;
+    }
+    return tb;
+}
+
 static PyDataMem_Handler g_handler = {
     "wsarray_workspace_allocator",
     1,

@@ -67,6 +67,11 @@ struct NumpyAllocationCounts {
 };
 NumpyAllocationCounts numpy_allocation_counts();
 
+/// The frames tracemalloc recorded when the workspace block at `data` was made (a tuple of
+/// (filename, lineno), most recent first), or null with no error set: not tracing then, not a
+/// traced block, or a Python without the lookup (_PyTraceMalloc_GetTraceback).
+PyObject *block_traceback(const void *data);
+
 /// Is a RouteGuard with a workspace up on this thread (NumPy's allocations going to a workspace)?
 bool routing_active();
 

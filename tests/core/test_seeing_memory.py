@@ -1,6 +1,7 @@
 """Seeing memory: the cycle history (all threads, bounded), snapshots as JSON, the HTML viewer and its
 command, measure(), and the debug modes (escapes, bypass_everything, WSARRAY_DEBUG)."""
 import json
+import re
 import pickle
 import subprocess
 import sys
@@ -317,3 +318,29 @@ def test_a_png_for_reports(history, tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
     with pytest.raises(ValueError, match="no cycle records"):
         memory.plot_snapshot({"history": {"records": []}}, tmp_path / "x.png")
+
+
+def test_with_stacks_a_stale_array_and_an_escape_name_the_line_that_made_them():
+    memory.record_history(True, stacks=True)
+    try:
+        ws = wnp.workspace("MADE_AT")
+        with ws:
+            made = wnp.ones(1000) * 2
+            line = sys._getframe().f_lineno - 1
+        with pytest.raises(wnp.WorkspaceError, match=rf"workspace 'MADE_AT' \(made at {re.escape(__file__)}:{line}\)"):
+            made + 1
+        memory.set_debug("escapes", this_thread=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with ws:
+                kept = wnp.zeros(10) + 1
+                kept_line = sys._getframe().f_lineno - 1
+        assert any(f"made at {__file__}:{kept_line}" in str(w.message) for w in caught) and kept is not None
+    finally:
+        memory.reset_thread_debug()
+        memory.record_history(False)
+    with ws:
+        plain = wnp.ones(3) * 2
+    with pytest.raises(wnp.WorkspaceError) as err:
+        plain + 1
+    assert "made at" not in str(err.value)  # not tracing: the message as before

@@ -16,7 +16,7 @@ import warnings
 import weakref
 
 from .. import _native
-from .sites import _site
+from .sites import block_made_at
 
 __all__ = ["MODES", "EscapeWarning", "set_debug", "get_debug"]
 
@@ -128,15 +128,11 @@ def _first_report(array):
 
 
 def _made_at(array):
-    """Where the Array object was made, when tracemalloc traces (the allocation site of a pooled
-    object may be an earlier one's)."""
+    """Where the Array's block was made, when tracemalloc traces (wsarray's domain)."""
     if not tracemalloc.is_tracing():
         return ""
-    tb = tracemalloc.get_object_traceback(array)
-    if tb is None or not len(tb):
-        return ""
-    file, line = _site(tb)
-    return f"; made at {file}:{line}"
+    site = block_made_at(array)
+    return f"; made at {site}" if site else ""
 
 
 def _on_cycle(event):

@@ -9,7 +9,7 @@ import tracemalloc
 
 import numpy
 
-__all__ = ["TRACEMALLOC_DOMAIN", "live_blocks", "top_sites", "memory_report"]
+__all__ = ["TRACEMALLOC_DOMAIN", "live_blocks", "top_sites", "memory_report", "made_at", "block_made_at"]
 
 TRACEMALLOC_DOMAIN = 0x77736100  # src/python/numpy_alloc.cpp: kWorkspaceTraceDomain
 _LIBRARIES = tuple(os.path.dirname(m.__file__) + os.sep for m in (numpy,)) + (
@@ -54,6 +54,24 @@ def top_sites(limit=50):
         entry[1] += 1
     ranked = sorted(sites.items(), key=lambda kv: kv[1][0], reverse=True)[:limit]
     return [{"file": f, "line": line, "bytes": b, "blocks": n} for (f, line), (b, n) in ranked]
+
+
+def made_at(frames):
+    """For a stale-array error: ' (made at file:line)', the program's own frame of the frames
+    tracemalloc recorded for the array's block ((filename, lineno), most recent first)."""
+    for filename, lineno in frames:
+        if not filename.startswith(_LIBRARIES) and not filename.startswith("<frozen"):
+            return f" (made at {filename}:{lineno})"
+    return f" (made at {frames[0][0]}:{frames[0][1]})" if frames else ""
+
+
+def block_made_at(array):
+    """'file:line' where a wsarray array's block was made (also for a stale one), if tracemalloc
+    traced it, else ''."""
+    from .. import _native
+    frames = _native._array_block_traceback(array)
+    text = made_at(frames) if frames else ""
+    return text[len(" (made at "):-1] if text else ""
 
 
 def memory_report():
