@@ -344,3 +344,21 @@ def test_with_stacks_a_stale_array_and_an_escape_name_the_line_that_made_them():
     with pytest.raises(wnp.WorkspaceError) as err:
         plain + 1
     assert "made at" not in str(err.value)  # not tracing: the message as before
+
+
+def test_a_later_cycles_peak_includes_last_cycles_arrays_still_bound():
+    ws = wnp.workspace("PEAK")
+    peaks = []
+    for _ in range(3):
+        with ws:
+            d = wnp.ones(100_000) * 2  # 800 kB; last cycle's d is still bound while this one is made
+        peaks.append(ws.stats()["peak_cycle_bytes"])
+    assert peaks[1] == peaks[2] >= peaks[0] + 800_000
+    del d
+    released = []
+    for _ in range(3):
+        with ws:
+            d = wnp.ones(100_000) * 2
+            del d  # nothing of this cycle is left bound
+        released.append(ws.stats()["peak_cycle_bytes"])
+    assert released[1] == released[2] == peaks[0]
