@@ -2,6 +2,8 @@
 /// GC window and the cycle listeners.
 #include "cycle_end.h"
 
+#include "cycle_sites.h"
+
 #include "errors.h"
 
 #include "memory/workspace.h"
@@ -63,6 +65,9 @@ std::vector<nb::object> *g_listeners = nullptr;  // kept forever (listeners may 
 
 void notify_cycle_end(const wsa::Workspace &ws) {
     maybe_collect();
+    // This cycle's allocation sites (counted only while tracemalloc traces): taken either way, so
+    // that they never pile up when no listener wants them.
+    nb::object sites = take_sites(ws);
     if (!g_listeners || g_listeners->empty()) return;
     wsa::Stats st = ws.stats();
     nb::dict event;
@@ -73,6 +78,7 @@ void notify_cycle_end(const wsa::Workspace &ws) {
     event["capacity"] = st.capacity;
     event["used"] = st.used;
     event["thread"] = (unsigned long long) PyThread_get_thread_ident();
+    event["sites"] = sites;  // None unless tracemalloc traced this cycle's blocks
     std::vector<nb::object> now = *g_listeners;  // a listener may add or remove listeners
     for (nb::object &f : now) {
         PyObject *r = PyObject_CallOneArg(f.ptr(), event.ptr());

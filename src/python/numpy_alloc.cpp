@@ -5,6 +5,8 @@
 
 #include "numpy_alloc.h"
 
+#include "cycle_sites.h"
+
 #include "memory/workspace.h"
 
 #include <cstdint>
@@ -27,6 +29,10 @@ constexpr unsigned kNumpyTraceDomain = 389047;   // NumPy's tracemalloc domain (
 // wsarray's: every block a workspace hands out for an array, as long as it lives
 // (wsarray.memory.TRACEMALLOC_DOMAIN). tracemalloc ignores the calls unless it is tracing.
 constexpr unsigned kWorkspaceTraceDomain = 0x77736100;
+// Blocks counted by line per cycle (cycle_sites.h): from this size on. Counting walks the Python
+// frames and costs microseconds; blocks this large are what a cycle's peak is made of, and their
+// operations take long enough that the count stays a fraction of them.
+constexpr std::size_t kSiteMinBytes = 256 << 10;
 // tracemalloc's C API, looked up at import: CPython 3.11's tracemalloc.h declares it without
 // extern "C", so a C++ call would name a mangled symbol. Null: not found, not traced.
 static int (*g_trace_track)(unsigned, std::uintptr_t, std::size_t) = nullptr;
@@ -35,7 +41,10 @@ static int (*g_trace_untrack)(unsigned, std::uintptr_t) = nullptr;
 static void *route_alloc(std::size_t n, bool zero) {
     try {
         void *p = tl_route->allocate(n ? n : 1, zero);
-        if (g_trace_track) g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n);
+        // 0: tracemalloc traced it (it is tracing): count the cycle's site too (cycle_sites.h).
+        if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n) == 0 && n >= kSiteMinBytes &&
+            PyGILState_Check())
+            note_site(tl_route, n);
         ++tl_counts.routed;
         tl_last = p;
         tl_last_ws = tl_route;
@@ -187,7 +196,9 @@ void *new_array_data(wsa::Workspace *target, std::size_t size, bool zeroed, PyOb
     if (target) {
         try {
             void *data = target->allocate(size, zeroed);
-            if (g_trace_track) g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) data, size);
+            if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) data, size) == 0 &&
+                size >= kSiteMinBytes)
+                note_site(target, size);
             return data;
         } catch (const std::exception &) {  // NumPy's path reports it (route_alloc's message)
             return nullptr;

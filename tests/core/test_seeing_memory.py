@@ -362,3 +362,26 @@ def test_a_later_cycles_peak_includes_last_cycles_arrays_still_bound():
             del d  # nothing of this cycle is left bound
         released.append(ws.stats()["peak_cycle_bytes"])
     assert released[1] == released[2] == peaks[0]
+
+
+def test_each_cycle_records_the_lines_that_allocated_in_it(history):
+    memory.record_history(True, stacks=True)
+    ws = wnp.workspace("CYCLE_SITES")
+    for _ in range(3):
+        with ws:
+            big = wnp.ones(50_000) * 2  # 400 kB (NumPy computes the product in the temporary's block)
+            line = sys._getframe().f_lineno - 1
+            small = wnp.zeros(10)
+    assert big is not None and small is not None
+    records = [r for r in memory.snapshot()["history"]["records"] if r["workspace"] == "CYCLE_SITES"]
+    assert len(records) == 3 and all(r.get("sites") for r in records)
+    top = records[-1]["sites"][0]
+    assert (top["file"], top["line"]) == (__file__, line) and top["bytes"] >= 400_000 and top["blocks"] >= 1
+    assert len(records[-1]["sites"]) == 1  # blocks under 256 KiB (the zeros) are not counted by line
+    page = memory.render_snapshot_html(memory.snapshot())
+    assert "class='cycle-sites'" in page and f"<td>{line}</td>" in page
+    memory.record_history(False)
+    memory.record_history(True)  # without stacks: no sites recorded, nothing left counting
+    with ws:
+        wnp.ones(10)
+    assert "sites" not in memory.snapshot()["history"]["records"][-1]

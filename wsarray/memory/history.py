@@ -18,7 +18,7 @@ import time
 import tracemalloc
 
 from .. import _native
-from .sites import TRACEMALLOC_DOMAIN, live_blocks, top_sites
+from .sites import TRACEMALLOC_DOMAIN, cycle_sites, live_blocks, top_sites
 
 __all__ = ["record_history", "history_enabled", "snapshot", "dump_snapshot", "load_snapshot", "RECORD_BYTES"]
 
@@ -119,6 +119,8 @@ def _record(event, stats):
                   "os_maps": stats["os_maps"] - (before or {}).get("os_maps", 0),
                   "trimmed_bytes": stats["trimmed_bytes"] - (before or {}).get("trimmed_bytes", 0),
                   "events": _events(before, stats, event)}
+        if event.get("sites"):  # stacks on: what this cycle allocated, by the program's line
+            record["sites"] = cycle_sites(event["sites"])
         if len(ring) == ring.maxlen:
             _state["dropped"] += 1
         ring.append(record)

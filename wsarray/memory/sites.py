@@ -74,6 +74,23 @@ def block_made_at(array):
     return text[len(" (made at "):-1] if text else ""
 
 
+def cycle_sites(raw, limit=10):
+    """A cycle's allocation sites from the core's counts ((frames, bytes, blocks), frames innermost
+    first): bytes and blocks by the program's own line, largest first."""
+    totals = {}
+    for frames, nbytes, blocks in raw or ():
+        site = made_at(frames)[len(" (made at "):-1] if frames else "?"
+        entry = totals.setdefault(site, [0, 0])
+        entry[0] += nbytes
+        entry[1] += blocks
+    ranked = sorted(totals.items(), key=lambda kv: kv[1][0], reverse=True)[:limit]
+    out = []
+    for site, (nbytes, blocks) in ranked:
+        file, _, line = site.rpartition(":")
+        out.append({"file": file, "line": int(line) if line.isdigit() else 0, "bytes": nbytes, "blocks": blocks})
+    return out
+
+
 def memory_report():
     """For a WorkspaceMemoryError: the lines holding the most workspace memory, or how to see them."""
     try:

@@ -85,6 +85,16 @@ def render_html(snap, title="wsarray memory snapshot"):
         parts.append("<p>Allocation sites: off (wsarray.memory.record_history(True, stacks=True) records them).</p>")
     for (thread, workspace), rs in sorted(groups.items()):
         events = [r for r in rs if r["events"]]
+        with_sites = [r for r in rs if r.get("sites")]
+        if with_sites:
+            peak = max(with_sites, key=lambda r: r["peak_cycle_bytes"])
+            parts.append(f"<p>Allocation sites of the peak cycle (cycle {peak['cycle']}, "
+                         f"{_mib(peak['peak_cycle_bytes'])}):</p><table class='cycle-sites'><tr><th>file</th>"
+                         "<th>line</th><th>allocated</th><th>blocks</th></tr>")
+            for s in peak["sites"]:
+                parts.append(f"<tr><td>{html.escape(s['file'])}</td><td>{s['line']}</td>"
+                             f"<td>{_mib(s['bytes'])}</td><td>{s['blocks']}</td></tr>")
+            parts.append("</table>")
         parts.append(f"<h2 class='workspace'>{html.escape(workspace)} "
                      f"<small>(thread {html.escape(thread)})</small></h2>")
         parts.append(_timeline(rs))
