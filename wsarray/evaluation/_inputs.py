@@ -24,10 +24,8 @@ class EvaluationWarning(UserWarning):
 
 
 def host(x, what, where):
-    """``x`` as a NumPy array over the same memory where it can be (a wsarray array, NumPy's), a host
-    copy for an array on a device, a new array for a list."""
-    if hasattr(x, "get") and type(x).__name__ == "DeviceArray":
-        return x.get()
+    """``x`` as a NumPy array over the same memory where it can be (a wsarray array, NumPy's), a new
+    array for a list (arrays on a device were copied to the host by Metric.update already)."""
     try:
         return numpy.asarray(x)
     except (TypeError, ValueError) as e:

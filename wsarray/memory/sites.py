@@ -16,12 +16,18 @@ _LIBRARIES = tuple(os.path.dirname(m.__file__) + os.sep for m in (numpy,)) + (
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
 
 
+def _program_frame(frames):
+    """Of (filename, lineno) frames, innermost first: the first outside NumPy and wsarray (the
+    program's line), else the innermost; None for no frames."""
+    for filename, lineno in frames:
+        if not filename.startswith(_LIBRARIES) and not filename.startswith("<frozen"):
+            return filename, lineno
+    return frames[0] if frames else None
+
+
 def _site(traceback):
-    """The first frame outside NumPy and wsarray (the program's line), else the innermost."""
-    for frame in reversed(traceback):  # tracemalloc orders them oldest first
-        if not frame.filename.startswith(_LIBRARIES) and not frame.filename.startswith("<frozen"):
-            return frame.filename, frame.lineno
-    return (traceback[-1].filename, traceback[-1].lineno) if len(traceback) else ("?", 0)
+    """The program's frame of a tracemalloc Traceback (which orders its frames oldest first)."""
+    return _program_frame([(f.filename, f.lineno) for f in reversed(traceback)]) or ("?", 0)
 
 
 def _traces():
@@ -59,10 +65,8 @@ def top_sites(limit=50):
 def made_at(frames):
     """For a stale-array error: ' (made at file:line)', the program's own frame of the frames
     tracemalloc recorded for the array's block ((filename, lineno), most recent first)."""
-    for filename, lineno in frames:
-        if not filename.startswith(_LIBRARIES) and not filename.startswith("<frozen"):
-            return f" (made at {filename}:{lineno})"
-    return f" (made at {frames[0][0]}:{frames[0][1]})" if frames else ""
+    frame = _program_frame(frames)
+    return f" (made at {frame[0]}:{frame[1]})" if frame else ""
 
 
 def block_made_at(array):
