@@ -12,7 +12,8 @@ changes.
 
 import numpy
 
-__all__ = ["EvaluationError", "EvaluationWarning", "Batch", "host", "classification_batch", "scores_batch"]
+__all__ = ["EvaluationError", "EvaluationWarning", "Batch", "host", "classification_batch", "multilabel_batch",
+           "scores_batch"]
 
 
 class EvaluationError(ValueError):
@@ -129,6 +130,26 @@ def classification_batch(labels, predictions, mask, classes, where, multilabel=F
     if keep is not None:
         y, p = y[keep], p[keep]
     return Batch(y, p), k
+
+
+def multilabel_batch(labels, predictions, mask, outputs, where):
+    """Check and shape one update of a multi-label metric, whose mask may be ``(n,)`` (drops rows)
+    or ``(n, outputs)`` (drops single entries). Returns (Batch, outputs, keep): ``keep`` the
+    per-entry boolean mask, or None."""
+    entry_mask = None
+    if mask is not None:
+        m = host(mask, "mask", where)
+        if m.ndim == 2:
+            entry_mask, mask = m, None
+    batch, k = classification_batch(labels, predictions, mask, outputs, where, multilabel=True)
+    if entry_mask is None:
+        return batch, k, None
+    if entry_mask.shape != batch.scores.shape:
+        raise EvaluationError(f"{where}: a per-output mask must be (n, outputs) = {batch.scores.shape}, "
+                              f"not {entry_mask.shape}")
+    if entry_mask.dtype.kind not in "biuf":
+        raise EvaluationError(f"{where}: the mask must be numbers or booleans, not {entry_mask.dtype}")
+    return batch, k, entry_mask != 0
 
 
 def scores_batch(labels, predictions, mask, columns, where):

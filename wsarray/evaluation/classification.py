@@ -13,7 +13,7 @@ import warnings
 
 import numpy
 
-from ._inputs import EvaluationError, EvaluationWarning, classification_batch, host
+from ._inputs import EvaluationError, EvaluationWarning, classification_batch, multilabel_batch
 from ._metric import Metric, unrouted
 
 __all__ = ["Evaluation", "EvaluationBinary"]
@@ -371,25 +371,15 @@ class EvaluationBinary(Metric):
         return {"num_outputs": self._outputs, "threshold": self.threshold.tolist()}
 
     def _accumulate(self, labels, predictions, mask, where):
-        entry_mask = None
-        if mask is not None:
-            m = host(mask, "mask", where)
-            if m.ndim == 2:
-                entry_mask, mask = m, None
-        batch, k = classification_batch(labels, predictions, mask, self._outputs, where, multilabel=True)
+        batch, k, keep = multilabel_batch(labels, predictions, mask, self._outputs, where)
         if self.threshold.ndim == 1 and self.threshold.shape[0] != k:
             raise EvaluationError(f"{where}: {self.threshold.shape[0]} thresholds, the predictions have {k} outputs")
-        if entry_mask is not None:
-            if entry_mask.shape != batch.scores.shape:
-                raise EvaluationError(f"{where}: a per-output mask must be (n, outputs) = {batch.scores.shape}, "
-                                      f"not {entry_mask.shape}")
-            if entry_mask.dtype.kind not in "biuf":
-                raise EvaluationError(f"{where}: the mask must be numbers or booleans, not {entry_mask.dtype}")
         if self._counts is None:
             unrouted(self._allocate, k)
         actual = batch.labels
         predicted = batch.scores > self.threshold
-        keep = numpy.ones_like(actual) if entry_mask is None else entry_mask != 0
+        if keep is None:
+            keep = numpy.ones_like(actual)
         self._counts[0] += numpy.count_nonzero(actual & predicted & keep, axis=0)
         self._counts[1] += numpy.count_nonzero(~actual & predicted & keep, axis=0)
         self._counts[2] += numpy.count_nonzero(~actual & ~predicted & keep, axis=0)

@@ -21,7 +21,7 @@ import warnings
 
 import numpy
 
-from ._inputs import EvaluationError, EvaluationWarning, classification_batch, host
+from ._inputs import EvaluationError, EvaluationWarning, classification_batch, multilabel_batch
 from ._metric import Metric, unrouted
 
 __all__ = ["ROC", "ROCBinary", "ROCMultiClass"]
@@ -549,18 +549,5 @@ class ROCBinary(_PerColumn):
         return self._columns
 
     def _columns_of(self, labels, predictions, mask, where):
-        entry_mask = None
-        if mask is not None:
-            m = host(mask, "mask", where)
-            if m.ndim == 2:
-                entry_mask, mask = m, None
-        batch, _ = classification_batch(labels, predictions, mask, self._columns, where, multilabel=True)
-        keep = None
-        if entry_mask is not None:
-            if entry_mask.shape != batch.scores.shape:
-                raise EvaluationError(f"{where}: a per-output mask must be (n, outputs) = {batch.scores.shape}, "
-                                      f"not {entry_mask.shape}")
-            if entry_mask.dtype.kind not in "biuf":
-                raise EvaluationError(f"{where}: the mask must be numbers or booleans, not {entry_mask.dtype}")
-            keep = entry_mask != 0
+        batch, _, keep = multilabel_batch(labels, predictions, mask, self._columns, where)
         return batch.scores, batch.labels, keep
