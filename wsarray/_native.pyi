@@ -71,8 +71,12 @@ class WorkspaceConfig:
                       (grow by a chunk), 'fail' (WorkspaceMemoryError)
     reset             'block_left': arrays are valid for their cycle; 'end_of_buffer': circular,
                       arrays stay valid until the workspace is destroyed
-    location          'ram' or 'mmap' (an unlinked temporary file)
-    temp_file_path    directory of the 'mmap' files ($TMPDIR or /tmp if empty); must exist
+    location          'ram', 'mmap' (an unlinked temporary file) or 'shared' (anonymous shared memory,
+                      chunks and spills alike, that another process can map: see
+                      wsarray._native._shared_segment; after os.fork() the child's view of it is
+                      private copy-on-write); 'shared' takes no device
+    temp_file_path    directory of the 'mmap' files ($TMPDIR or /tmp if empty); must exist; only
+                      with location='mmap'
     trim_after_cycles every this many cycles, pages none of them touched go back to the OS (0: never)
     device            'cpu' or 'cuda:N': wsarray.workspace(name, config) then gives a workspace of that
                       GPU's memory for CuPy arrays; without CuPy, a driver or a GPU it raises
@@ -81,7 +85,7 @@ class WorkspaceConfig:
     The config only describes: memory is mapped by wsarray.workspace(name, config).
     """
 
-    def __init__(self, *, initial_size: int | str = 0, min_size: int | str = 0, max_size: int | str = 0, overallocation_limit: float = 0.3, allocation: Literal['overallocate', 'strict'] = 'overallocate', learning: Literal['first_loop', 'over_time', 'none'] = 'first_loop', cycles_before_initialization: int = 0, spill: Literal['external', 'reallocate', 'fail'] = 'external', reset: Literal['block_left', 'end_of_buffer'] = 'block_left', location: Literal['ram', 'mmap'] = 'ram', temp_file_path: str = '', trim_after_cycles: int = 16, device: str = 'cpu') -> None:
+    def __init__(self, *, initial_size: int | str = 0, min_size: int | str = 0, max_size: int | str = 0, overallocation_limit: float = 0.3, allocation: Literal['overallocate', 'strict'] = 'overallocate', learning: Literal['first_loop', 'over_time', 'none'] = 'first_loop', cycles_before_initialization: int = 0, spill: Literal['external', 'reallocate', 'fail'] = 'external', reset: Literal['block_left', 'end_of_buffer'] = 'block_left', location: Literal['ram', 'mmap', 'shared'] = 'ram', temp_file_path: str = '', trim_after_cycles: int = 16, device: str = 'cpu') -> None:
         """
         WorkspaceConfig(*, initial_size=0, min_size=0, max_size=0, overallocation_limit=0.3, allocation='overallocate', learning='first_loop', cycles_before_initialization=0, spill='external', reset='block_left', location='ram', temp_file_path='', trim_after_cycles=16, device='cpu')
         """
@@ -120,7 +124,7 @@ class WorkspaceConfig:
     def reset(self) -> Literal['block_left', 'end_of_buffer']: ...
 
     @property
-    def location(self) -> Literal['ram', 'mmap']: ...
+    def location(self) -> Literal['ram', 'mmap', 'shared']: ...
 
     @property
     def device(self) -> str: ...
@@ -298,6 +302,21 @@ def _numpy_allocation_counts() -> tuple:
     """
 
 def _zombie_bytes() -> int: ...
+
+def _shared_segment(array: object) -> tuple[int, int, int]:
+    """
+    _shared_segment(array) -> (fd, offset, length): the shared memory holding an array of a
+    WorkspaceConfig(location='shared') workspace (its chunk or spill): its file descriptor, the
+    offset of the array's first data byte in it, and its size. Another process maps it with
+    mmap.mmap(fd, length) (pass the fd to it: subprocess's pass_fds, socket.send_fds) and sees
+    and writes the same bytes. The fd belongs to the workspace: it stays open while the array
+    (any live array in that memory) does and is closed when the memory is given back;
+    os.dup() it to keep it longer, or to hand it to a child made by fork() (os.fork(),
+    multiprocessing's 'fork', subprocess with preexec_fn or user=): there the child closes its
+    copy of the workspace's own fd and its view of the memory becomes private copy-on-write.
+    ValueError for memory not in a shared workspace (or a forked child's private view of one);
+    WorkspaceError for a stale array.
+    """
 
 def _add_cycle_listener(listener: Callable[[dict[str, Any]], object]) -> None: ...
 

@@ -1,5 +1,6 @@
 /// src/python/memory_manager.cpp -- what wsarray.memory calls: destroying and listing this thread's
-/// workspaces (the garbage-collection knobs and the cycle listeners: cycle_end.cpp).
+/// workspaces (the garbage-collection knobs and the cycle listeners: cycle_end.cpp), and where a
+/// shared workspace's array lies in its shared memory (_shared_segment).
 #include "memory_manager.h"
 
 #include "array_object.h"
@@ -10,7 +11,39 @@
 
 namespace wsa_py {
 
-namespace {} // namespace
+namespace {
+
+/// The data address of `array` (a wsarray.Array, stale ones refused with WorkspaceError, or a NumPy
+/// array: its data pointer, the first byte of a view).
+const void *array_data_for_segment(nb::handle array) {
+    PyObject *o = array.ptr();
+    if (is_array(o)) {
+        Array &a = array_of(o);
+        const void *data = ndarray_data(a.data().ptr());
+        if (!token_valid(a.token)) raise_stale(a, "_shared_segment");
+        return data;
+    }
+    if (!is_ndarray(o))
+        raise(PyExc_TypeError, "wsarray._shared_segment: expected an array, not " + std::string(Py_TYPE(o)->tp_name));
+    return ndarray_data(o);
+}
+
+/// wsarray._native._shared_segment(array): (fd, offset, length) of the shared memory holding it.
+nb::tuple shared_segment(nb::handle array) {
+    const void *data = array_data_for_segment(array);
+    wsa::Mapping m;
+    std::size_t offset = 0;
+    if (!data || !wsa::Workspace::mapping_of(data, m, offset) || m.source != wsa::Source::Shared)
+        raise(PyExc_ValueError, "wsarray._shared_segment: the array's memory is not in a shared workspace "
+                                "(WorkspaceConfig(location='shared'))");
+    if (m.fd < 0)
+        raise(PyExc_ValueError, "wsarray._shared_segment: the array's memory is this process's private "
+                                "copy-on-write view of a shared workspace inherited through os.fork(); it is "
+                                "not shared any more (memory the workspace maps from now on is)");
+    return nb::make_tuple(m.fd, offset, m.size);
+}
+
+} // namespace
 
 void export_memory_manager(nb::module_ &m) {
     m.def("_destroy_all", []() {
@@ -72,6 +105,19 @@ void export_memory_manager(nb::module_ &m) {
         return nb::make_tuple(c.routed, c.outside);
     }, "(into workspaces, outside) NumPy data allocations of this thread through wsarray's handler.");
     m.def("_zombie_bytes", []() { return wsa::Workspace::zombie_bytes(); });
+    m.def("_shared_segment", &shared_segment, nb::arg("array"),
+          nb::sig("def _shared_segment(array: object) -> tuple[int, int, int]"),
+          "_shared_segment(array) -> (fd, offset, length): the shared memory holding an array of a\n"
+          "WorkspaceConfig(location='shared') workspace (its chunk or spill): its file descriptor, the\n"
+          "offset of the array's first data byte in it, and its size. Another process maps it with\n"
+          "mmap.mmap(fd, length) (pass the fd to it: subprocess's pass_fds, socket.send_fds) and sees\n"
+          "and writes the same bytes. The fd belongs to the workspace: it stays open while the array\n"
+          "(any live array in that memory) does and is closed when the memory is given back;\n"
+          "os.dup() it to keep it longer, or to hand it to a child made by fork() (os.fork(),\n"
+          "multiprocessing's 'fork', subprocess with preexec_fn or user=): there the child closes its\n"
+          "copy of the workspace's own fd and its view of the memory becomes private copy-on-write.\n"
+          "ValueError for memory not in a shared workspace (or a forked child's private view of one);\n"
+          "WorkspaceError for a stale array.");
 }
 
 } // namespace wsa_py

@@ -155,7 +155,13 @@ wsa::Config config_from(nb::args args, nb::kwargs kwargs) {
                                     std::to_string(cfg.max_size) + ")");
     if (cfg.max_size && cfg.min_size > cfg.max_size) raise(PyExc_ValueError, where + "min_size exceeds max_size");
     if (cfg.location != wsa::LocationPolicy::Mmap && !cfg.temp_file_path.empty())
-        raise(PyExc_ValueError, where + "temp_file_path needs location='mmap'");
+        raise(PyExc_ValueError, where + "temp_file_path needs location='mmap'" +
+                                    (cfg.location == wsa::LocationPolicy::Shared
+                                         ? " (location='shared' memory has no directory: it is anonymous)"
+                                         : ""));
+    if (cfg.location == wsa::LocationPolicy::Shared && !cfg.device_name.empty())
+        raise(PyExc_ValueError, where + "location='shared' is host memory; a workspace of device '" + cfg.device_name +
+                                    "' cannot be shared (leave location out, or use device='cpu')");
     if (cfg.location == wsa::LocationPolicy::Mmap) check_file_directory(cfg.temp_file_path);
     return cfg;
 }
@@ -187,8 +193,12 @@ spill             when the chunks are full: 'external' (serve outside, counted),
                   (grow by a chunk), 'fail' (WorkspaceMemoryError)
 reset             'block_left': arrays are valid for their cycle; 'end_of_buffer': circular,
                   arrays stay valid until the workspace is destroyed
-location          'ram' or 'mmap' (an unlinked temporary file)
-temp_file_path    directory of the 'mmap' files ($TMPDIR or /tmp if empty); must exist
+location          'ram', 'mmap' (an unlinked temporary file) or 'shared' (anonymous shared memory,
+                  chunks and spills alike, that another process can map: see
+                  wsarray._native._shared_segment; after os.fork() the child's view of it is
+                  private copy-on-write); 'shared' takes no device
+temp_file_path    directory of the 'mmap' files ($TMPDIR or /tmp if empty); must exist; only
+                  with location='mmap'
 trim_after_cycles every this many cycles, pages none of them touched go back to the OS (0: never)
 device            'cpu' or 'cuda:N': wsarray.workspace(name, config) then gives a workspace of that
                   GPU's memory for CuPy arrays; without CuPy, a driver or a GPU it raises
@@ -209,7 +219,7 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
                     "cycles_before_initialization: int = 0, "
                     "spill: typing.Literal['external', 'reallocate', 'fail'] = 'external', "
                     "reset: typing.Literal['block_left', 'end_of_buffer'] = 'block_left', "
-                    "location: typing.Literal['ram', 'mmap'] = 'ram', temp_file_path: str = '', "
+                    "location: typing.Literal['ram', 'mmap', 'shared'] = 'ram', temp_file_path: str = '', "
                     "trim_after_cycles: int = 16, device: str = 'cpu') -> None"),
             "WorkspaceConfig(*, initial_size=0, min_size=0, max_size=0, overallocation_limit=0.3, "
             "allocation='overallocate', learning='first_loop', cycles_before_initialization=0, "
@@ -231,7 +241,7 @@ The config only describes: memory is mapped by wsarray.workspace(name, config).)
     cls.def_prop_ro("reset", [](const wsa::Config &c) { return wsa::to_string(c.reset); },
                     nb::for_getter(nb::sig("def reset(self) -> typing.Literal['block_left', 'end_of_buffer']")));
     cls.def_prop_ro("location", [](const wsa::Config &c) { return wsa::to_string(c.location); },
-                    nb::for_getter(nb::sig("def location(self) -> typing.Literal['ram', 'mmap']")));
+                    nb::for_getter(nb::sig("def location(self) -> typing.Literal['ram', 'mmap', 'shared']")));
     cls.def_prop_ro("device", [](const wsa::Config &c) {
         return c.device ? c.device->name : c.device_name.empty() ? std::string("cpu") : c.device_name;
     });

@@ -1,8 +1,9 @@
-"""The workspace policies over every kind of chunk memory: host RAM and the test-only no-touch
-source (location='_notouch': chunks mapped PROT_NONE, so one read or write of chunk memory by the
-core kills the process). The bookkeeping is out of band, so learning, spills, max_size, circular
-reset, statistics, destroy with live blocks (zombie chunks), threads, long runs and fork() must
-behave the same over both. No array can live in no-touch memory: these tests drive the allocator
+"""The workspace policies over every kind of chunk memory: host RAM, shared memory
+(location='shared': chunks and spills another process can map) and the test-only no-touch source
+(location='_notouch': chunks mapped PROT_NONE, so one read or write of chunk memory by the core
+kills the process). The bookkeeping is out of band, so learning, spills, max_size, circular reset,
+statistics, destroy with live blocks (zombie chunks), threads, long runs and fork() must behave the
+same over all of them. No array can live in no-touch memory: these tests drive the allocator
 through the core's hooks (_native._workspace_allocate / _workspace_free), which is also
 what a device's allocator does.
 """
@@ -18,7 +19,7 @@ import pytest
 import wsarray as wnp
 
 core = wnp._native
-SOURCES = ["ram", "_notouch"]
+SOURCES = ["ram", "shared", "_notouch"]
 KB = 1024
 
 
@@ -153,7 +154,7 @@ def test_double_free_is_ignored(location):
 
 def test_zero_filled_allocation(location):
     ws = make("ZERO", location, initial_size=1 << 20, learning="none")
-    if location == "ram":
+    if location != "_notouch":
         p = core._workspace_allocate(ws, 1000, zero=True)
         free(p)
     else:

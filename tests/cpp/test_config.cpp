@@ -39,7 +39,9 @@ TEST(config_policy_names_round_trip) {
     for (auto p : {SpillPolicy::External, SpillPolicy::Reallocate, SpillPolicy::Fail})
         CHECK(spill_from_string(to_string(p)) == p);
     for (auto p : {ResetPolicy::BlockLeft, ResetPolicy::EndOfBuffer}) CHECK(reset_from_string(to_string(p)) == p);
-    for (auto p : {LocationPolicy::Ram, LocationPolicy::Mmap}) CHECK(location_from_string(to_string(p)) == p);
+    for (auto p : {LocationPolicy::Ram, LocationPolicy::Mmap, LocationPolicy::Shared})
+        CHECK(location_from_string(to_string(p)) == p);
+    CHECK_THROWS(location_from_string("disk"), std::invalid_argument, "'ram', 'mmap', 'shared'");
     CHECK_EQ(std::string(to_string(LearningPolicy::FirstLoop)), std::string("first_loop"));
     CHECK_THROWS(spill_from_string("spill"), std::invalid_argument, "'external', 'reallocate', 'fail'");
 }

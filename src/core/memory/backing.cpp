@@ -1,4 +1,4 @@
-/// src/core/memory/backing.cpp -- host and file-backed chunk mappings.
+/// src/core/memory/backing.cpp -- host, file-backed and shared-memory chunk mappings.
 #include "backing.h"
 
 #include <algorithm>
@@ -9,9 +9,16 @@
 #include <cstring>
 #include <fcntl.h>
 #include <stdexcept>
+#include <utility>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
 
 namespace wsa {
 
@@ -151,6 +158,112 @@ Mapping map_file(std::size_t size, const std::string &directory, bool prefault) 
     return m;
 }
 
+/// memfd_create through the system call (older C libraries lack the wrapper); ENOSYS where the
+/// kernel (or the build's headers) has none.
+static int memfd(const char *name) {
+#ifdef SYS_memfd_create
+    return (int) syscall(SYS_memfd_create, name, MFD_CLOEXEC);
+#else
+    (void) name;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+/// `n` random bytes from the kernel (getrandom, else /dev/urandom); false if there are none.
+static bool random_bytes(unsigned char *out, std::size_t n) {
+#ifdef SYS_getrandom
+    if (syscall(SYS_getrandom, out, n, 0) == (long) n) return true;
+#endif
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool ok = read(fd, out, n) == (ssize_t) n;
+    close(fd);
+    return ok;
+}
+
+/// A new file in /dev/shm with an unguessable name (16 random bytes, hex), unlinked at once.
+static int open_dev_shm() {
+    unsigned char bytes[16];
+    if (!random_bytes(bytes, sizeof bytes))
+        throw MappingRefused("no random bytes for the name of a shared memory file: " +
+                             std::string(std::strerror(errno)));
+    char name[] = "/dev/shm/wsarray-0123456789abcdef0123456789abcdef";
+    for (std::size_t k = 0; k < sizeof bytes; ++k) std::snprintf(name + 17 + 2 * k, 3, "%02x", bytes[k]);
+    int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        throw MappingRefused("cannot create a shared memory file in /dev/shm: " + std::string(std::strerror(errno)));
+    unlink(name);
+    return fd;
+}
+
+int open_shared_memory(bool use_memfd) {
+    int fd = use_memfd ? memfd("wsarray") : -1;
+    int err = use_memfd ? errno : ENOSYS;
+    if (fd < 0 && err != ENOSYS)
+        throw MappingRefused(std::string("memfd_create refused shared memory: ") + std::strerror(err) +
+                             (err == EMFILE ? " (every chunk and spill of a shared workspace holds a file "
+                                              "descriptor: raise RLIMIT_NOFILE)"
+                                            : ""));
+    if (fd < 0) fd = open_dev_shm();
+    (void) fchmod(fd, 0600);  // a memfd is created 0777: only this user may open it through /proc
+    return fd;
+}
+
+/// Closes a file descriptor on the way out unless released.
+struct FdCloser {
+    int fd;
+    ~FdCloser() {
+        if (fd >= 0) close(fd);
+    }
+    int release() { return std::exchange(fd, -1); }
+};
+
+/// Room for `size` bytes in the file system of shared memory `fd` (a /dev/shm file's has a size;
+/// a memfd's has none), else MappingRefused.
+static void check_shared_room(int fd, std::size_t size) {
+    struct statvfs fs;
+    if (size >= kCheckAbove && fstatvfs(fd, &fs) == 0 && fs.f_blocks != 0 &&
+        size > (std::size_t) fs.f_bavail * fs.f_frsize)
+        throw MappingRefused("the shared memory file system has only " + mib((std::size_t) fs.f_bavail * fs.f_frsize) +
+                             " free for " + mib(size));
+}
+
+/// Size the shared memory of `fd` to `size` bytes (allocated now when `prefault`); false: errno.
+static bool size_shared(int fd, std::size_t size, bool prefault) {
+    if (ftruncate(fd, (off_t) size) != 0) return false;
+    if (!prefault) return true;
+    int err = posix_fallocate(fd, 0, (off_t) size);  // ENOSPC here, not SIGBUS at a touch
+    if (err) errno = err;
+    return err == 0;
+}
+
+Mapping map_shared(std::size_t size, bool prefault) {
+    check_available(size);
+    FdCloser fd{open_shared_memory()};
+    check_shared_room(fd.fd, size);
+    void *p = size_shared(fd.fd, size, prefault) ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.fd, 0)
+                                                 : MAP_FAILED;
+    if (p == MAP_FAILED)
+        throw MappingRefused("the operating system refused " + std::to_string(size) +
+                             " bytes of shared memory: " + std::strerror(errno));
+#ifdef MADV_HUGEPAGE
+    if (size >= kHugePageChunk) madvise(p, size, MADV_HUGEPAGE);  // as map_host (where shmem allows)
+#endif
+    if (prefault && !touch_pages(p, size)) {
+        int err = errno;
+        munmap(p, size);
+        throw MappingRefused("the operating system could not provide " + std::to_string(size) +
+                             " bytes of shared memory: " + std::strerror(err));
+    }
+    Mapping m;
+    m.ptr = p;
+    m.size = size;
+    m.fd = fd.release();
+    m.source = Source::Shared;
+    return m;
+}
+
 Mapping map_heap(std::size_t size) {
     void *p = nullptr;
     if (posix_memalign(&p, 64, size) != 0 || !p)
@@ -202,17 +315,30 @@ void unmap(Mapping &m) {
     m = Mapping();
 }
 
-bool freeze_file(Mapping &m) {
+/// Remap `m` copy-on-write from its descriptor at the same address, then close the descriptor (the
+/// private mapping keeps the file referenced). False (unchanged) if the kernel refuses.
+static bool remap_private(Mapping &m) {
     if (m.fd < 0 || !m.ptr) return true;
     if (mmap(m.ptr, m.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, m.fd, 0) == MAP_FAILED) return false;
-    close(m.fd);  // the private mapping keeps the (unlinked) file referenced
+    close(m.fd);
     m.fd = -1;
     m.file_private = true;
     return true;
 }
 
+bool freeze_file(Mapping &m) { return m.source != Source::File || remap_private(m); }
+
+bool unshare_in_child(Mapping &m) {
+    if (m.source != Source::Shared || remap_private(m)) return true;
+    mprotect(m.ptr, m.size, PROT_READ);  // never write into the parent's memory
+    close(m.fd);
+    m.fd = -1;
+    m.file_private = true;
+    return false;
+}
+
 bool refile(Mapping &m, const std::string &directory) {
-    if (!m.file_private || !m.ptr) return false;
+    if (m.source != Source::File || !m.file_private || !m.ptr) return false;
     std::string path = file_directory(directory) + "/wsarray-XXXXXX";
     int fd = mkstemp(path.data());
     if (fd < 0) return false;
@@ -236,7 +362,7 @@ bool release_pages(Mapping &m, std::size_t offset, std::size_t length) {
     char *p = (char *) m.ptr + lo;
     if (m.fd >= 0) {
 #ifdef MADV_REMOVE
-        // A shared file mapping: punch a hole, so neither RSS nor the file keeps the pages.
+        // A shared file or shared memory: punch a hole, so neither RSS nor the file keeps the pages.
         if (madvise(p, hi - lo, MADV_REMOVE) == 0) return true;
 #endif
         return false;

@@ -71,7 +71,7 @@ WSA_ENUM(AllocationPolicy, allocation_from_string, "overallocate", "strict")
 WSA_ENUM(LearningPolicy, learning_from_string, "first_loop", "over_time", "none")
 WSA_ENUM(SpillPolicy, spill_from_string, "external", "reallocate", "fail")
 WSA_ENUM(ResetPolicy, reset_from_string, "block_left", "end_of_buffer")
-WSA_ENUM(LocationPolicy, location_from_string, "ram", "mmap", "_notouch")
+WSA_ENUM(LocationPolicy, location_from_string, "ram", "mmap", "_notouch", "shared")
 
 #undef WSA_ENUM
 

@@ -13,8 +13,9 @@ enum class AllocationPolicy { Overallocate, Strict };
 enum class LearningPolicy { FirstLoop, OverTime, None };
 enum class SpillPolicy { External, Reallocate, Fail };
 enum class ResetPolicy { BlockLeft, EndOfBuffer };
-/// Host memory of a workspace. NoTouch ("_notouch") is for tests only: chunks mapped PROT_NONE.
-enum class LocationPolicy { Ram, Mmap, NoTouch };
+/// Host memory of a workspace. Shared ("shared"): chunks and spills of shared memory another process
+/// can map (backing.h, map_shared). NoTouch ("_notouch") is for tests only: chunks mapped PROT_NONE.
+enum class LocationPolicy { Ram, Mmap, NoTouch, Shared };
 
 struct Config {
     std::size_t initial_size = 0;          ///< bytes mapped when the workspace is created

@@ -189,6 +189,8 @@ static void drop_chunk_locked(Chunk *c) {
 /// child write into each other's arrays: each becomes a copy-on-write view of its file, in both
 /// processes (one mmap call per chunk: fork costs the same whatever the workspaces' size). Each
 /// process maps a fresh file again when a cycle ends with the chunk empty (Workspace::end_cycle).
+/// Shared memory (location 'shared') stays shared in the parent: the child unshares its view
+/// (after_fork_in_child).
 void before_fork() {
     for (auto &kv : registry().chunks) freeze_file(kv.second->mapping);
 }
@@ -202,10 +204,24 @@ static void lock_before_fork() {
 }
 static void unlock_in_parent() { registry().mu.unlock(); }
 
+/// In the child: every shared-memory chunk (the parent's memory) becomes the child's copy-on-write
+/// view, before anything (destroying orphans, trimming, allocating) could write into it or punch
+/// holes in it. Pages the child has not written show what the parent writes later: no page of
+/// such a chunk counts as fresh (reading zeros) any more.
+static void unshare_chunks_in_child(Registry &r) {
+    for (auto &kv : r.chunks) {
+        Chunk *c = kv.second;
+        if (c->mapping.source != Source::Shared || c->mapping.file_private) continue;
+        unshare_in_child(c->mapping);
+        c->high_water = c->capacity();
+    }
+}
+
 /// Runs in the child, mutex held, only the forking thread alive (see workspace.h). `drop`: the
 /// references the vanished threads' block caches held, to release once the mutex is down.
 void after_fork_in_child(std::vector<std::shared_ptr<Workspace>> &drop) {
     Registry &r = registry();
+    unshare_chunks_in_child(r);
     const std::thread::id me = std::this_thread::get_id();
     std::set<Workspace *> orphans;
     for (auto &kv : r.chunks) {
@@ -257,8 +273,10 @@ std::size_t Workspace::room_locked() const {
 Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill, std::size_t at_least) {
     const bool device = config_.device != nullptr;
     const bool notouch = !device && config_.location == LocationPolicy::NoTouch;
-    // Small host spills come from the C heap; device and no-touch memory has no heap.
-    const bool heap = spill && size < kSmallSpill && !device && !notouch;
+    const bool shared = !device && config_.location == LocationPolicy::Shared;
+    // Small host spills come from the C heap; device, no-touch and shared memory has no heap (every
+    // byte of a shared workspace, spills included, can be mapped by another process).
+    const bool heap = spill && size < kSmallSpill && !device && !notouch && !shared;
     const std::size_t grain = heap || device ? align_ : page_size();
     std::size_t rounded =
         round_up(std::max<std::size_t>(size, align_), !spill && !device && size >= kHugePage ? kHugePage : grain);
@@ -277,6 +295,7 @@ Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill, std::size_t at_
         if (device) {
             map_device_unlocked(*c, rounded);
         } else if (notouch) c->mapping = map_notouch(rounded);
+        else if (shared) c->mapping = map_shared(rounded, false);
         else if (heap)  // spills are ordinary external memory, whatever the location
             c->mapping = map_heap(rounded);
         else if (spill) c->mapping = map_host(rounded, false);
@@ -638,6 +657,17 @@ std::shared_ptr<Workspace> Workspace::owner_of(const void *p) {
     return c->owner->weak_from_this().lock();
 }
 
+bool Workspace::mapping_of(const void *p, Mapping &mapping, std::size_t &offset) {
+    Registry &r = registry();
+    if (surely_foreign(r, p)) return false;
+    Locked lock;
+    Chunk *c = r.find(p);
+    if (!c) return false;
+    mapping = c->mapping;
+    offset = (std::size_t) ((const char *) p - c->base());
+    return true;
+}
+
 std::size_t Workspace::owned_size(const void *p) {
     Registry &r = registry();
     if (surely_foreign(r, p)) return kNotOwned;
@@ -715,7 +745,8 @@ std::string Workspace::end_cycle() noexcept {
     if (!circular()) generation_.fetch_add(1, std::memory_order_acq_rel);
     for (Chunk *c : chunks_) {
         c->cycles = stats_.cycles;
-        // A chunk frozen by fork() maps a fresh file of its own again once nothing lives in it.
+        // A file chunk frozen by fork() maps a fresh file of its own again once nothing lives in it
+        // (refile; a shared-memory chunk a child unshared stays its private view).
         if (c->mapping.file_private && c->live_blocks == 0 && refile(c->mapping, config_.temp_file_path))
             c->high_water = c->window_top = 0;
     }

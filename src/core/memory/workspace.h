@@ -10,7 +10,10 @@
 /// fork(): handlers registered with pthread_atfork hold the mutex across fork(), so the child never
 /// inherits it locked. Just before fork(), file-backed chunks are remapped copy-on-write from their
 /// file (one mmap call per chunk, whatever its size), so that parent and child never write into one
-/// file; each side maps a fresh file again at the end of a cycle that leaves the chunk empty. In the
+/// file; each side maps a fresh file again at the end of a cycle that leaves the chunk empty. Shared
+/// memory (location 'shared') stays shared in the parent; in the child each such chunk and spill is
+/// remapped copy-on-write from its descriptor, which the child closes, so the child never writes
+/// into the parent's memory (its new chunks and spills are shared memory of its own). In the
 /// child, the forking thread keeps its workspaces (their memory is the child's copy-on-write view),
 /// and the workspaces of every other thread, which does not exist in the child, are destroyed:
 /// their arrays raise WorkspaceError there.
@@ -152,6 +155,11 @@ public:
     static bool free_if_owned(void *p) { return free_cached(p) || free_uncached(p); }
     /// The workspace whose memory holds `p` (null if none, or if it was destroyed).
     static std::shared_ptr<Workspace> owner_of(const void *p);
+    /// The mapping (chunk or spill, of any workspace: destroyed ones' that arrays still pin too)
+    /// holding `p`, copied, and the offset of `p` in it; false when no workspace's memory holds `p`.
+    /// A mapping's file descriptor (shared memory) stays open as long as the mapping: while a live
+    /// block holds memory in it.
+    static bool mapping_of(const void *p, Mapping &mapping, std::size_t &offset);
     /// Bytes requested for the block at `p` in any workspace (destroyed ones too), or kNotOwned.
     static constexpr std::size_t kNotOwned = ~std::size_t(0);
     static std::size_t owned_size(const void *p);
