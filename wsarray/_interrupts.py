@@ -50,6 +50,13 @@ class GateEvent:
 
     isSet = is_set  # noqa: N815  (threading.Event's old name, which Thread may call)
 
+    def _at_fork_reinit(self):
+        # threading calls it in a forked child (Event's name): a fresh gate in the same state.
+        was_set = self._gate.is_set()
+        self._gate = Gate()
+        if was_set:
+            self._gate.set()
+
     def wait(self, timeout=None):
         if self._gate.is_set():
             return True

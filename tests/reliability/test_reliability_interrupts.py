@@ -1,9 +1,10 @@
 """Interrupt storms: a signal handler that raises KeyboardInterrupt on the main thread every
 0.3-1 ms while it calls every blocking API of wsarray's pools and pipeline (ParallelInference's
-output/submit/shutdown, AsyncIterator's next/reset/close, ParallelWrapper.fit). An interrupt may
-land between any two bytecodes of wsarray's Python code; afterwards nothing hangs (each run is
-bounded by its subprocess's timeout), no thread of wsarray's is left (the interrupt shield, one per
-process, aside), every request is answered once, and batches arrive in order, none twice.
+output/submit/shutdown, AsyncIterator's next/reset/close with a thread or worker processes,
+ParallelWrapper.fit). An interrupt may land between any two bytecodes of wsarray's Python code;
+afterwards nothing hangs (each run is bounded by its subprocess's timeout), no thread of wsarray's
+is left (the interrupt shield, one per process, aside), no worker process is left, every request
+is answered once, and batches arrive in order, none twice.
 
 Each storm runs in a fresh interpreter (a handler raising inside pytest's own machinery would be
 reported as a test error). The handler raises only while the script is "armed" (around the call
@@ -127,6 +128,56 @@ ITERATOR = PRELUDE + textwrap.dedent("""
     print("ok", counts, len(epochs))
 """)
 
+PROCESS_ITERATOR = PRELUDE + textwrap.dedent("""
+    import multiprocessing
+    from wsarray.data import AsyncIterator
+
+    class Squares:
+        def __len__(self):
+            return 120
+
+        def __getitem__(self, i):
+            return numpy.full(4, float(i))
+
+    it = AsyncIterator(Squares(), backend="process", workers=2, batch_size=2)
+    seen, epochs, counts = [], [], {"done": 0, "interrupted": 0}
+
+    def step():
+        try:
+            b = next(it)
+        except StopIteration:
+            if seen:
+                epochs.append(list(seen))
+                seen.clear()
+            it.reset()
+            return
+        armed[0] = False
+        seen.append(float(numpy.asarray(b)[0, 0]))
+
+    storm(2.0, step, counts)
+    assert counts["interrupted"] > 10 and epochs, (counts, len(epochs))
+    for values in epochs + [seen]:
+        assert values == sorted(set(values)), values[:40]
+        assert len(values) >= 0.9 * 60 or values is seen, len(values)
+    closing = {"done": 0, "interrupted": 0}
+
+    def close():
+        it.close()
+        raise SystemExit
+
+    try:
+        storm(1.0, close, closing)
+    except SystemExit:
+        signal.setitimer(signal.ITIMER_REAL, 0, 0)
+    it.close()
+    no_threads_left()
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not multiprocessing.active_children(), multiprocessing.active_children()
+    print("ok", counts, len(epochs))
+""")
+
 WRAPPER = PRELUDE + textwrap.dedent("""
     from wsarray.parallel import ParallelWrapper
 
@@ -152,7 +203,8 @@ WRAPPER = PRELUDE + textwrap.dedent("""
 
 
 @pytest.mark.parametrize("interval", [0.0003, 0.001])
-@pytest.mark.parametrize("script", [INFERENCE, ITERATOR, WRAPPER], ids=["inference", "iterator", "wrapper"])
+@pytest.mark.parametrize("script", [INFERENCE, ITERATOR, PROCESS_ITERATOR, WRAPPER],
+                         ids=["inference", "iterator", "process-iterator", "wrapper"])
 def test_interrupt_storms_never_hang_leak_lose_or_reorder(script, interval):
     proc = subprocess.run([sys.executable, "-P", "-c", script, str(interval)], capture_output=True, text=True,
                           timeout=120)

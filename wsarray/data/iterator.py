@@ -14,11 +14,13 @@ import atexit
 import itertools
 import threading
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, Literal, TypeVar
 
 from .._workspaces import WorkspaceConfig
 from ._pipeline import Pipeline
+from ._process_pipeline import ProcessPipeline
+from ._process_setup import load_state_dict as _load_state_dict, process_pipeline, state_dict as _state_dict
 from ._ring import Ring
 
 __all__ = ["AsyncIterator", "Shielded", "shield"]
@@ -110,10 +112,28 @@ class AsyncIterator(Generic[_BatchT]):
 
     async_supported = False  # wrapping an AsyncIterator in another one iterates it synchronously
 
-    def __init__(self, source: Iterable[_BatchT] | Iterator[_BatchT], queue_size: int = 4,
+    def __init__(self, source: Iterable[_BatchT] | Iterator[_BatchT], queue_size: int | Literal["auto"] | None = None,
                  use_workspace: bool = True, *, name: str | None = None,
-                 workspace_config: WorkspaceConfig | None = None, consumers: int = 1) -> None:
+                 workspace_config: WorkspaceConfig | None = None, consumers: int = 1,
+                 backend: Literal["thread", "process"] = "thread", workers: int | None = None,
+                 batch_size: int | None = 1, shuffle: bool = False, drop_last: bool = False,
+                 seed: int | None = None, collate: Callable[[list[Any]], Any] | None = None,
+                 memory_budget: int | str | None = None, start_method: str | None = None,
+                 worker_init_fn: Callable[[int], None] | None = None) -> None:
         fn = "wsarray.data.AsyncIterator()"
+        if backend not in ("thread", "process"):
+            raise ValueError(f"{fn}: backend must be 'thread' or 'process', got {backend!r}")
+        if backend == "process":
+            self._init_process(source, queue_size, use_workspace, name, workspace_config, consumers,
+                               dict(workers=workers, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
+                                    seed=seed, collate=collate, memory_budget=memory_budget,
+                                    start_method=start_method, worker_init_fn=worker_init_fn))
+            return
+        if workers is not None:
+            raise ValueError(f"{fn}: workers= needs backend='process' (the thread backend has one producer "
+                             "thread)")
+        if queue_size is None:
+            queue_size = 4
         if isinstance(queue_size, bool) or not isinstance(queue_size, int) or queue_size < 1:
             raise ValueError(f"{fn}: queue_size must be an int of at least 1, got {queue_size!r}")
         if isinstance(consumers, bool) or not isinstance(consumers, int) or consumers < 1:
@@ -162,6 +182,28 @@ class AsyncIterator(Generic[_BatchT]):
         self._finalizer = weakref.finalize(self, self._p.close, 0)
         _live.add(self._p)
 
+    def _init_process(self, source, queue_size, use_workspace, name, workspace_config, consumers, options):
+        fn = "wsarray.data.AsyncIterator()"
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"{fn}: name must be a str, not {type(name).__name__}")
+        if workspace_config is None:
+            workspace_config = WorkspaceConfig()
+        elif not isinstance(workspace_config, WorkspaceConfig):
+            raise TypeError(f"{fn}: workspace_config must be a wsarray.WorkspaceConfig, not "
+                            f"{type(workspace_config).__name__}")
+        number = next(_numbers)
+        self.name = name if name is not None else f"AsyncIterator-{number}"
+        self.consumers, self.use_workspace = 1, True
+        who = f"wsarray.data.AsyncIterator '{self.name}'"
+        self._p = process_pipeline(who, f"{self.name}#{number}", source, queue_size=queue_size,
+                                   consumers=consumers, use_workspace=use_workspace,
+                                   workspace_config=workspace_config, hint=_PROCESS_HINT.format(who=who),
+                                   **options)
+        self.queue_size = self._p.queue_limit if queue_size in (None, "auto") else queue_size
+        self.ring_size = 0
+        self._finalizer = weakref.finalize(self, self._p.close, 0)
+        _live.add(self._p)
+
     # -- iteration ----------------------------------------------------------------------------
 
     @property
@@ -204,8 +246,31 @@ class AsyncIterator(Generic[_BatchT]):
                              "iterator, which cannot start again: pass a re-iterable source (a list, "
                              "an object whose __iter__ returns a new iterator, such as "
                              "wsarray.data.BatchDirectory) or an iterator with a reset() method")
+        if isinstance(p, ProcessPipeline):
+            p.reset_epoch()
+            return
         with p.build_lock:  # no synchronous build runs meanwhile
             p.reset_epoch()
+
+    def state_dict(self) -> dict[str, Any]:
+        """Where the iterator stands, as a JSON-able dict (``backend="process"``): the epoch, the
+        batches of it handed out (the one held counts), the plan's settings. A new iterator over
+        the same dataset with the same settings continues from there with ``load_state_dict``:
+        the same remaining batches, bit for bit, shuffling included (each batch's random state is
+        seeded from (seed, epoch, batch), whichever worker builds it)."""
+        if not isinstance(self._p, ProcessPipeline):
+            raise TypeError("wsarray.data.AsyncIterator.state_dict(): resuming needs backend='process' "
+                            "(a dataset whose batches the iterator plans)")
+        return _state_dict(self._p)
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Continue from ``state`` (a ``state_dict()``, of this or another process): the batches
+        prefetched are dropped, the next ``next()`` gives the batch after the state's position."""
+        if not isinstance(self._p, ProcessPipeline):
+            raise TypeError("wsarray.data.AsyncIterator.load_state_dict(): resuming needs backend='process'")
+        if self._p.closed:
+            raise ValueError(f"{self._p.who}.load_state_dict(): the iterator is closed")
+        _load_state_dict(self._p, state)
 
     def close(self, timeout: float = 5.0) -> bool:
         """Stop the producer thread, retire every batch and free the ring's memory.
@@ -225,7 +290,12 @@ class AsyncIterator(Generic[_BatchT]):
         return False
 
     def __len__(self) -> int:
-        return len(self._p.source)
+        p = self._p
+        if isinstance(p, ProcessPipeline):
+            if p.plan.batches is None:
+                raise TypeError(f"{p.who}: an iterable dataset's batch count is not known")
+            return p.plan.batches  # type: ignore[no-any-return]
+        return len(p.source)
 
     # -- figures ------------------------------------------------------------------------------
 
@@ -246,6 +316,8 @@ class AsyncIterator(Generic[_BatchT]):
     def stats(self) -> dict[str, Any]:
         """The iterator's figures (see the class docstring); ``workspace`` is None without a ring."""
         p = self._p
+        if isinstance(p, ProcessPipeline):
+            return dict(p.stats(), name=self.name, asynchronous=True, consumers=1)
         with p.lock:
             out = dict(p.figures, name=self.name, asynchronous=not p.synchronous,
                        queue_size=self.queue_size, ring_size=self.ring_size, consumers=self.consumers,
@@ -295,6 +367,10 @@ def _stale_hint(who, k, first, n, consumers):
             "Keep a batch with wsarray.data.detach(batch) (or x.detach() for one array) before "
             "asking for the next one.")
 
+
+_PROCESS_HINT = ("It was a batch of {who}, built by a worker process in a shared slot; a batch is "
+                 "valid until the next one is requested (or close()). Keep a batch with "
+                 "wsarray.data.detach(batch) (or x.detach() for one array) before asking for the next one.")
 
 _ETL_HINT = ("It was made by the source's next() in the ETL workspace of {who}, which is reset "
              "after each batch is built (the batch itself is copied into the iterator's ring). "

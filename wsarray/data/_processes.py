@@ -1,0 +1,166 @@
+"""The worker processes of AsyncIterator(backend="process"): start, talk to, watch, stop.
+
+Each worker gets two inherited channels and nothing else: a pipe for tasks and answers (small
+pickled tuples: indices, offsets, the batch's skeleton) and a socket pair over which the owner
+passes the file descriptors of shared segments (SCM_RIGHTS). Neither is ever named or listening:
+no other process can reach them. With the fork start method the child closes the owner's ends of
+every channel it inherited, so that a worker sees end-of-file as soon as its owner is gone.
+
+The owner mirrors each worker's cache of mapped segments (the same least-recently-used rule on
+both sides), so it knows when a descriptor must be sent along with a task. A worker that dies is
+seen through its process sentinel; ``stop()`` asks every worker to exit, then terminates and kills
+what is left: no orphan process.
+"""
+
+import collections
+import multiprocessing
+import multiprocessing.connection
+import pickle
+import signal
+import socket
+import time
+
+from ._worker import main
+
+MAX_SEGMENTS = 64  # shared segments a worker keeps mapped (least recently used go first)
+
+
+class Worker:
+    __slots__ = ("id", "process", "conn", "fdsock", "segments", "tasks", "pid")
+
+    def __init__(self, wid, process, conn, fdsock):
+        self.id, self.process, self.conn, self.fdsock = wid, process, conn, fdsock
+        self.segments = collections.OrderedDict()  # the worker's mapped segments, mirrored
+        self.tasks = set()                          # batch numbers it was given, not answered
+        self.pid = process.pid
+
+    def describe(self):
+        return f"worker {self.id} (pid {self.pid})"
+
+
+class WorkerPool:
+    def __init__(self, who, spec, count, start_method):
+        self.who = who
+        self.spec = spec
+        self.start_method = start_method
+        self.context = multiprocessing.get_context(start_method)
+        self.workers = [None] * count
+        self.restarts = 0
+
+    def start_all(self):
+        for wid in range(len(self.workers)):
+            self.start(wid)
+
+    def start(self, wid):
+        """Start worker ``wid`` (again, after it died)."""
+        owner_conn, worker_conn = self.context.Pipe(duplex=True)
+        owner_sock, worker_sock = socket.socketpair()
+        close_fds = []
+        if self.start_method == "fork":
+            close_fds = [owner_conn.fileno(), owner_sock.fileno()]
+            for w in self.workers:
+                if w is not None:
+                    close_fds += [w.conn.fileno(), w.fdsock.fileno()]
+        process = self.context.Process(target=main, name=f"wsarray-data-worker-{wid}", daemon=True,
+                                       args=(self.spec, wid, worker_conn, worker_sock, close_fds))
+        try:
+            process.start()
+        except Exception as e:
+            owner_conn.close()
+            owner_sock.close()
+            if isinstance(e, (pickle.PicklingError, TypeError, AttributeError)):
+                raise TypeError(f"{self.who}: the dataset (and collate, worker_init_fn) must pickle to "
+                                f"start workers with start_method={self.start_method!r}: {e}") from e
+            raise
+        finally:
+            worker_conn.close()
+            worker_sock.close()
+        self.workers[wid] = Worker(wid, process, owner_conn, owner_sock)
+        return self.workers[wid]
+
+    def alive(self):
+        return [w for w in self.workers if w is not None]
+
+    def send(self, worker, message, segment=None):
+        """Send ``message``; ``segment`` = (key, length, fd) is passed first if the worker lacks it."""
+        if segment is not None:
+            key, length, fd = segment
+            mirror = worker.segments
+            if key not in mirror:
+                socket.send_fds(worker.fdsock, [pickle.dumps((key, length))], [fd])
+                mirror[key] = True
+                while len(mirror) > MAX_SEGMENTS:
+                    mirror.popitem(last=False)
+            mirror.move_to_end(key)
+        worker.conn.send(message)
+
+    def forget(self, keys):
+        """Every worker unmaps the segments ``keys`` (their memory is going away)."""
+        for w in self.alive():
+            mine = [k for k in keys if k in w.segments]
+            if mine:
+                for k in mine:
+                    del w.segments[k]
+                try:
+                    w.conn.send(("forget", 0, mine))
+                except OSError:
+                    pass
+
+    def wait_objects(self):
+        """{object to wait on: (worker, "conn" | "sentinel")}."""
+        out = {}
+        for w in self.alive():
+            out[w.conn] = (w, "conn")
+            out[w.process.sentinel] = (w, "sentinel")
+        return out
+
+    def bury(self, worker):
+        """Forget a dead worker (its process has exited): its channels are closed."""
+        worker.process.join(0)
+        for channel in (worker.conn, worker.fdsock):
+            try:
+                channel.close()
+            except OSError:
+                pass
+        if self.workers[worker.id] is worker:
+            self.workers[worker.id] = None
+
+    def stop(self, timeout):
+        """Ask every worker to exit, then terminate and kill what is left. True if all are gone."""
+        workers = self.alive()
+        for w in workers:
+            try:
+                w.conn.send(("stop", 0))
+            except OSError:
+                pass
+        deadline = time.monotonic() + max(timeout, 0.0)
+        for w in workers:
+            w.process.join(max(deadline - time.monotonic(), 0.0))
+        for w in workers:
+            if w.process.is_alive():
+                w.process.terminate()
+                w.process.join(0.5)
+            if w.process.is_alive():
+                w.process.kill()
+                w.process.join(2.0)
+        stopped = not any(w.process.is_alive() for w in workers)
+        for w in workers:
+            self.bury(w)
+        return stopped
+
+
+def exit_description(process):
+    code = process.exitcode
+    if code is None:
+        return "is unresponsive"
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+def wait(objects, timeout):
+    return multiprocessing.connection.wait(objects, timeout)
+
