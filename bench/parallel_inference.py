@@ -42,11 +42,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SIZES = (784, 2048, 2048, 10)
 
 
-def make_model(dtype="float32", seed=0):
+def make_model(dtype="float32", seed=0, sizes=SIZES):
     rng = numpy.random.default_rng(seed)
     weights = [wnp.asarray((rng.standard_normal((o, i)) / numpy.sqrt(i)).astype(dtype))
-               for i, o in zip(SIZES[:-1], SIZES[1:])]
-    biases = [wnp.asarray(numpy.full((o, 1), 0.01, dtype)) for o in SIZES[1:]]
+               for i, o in zip(sizes[:-1], sizes[1:])]
+    biases = [wnp.asarray(numpy.full((o, 1), 0.01, dtype)) for o in sizes[1:]]
 
     def mlp(x):
         h = x.T
@@ -96,7 +96,7 @@ def blas_limit(n):
 # ---- one closed-loop case -------------------------------------------------------------------
 
 def closed_loop(engine, clients, model, inputs, warmup, duration, blas_threads="auto",
-                max_wait_ms=0):
+                max_wait_ms=0, workers=2):
     """N client threads, each sending one request at a time. Returns a dict of figures."""
     pi = None
     limiter = None
@@ -104,7 +104,7 @@ def closed_loop(engine, clients, model, inputs, warmup, duration, blas_threads="
         limiter = blas_limit(1)
         call = model
     else:
-        pi = ParallelInference(model, workers=2, mode=engine, batch_limit=32, queue_limit=256,
+        pi = ParallelInference(model, workers=workers, mode=engine, batch_limit=32, queue_limit=256,
                                blas_threads=blas_threads, max_wait_ms=max_wait_ms)
         call = pi.output
     start = time.perf_counter() + warmup

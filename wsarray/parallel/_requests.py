@@ -7,9 +7,11 @@ not be modified until its future is done), copied out of its workspace when it i
 batching key is its trailing shape and dtype: requests with different keys are never concatenated.
 Results leave the worker's workspace as copies: wsarray Arrays through ``.detach()``, NumPy
 ndarrays (possibly raw views of workspace memory) through ``.copy()``, inside tuples, lists and
-dicts (namedtuples keep their type); in batched mode every array is split along axis 0.
+dicts (namedtuples keep their type); in batched mode every array is split along axis 0 (and, with
+pad buckets, trimmed back to the request's length: wsarray/parallel/_buckets.py).
 """
 
+import queue
 from concurrent.futures import Future
 
 import numpy
@@ -18,20 +20,36 @@ from .._native import Array
 from .._interrupts import Gate
 
 
+class RequestShed(queue.Full):
+    """The error of a request that a request of higher priority pushed out of a full queue
+    (``wsarray.parallel.ParallelInference``: ``queue_limit`` requests were waiting, and this one
+    was the newest of the lowest priority level). A subclass of ``queue.Full``."""
+
+
 class RequestFuture(Future):
     """A ``concurrent.futures.Future`` whose waits (``result``, ``exception``) are a Gate's: a
     Ctrl-C on the waiting thread ends the wait and cannot break the future's lock, which the
-    worker completing it needs (wsarray/_interrupts.py). Everything else is Future's."""
+    worker completing it needs (wsarray/_interrupts.py). A successful ``cancel()`` calls
+    ``on_cancel`` (the pool takes the request out of its queue). Everything else is Future's."""
 
     def __init__(self):
         super().__init__()
         self._gate = Gate()  # opened once the future is done (finished or cancelled)
+        self.on_cancel = None
 
     def _invoke_callbacks(self):
         # Future calls this once it is done (result, exception, cancel), before the callbacks,
         # which may ask for the result themselves.
         self._gate.set()
+        self.on_cancel = None  # it refers to the request, which refers to this future
         super()._invoke_callbacks()
+
+    def cancel(self):
+        hook = self.on_cancel
+        cancelled = super().cancel()
+        if cancelled and hook is not None:
+            hook()
+        return cancelled
 
     def set_running_or_notify_cancel(self):
         running = super().set_running_or_notify_cancel()
@@ -55,17 +73,25 @@ class RequestFuture(Future):
 
 
 class Request:
-    """One caller's input and future, with the times the statistics need."""
+    """One caller's input and future, with the times the statistics need, its priority and
+    deadline (a ``time.perf_counter()`` time, or None), and its place in the queue (``seq``,
+    ``state``: wsarray/parallel/_priority.py). With pad buckets, ``key`` holds the padded shape and
+    ``length`` the request's own length along the padded axis."""
 
-    __slots__ = ("data", "rows", "key", "future", "submitted", "enqueued")
+    __slots__ = ("data", "rows", "key", "future", "submitted", "enqueued", "priority", "deadline",
+                 "budget", "seq", "state", "length")
 
-    def __init__(self, data, future, submitted):
+    def __init__(self, data, future, submitted, priority=0, budget=None):
         self.data = data
         self.rows = data.shape[0]
         self.key = (data.shape[1:], data.dtype)
         self.future = future
         self.submitted = submitted
         self.enqueued = None
+        self.priority = priority
+        self.budget = budget  # the deadline, in seconds after submitted
+        self.deadline = None if budget is None else submitted + budget
+        self.seq = self.state = self.length = None
 
 
 def request_data(x, who):
@@ -106,30 +132,33 @@ def detached(output):
     return output
 
 
-def split_detached(output, rows, who):
+def split_detached(output, rows, who, trim=None):
     """One detached result per request: every array of ``output`` split along axis 0 into
-    consecutive parts of ``rows[i]`` rows (batched mode)."""
+    consecutive parts of ``rows[i]`` rows (batched mode); ``trim(part, i)``, when given, cuts
+    request ``i``'s part of an array before it is copied out (pad buckets)."""
     total = sum(rows)
     bounds = []
     start = 0
     for n in rows:
         bounds.append((start, start + n))
         start += n
-    return _split(output, bounds, total, who)
+    return _split(output, bounds, total, who, trim)
 
 
-def _split(output, bounds, total, who):
+def _split(output, bounds, total, who, trim):
     if isinstance(output, (Array, numpy.ndarray)):
         if output.ndim == 0 or output.shape[0] != total:
             raise ValueError(f"{who}: in mode='batched' every array the model returns needs one "
                              f"row per input row along axis 0: the batch has {total} rows, the "
                              f"model returned shape {tuple(output.shape)}")
-        return [_copy_out(output[a:b]) for a, b in bounds]
+        if trim is None:
+            return [_copy_out(output[a:b]) for a, b in bounds]
+        return [_copy_out(trim(output[a:b], i)) for i, (a, b) in enumerate(bounds)]
     if isinstance(output, dict):
-        parts = {k: _split(v, bounds, total, who) for k, v in output.items()}
+        parts = {k: _split(v, bounds, total, who, trim) for k, v in output.items()}
         return [{k: p[i] for k, p in parts.items()} for i in range(len(bounds))]
     if isinstance(output, (tuple, list)):
-        parts = [_split(v, bounds, total, who) for v in output]
+        parts = [_split(v, bounds, total, who, trim) for v in output]
         return [_rebuild(output, [p[i] for p in parts]) for i in range(len(bounds))]
     raise TypeError(f"{who}: in mode='batched' the model must return arrays (or a tuple, list "
                     f"or dict of them) to split per request, got {type(output).__name__}")

@@ -4,7 +4,10 @@ Each batch runs inside one cycle of the worker's own workspace: the requests are
 along axis 0 (a lone request is passed as it is), the model runs once, and the results are split
 and detached before the cycle ends; futures are completed after it, so done-callbacks never run
 inside the workspace. A batch whose cycle raises (the model, a bad output, MemoryError) is retried
-one request per cycle, so each request gets its own result or its own original exception.
+one request per cycle, so each request gets its own result or its own original exception. A
+request's deadline is checked once more as the worker starts the batch: none runs after it. With
+pad buckets the batch is padded and masked (wsarray/parallel/_buckets.py). Requests the queue
+takes out (expired, shed, cancelled) are failed and counted here.
 """
 
 import threading
@@ -16,8 +19,9 @@ from .._array_api.creation import asarray
 from .._numpy.manipulation import concatenate
 from .._interrupts import GateEvent, shielded
 from . import _blas
+from ._deadlines import DeadlineReaper
 from ._queue import BatchQueue
-from ._requests import detached, split_detached
+from ._requests import RequestShed, detached, split_detached
 from ._stats import PoolStats
 from ._workers import Worker, join_workers, next_pool_number, start_workers
 
@@ -26,15 +30,17 @@ WORKSPACE_NAME = "ParallelInference"
 
 class InferenceService:
     def __init__(self, who, models, devices, *, batched, batch_limit, queue_limit, max_wait_s,
-                 workspace_config, blas_token):
+                 workspace_config, blas_token, buckets=None):
         self.who = who
         self.batched = batched
-        self.queue = BatchQueue(batched=batched, batch_limit=batch_limit,
-                                queue_limit=queue_limit, max_wait_s=max_wait_s)
+        self.buckets = buckets
+        self.queue = BatchQueue(batched=batched, batch_limit=batch_limit, queue_limit=queue_limit,
+                                max_wait_s=max_wait_s, on_dropped=self._dropped)
         self.stats = PoolStats()
         pool = next_pool_number()
         self.workers = [Worker(i, d, f"wsarray-parallel-inference-{pool}_{i}")
                         for i, d in enumerate(devices)]
+        self.reaper = DeadlineReaper(self.queue, f"wsarray-parallel-inference-{pool}_deadlines")
         self._models = models
         self._workspace_config = workspace_config
         self._blas_token = blas_token
@@ -47,6 +53,8 @@ class InferenceService:
         try:
             error = start_workers(self.workers, WORKSPACE_NAME, self._workspace_config,
                                   self._serve, self._worker_exited)
+            if error is None:
+                self.reaper.start()
         except BaseException:
             # Interrupted (Ctrl-C): the workers started so far stop by themselves once the queue
             # is closed; waiting for them could be interrupted too.
@@ -64,7 +72,7 @@ class InferenceService:
         the pool still stops: the queue is closed first, and the workers stop once it is empty."""
         self._close(cancel_pending, reason)
         try:
-            stopped = join_workers(self.workers, timeout) if wait else True
+            stopped = join_workers([*self.workers, self.reaper], timeout) if wait else True
         except BaseException:  # Ctrl-C while draining: drop what is still waiting
             self._close(True, "the caller was interrupted")
             self.release_blas()
@@ -98,15 +106,38 @@ class InferenceService:
         for w in self.workers:
             w.stopped = GateEvent()
             w.stopped.set()
+        self.reaper.mark_stopped_in_forked_child()
         self._blas_token = None  # the parent releases its cap; the child keeps the counts
 
-    def _cancel(self, batches, reason, error_type=CancelledError):
-        for batch in batches:
-            for r in batch.requests:
-                if r.future.set_running_or_notify_cancel():
-                    r.future.set_exception(error_type(
-                        f"{self.who}: the request was cancelled before a worker took it: {reason}"))
-                self.stats.count("cancelled")
+    def _cancel(self, requests, reason, error_type=CancelledError):
+        for r in requests:
+            if r.future.set_running_or_notify_cancel():
+                r.future.set_exception(error_type(
+                    f"{self.who}: the request was cancelled before a worker took it: {reason}"))
+            self.stats.count("cancelled")
+
+    def discard(self, request):
+        """``request``'s future was cancelled: out of the queue, if it still waits there."""
+        if self.queue.discard(request):
+            self.stats.count("cancelled")
+
+    def _dropped(self, requests, why, by):
+        """Fail the requests the queue took out: ``why`` is "expired" or "shed" (for ``by``)."""
+        for r in requests:
+            if not r.future.set_running_or_notify_cancel():
+                self.stats.count("cancelled")  # cancelled meanwhile
+                continue
+            if why == "expired":
+                error = TimeoutError(f"{self.who}: the request's deadline ({r.budget:g} s after "
+                                     "submit) passed before a worker took it")
+            else:
+                error = RequestShed(
+                    f"{self.who}: the request (priority {r.priority}) was shed: the queue was full "
+                    f"({self.queue.queue_limit} requests waiting, queue_limit) when one of higher "
+                    f"priority ({by.priority}) came; the newest request of the lowest priority "
+                    "waiting makes room")
+            r.future.set_exception(error)
+            self.stats.count(why)
 
     def _worker_exited(self, worker):
         with self._lock:
@@ -121,7 +152,7 @@ class InferenceService:
     def _serve(self, worker, ws):
         model = self._models[worker.index]
         while True:
-            batch = self.queue.take()
+            batch = self.queue.take()  # the requests of a batch
             if batch is None:
                 return
             self._serve_batch(worker, ws, model, batch)
@@ -133,9 +164,14 @@ class InferenceService:
                 time.sleep(0)
 
     def _serve_batch(self, worker, ws, model, batch):
-        live = [r for r in batch.requests if r.future.set_running_or_notify_cancel()]
-        if len(live) < len(batch.requests):
-            self.stats.count("cancelled", len(batch.requests) - len(live))
+        now = time.perf_counter()
+        expired = [r for r in batch if r.deadline is not None and r.deadline <= now]
+        if expired:  # in the moment since the queue gave the batch out
+            self._dropped(expired, "expired", None)
+            batch = [r for r in batch if r.deadline is None or r.deadline > now]
+        live = [r for r in batch if r.future.set_running_or_notify_cancel()]
+        if len(live) < len(batch):
+            self.stats.count("cancelled", len(batch) - len(live))
         if not live:
             return
         self.stats.batch_taken(live, time.perf_counter())
@@ -186,6 +222,10 @@ class InferenceService:
     def _compute(self, model, requests, rows):
         # A frame of its own: its arrays are freed before the cycle ends (statistics show no
         # live arrays between batches).
+        if self.buckets is not None:
+            inputs, mask = self.buckets.assemble(requests)
+            outputs = model(inputs, mask)
+            return split_detached(outputs, rows, self.who, self.buckets.trimmer(requests))
         if len(requests) == 1:
             inputs = asarray(requests[0].data)
         else:

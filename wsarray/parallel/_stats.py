@@ -1,5 +1,7 @@
 """Counters and latency percentiles of a worker pool, safe to update from any thread.
 
+Every request submitted ends in one of completed, failed, cancelled, expired (its deadline passed
+before a worker took it) or shed (a request of higher priority took its place in a full queue).
 Latency runs from the ``submit()`` call (waits for queue room included) to the moment the result
 or the error is set; queue wait runs from entering the queue to a worker taking the batch. The
 last ``WINDOW`` values of each are kept for the percentiles.
@@ -32,6 +34,7 @@ class PoolStats:
     def reset(self):
         with self._lock:
             self.submitted = self.completed = self.failed = self.cancelled = self.rejected = 0
+            self.expired = self.shed = 0
             self.batches = self.batch_requests = self.batch_rows = self.retried_batches = 0
             self.latencies = collections.deque(maxlen=WINDOW)
             self.queue_waits = collections.deque(maxlen=WINDOW)
@@ -65,7 +68,8 @@ class PoolStats:
             batches = self.batches
             snap = {
                 "requests": self.submitted, "completed": self.completed, "failed": self.failed,
-                "cancelled": self.cancelled, "rejected": self.rejected, "batches": batches,
+                "cancelled": self.cancelled, "rejected": self.rejected, "expired": self.expired,
+                "shed": self.shed, "batches": batches,
                 "retried_batches": self.retried_batches,
                 "mean_batch_requests": self.batch_requests / batches if batches else None,
                 "mean_batch_rows": self.batch_rows / batches if batches else None,
