@@ -202,9 +202,19 @@ WRAPPER = PRELUDE + textwrap.dedent("""
 """)
 
 
+PROCESS_WRAPPER = WRAPPER.replace("averaging_frequency=3)", "averaging_frequency=3, backend='process')").replace(
+    'print("ok", counts)', textwrap.dedent("""\
+        import multiprocessing
+        deadline = time.monotonic() + 10
+        while multiprocessing.active_children() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not multiprocessing.active_children(), multiprocessing.active_children()
+        print("ok", counts)"""))
+
+
 @pytest.mark.parametrize("interval", [0.0003, 0.001])
-@pytest.mark.parametrize("script", [INFERENCE, ITERATOR, PROCESS_ITERATOR, WRAPPER],
-                         ids=["inference", "iterator", "process-iterator", "wrapper"])
+@pytest.mark.parametrize("script", [INFERENCE, ITERATOR, PROCESS_ITERATOR, WRAPPER, PROCESS_WRAPPER],
+                         ids=["inference", "iterator", "process-iterator", "wrapper", "process-wrapper"])
 def test_interrupt_storms_never_hang_leak_lose_or_reorder(script, interval):
     proc = subprocess.run([sys.executable, "-P", "-c", script, str(interval)], capture_output=True, text=True,
                           timeout=120)

@@ -250,7 +250,7 @@ class ProcessPipeline:
     def _send(self, task, worker):
         task.worker = worker
         worker.tasks.add(task.number)
-        region = segment = None
+        region, segment = None, ()
         if task.segment is not None:
             region, segment = self._region(task)
         try:
@@ -267,9 +267,9 @@ class ProcessPipeline:
             pass
 
     def _region(self, task):
-        """What the worker is told of the task's region, and the segment to pass it."""
+        """What the worker is told of the task's region, and the segments to pass with it."""
         key, fd, offset, length = task.segment
-        return (key, length, offset, int(task.region.shape[0])), (key, length, fd)
+        return (key, length, offset, int(task.region.shape[0])), [task.segment]
 
     # -- answers and deaths --------------------------------------------------------------------
 
@@ -440,7 +440,7 @@ class ProcessPipeline:
             if stopper is None:
                 stopper = self.stopper = threading.Thread(target=self._stop_all, args=(timeout,),
                                                           name=f"wsarray-data-{self.label}-stop", daemon=True)
-                start_thread(stopper)
+                shielded(start_thread, stopper)  # a start cut short would leave the thread registered
         self._wake()
         self.stopped.wait()
         return self.stop_result

@@ -39,9 +39,13 @@ class Worker:
 
 
 class WorkerPool:
-    def __init__(self, who, spec, count, start_method):
+    """``count`` processes running ``target(spec, wid, conn, fdsock, close_fds)`` (by default the
+    data pipeline's worker; wsarray.parallel's replicas use their own)."""
+
+    def __init__(self, who, spec, count, start_method, target=main, name="wsarray-data-worker"):
         self.who = who
         self.spec = spec
+        self.target, self.name = target, name
         self.start_method = start_method
         self.context = multiprocessing.get_context(start_method)
         self.workers = [None] * count
@@ -61,7 +65,7 @@ class WorkerPool:
             for w in self.workers:
                 if w is not None:
                     close_fds += [w.conn.fileno(), w.fdsock.fileno()]
-        process = self.context.Process(target=main, name=f"wsarray-data-worker-{wid}", daemon=True,
+        process = self.context.Process(target=self.target, name=f"{self.name}-{wid}", daemon=True,
                                        args=(self.spec, wid, worker_conn, worker_sock, close_fds))
         try:
             process.start()
@@ -81,11 +85,11 @@ class WorkerPool:
     def alive(self):
         return [w for w in self.workers if w is not None]
 
-    def send(self, worker, message, segment=None):
-        """Send ``message``; ``segment`` = (key, length, fd) is passed first if the worker lacks it."""
-        if segment is not None:
-            key, length, fd = segment
-            mirror = worker.segments
+    def send(self, worker, message, segments=()):
+        """Send ``message``; each of ``segments`` ((key, fd, offset, length), as SharedSlots gives
+        them) whose descriptor the worker lacks is passed first."""
+        mirror = worker.segments
+        for key, fd, _, length in segments:
             if key not in mirror:
                 socket.send_fds(worker.fdsock, [pickle.dumps((key, length))], [fd])
                 mirror[key] = True

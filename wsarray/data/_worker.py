@@ -13,18 +13,16 @@ The worker ignores SIGINT (the owner decides when workers stop) and exits when i
 (its pipe reaches end of file, or its parent process changed).
 """
 
-import collections
-import mmap
 import os
 import pickle
 import random
 import signal
-import socket
 import traceback
 
 import numpy
 
 from ._collate import layout, plan_stack, write
+from ._segments import Segments
 
 POLL_S = 0.5  # how often an idle worker checks that its owner is alive
 
@@ -105,7 +103,7 @@ def main(spec, wid, conn, fdsock, close_fds):
 class _State:
     def __init__(self, spec, wid, fdsock):
         self.spec, self.wid, self.fdsock = spec, wid, fdsock
-        self.segments = collections.OrderedDict()  # key -> mmap, least recently used first
+        self.segments = Segments(fdsock, spec.max_segments)
         self.pending = {}                          # number -> (skeleton, writes, bytes)
         self.stream = None                         # iterable: (epoch, next local batch, iterator)
         self.init_error = None
@@ -114,8 +112,7 @@ class _State:
         kind, number = message[0], message[1]
         try:
             if kind == "forget":
-                for key in message[2]:
-                    self._unmap(key)
+                self.segments.forget(message[2])
                 return None
             if kind == "drop":
                 self.pending.pop(number, None)
@@ -183,30 +180,7 @@ class _State:
         return ("done", number, skeleton, nbytes)
 
     def _map(self, key, length):
-        segment = self.segments.get(key)
-        while segment is None:  # its descriptor was sent just before the task
-            data, fds, _, _ = socket.recv_fds(self.fdsock, 64, 1)
-            if not fds:
-                raise RuntimeError("the owner closed the segment channel")
-            got = pickle.loads(data)
-            try:
-                self.segments[got[0]] = mmap.mmap(fds[0], got[1])
-            finally:
-                os.close(fds[0])
-            while len(self.segments) > self.spec.max_segments:
-                self._unmap(next(iter(self.segments)))
-            segment = self.segments.get(key)
-        self.segments.move_to_end(key)
-        return segment
-
-    def _unmap(self, key):
-        segment = self.segments.pop(key, None)
-        if segment is not None:
-            try:
-                segment.close()
-            except BufferError:  # an array still refers to it: it goes when that does
-                pass
-
+        return self.segments.get(key, length)
 
 class _End:
     def __repr__(self):

@@ -29,7 +29,7 @@ from .._native import Array
 from .._workspaces import scope_out
 from .._interrupts import Gate, GateEvent, shielded
 from ..data import AsyncIterator, WorkspaceManager, WorkspaceMode
-from . import _blas
+from . import _blas, _sharing
 
 __all__ = ["ParallelWrapper"]
 
@@ -45,7 +45,8 @@ class ParallelWrapper:
 
     ``ParallelWrapper(model, workers=2, prefetch_buffer=8, averaging_frequency=5,
     report_score_after_averaging=False, workspace_mode="single", *, blas_threads="auto",
-    listener=None)``
+    listener=None, training_mode="averaging", threshold="adaptive", backend="thread",
+    start_method=None)``
 
     The model protocol: ``model.params``, a dict of name -> array (wsarray or NumPy), and
     ``model.fit_batch(x, y)``, one training step on a batch that returns the score (a number or a
@@ -59,6 +60,29 @@ class ParallelWrapper:
     At the end of an epoch the last, shorter round is averaged too (over the workers that trained
     in it). ``workers=1`` gives the same parameters as plain serial training, bit for bit.
 
+    ``training_mode="shared_gradients"`` (Deeplearning4j's gradient sharing, after Strom 2015):
+    every step, each worker computes its update with ``model.gradients(x, y)``, which returns
+    ``(score, update)``, ``update`` a dict name -> array holding what a plain step would subtract
+    (the learning rate applied); the worker adds it to its residual, sends the elements at or above
+    the threshold as +/- threshold (indices and signs, or a 2-bit bitmap when more than 1/16 go)
+    and keeps the rest; every replica then applies the sum of all workers' messages, in worker
+    order, through ``model.apply(update)`` if the model has it, else ``params[name] -= update[name]``.
+    ``threshold="adaptive"`` (default) is Deeplearning4j's AdaptiveThresholdAlgorithm with its
+    defaults (start 1e-4, keep the fraction sent within [1e-4, 1e-2], x0.5 ** (1/20) per step
+    outside it); ``AdaptiveThreshold(initial=...)`` changes them, a number fixes it, and 0 sends
+    updates exactly (``workers=1`` is then serial SGD, bit for bit). ``stats()`` adds
+    ``bytes_exchanged`` (messages as they would travel), ``dense_bytes`` (the same updates sent
+    dense) and ``threshold``. ``averaging_frequency`` is not used in this mode.
+
+    ``backend="process"``: the workers are processes (``start_method`` "fork", the default where
+    the platform has it, or "spawn", where the model must pickle), each with its own copy of the
+    model, its own GIL and ``blas_threads`` BLAS threads; batches, parameters and encoded updates
+    travel through shared memory, never pickled. The caller's thread hands batches out (worker 0
+    the first ones), so ``data`` is any iterable of batches. Both training modes, scores,
+    evaluation and ``stats()`` are the thread backend's; an exception in a worker is raised with
+    a note naming it, a worker that dies raises ``wsarray.data.WorkerError``, and the processes are
+    stopped before ``fit`` returns or raises.
+
     Scores: ``report_score_after_averaging=True`` reports one score per round (the mean of the
     workers' last scores), else every iteration's score; ``listener(iteration, epoch, score)`` is
     called on the caller's thread with each; ``score`` is the last one. ``blas_threads``: cap on
@@ -70,7 +94,10 @@ class ParallelWrapper:
                  report_score_after_averaging: bool = False,
                  workspace_mode: WorkspaceMode | Literal["none", "single", "separate"] = "single", *,
                  blas_threads: int | Literal["auto"] | None = "auto",
-                 listener: Callable[[int, int, Any], object] | None = None) -> None:
+                 listener: Callable[[int, int, Any], object] | None = None,
+                 training_mode: Literal["averaging", "shared_gradients"] = "averaging",
+                 threshold: float | Literal["adaptive"] | Any = "adaptive",
+                 backend: Literal["thread", "process"] = "thread", start_method: str | None = None) -> None:
         for name, value in (("workers", workers), ("prefetch_buffer", prefetch_buffer),
                             ("averaging_frequency", averaging_frequency)):
             if isinstance(value, bool) or not isinstance(value, int):
@@ -97,6 +124,19 @@ class ParallelWrapper:
                              f"(or a wsarray.WorkspaceMode), got {workspace_mode!r}")
         if listener is not None and not callable(listener):
             raise TypeError(f"{WHO}: listener must be callable, not {type(listener).__name__}")
+        if training_mode not in ("averaging", "shared_gradients"):
+            raise ValueError(f"{WHO}: training_mode must be 'averaging' or 'shared_gradients', got {training_mode!r}")
+        if training_mode == "shared_gradients" and not callable(getattr(model, "gradients", None)):
+            raise TypeError(f"{WHO}: training_mode='shared_gradients' needs model.gradients(x, y) returning "
+                            f"(score, update): {type(model).__name__} has no gradients method")
+        if backend not in ("thread", "process"):
+            raise ValueError(f"{WHO}: backend must be 'thread' or 'process', got {backend!r}")
+        if start_method not in (None, "fork", "spawn"):
+            raise ValueError(f"{WHO}: start_method must be 'fork', 'spawn' or None, got {start_method!r}")
+        self.backend = backend
+        self.start_method = start_method or _default_start_method()
+        self.training_mode = training_mode
+        self._threshold = _sharing.threshold_algorithm(threshold, WHO)
         self.model = model
         self.workers = workers
         self.prefetch_buffer = prefetch_buffer
@@ -111,7 +151,8 @@ class ParallelWrapper:
         self._evaluation = None
         self.evaluations: list[dict[str, Any]] = []
         self._stats = {"iterations": 0, "rounds": 0, "epochs": 0, "seconds": 0.0,
-                       "batches_per_worker": [0] * workers}
+                       "batches_per_worker": [0] * workers, "bytes_exchanged": 0, "dense_bytes": 0,
+                       "threshold": self._threshold.value if training_mode == "shared_gradients" else None}
 
     def stats(self) -> dict[str, Any]:
         """Figures of every fit so far (a copy)."""
@@ -137,6 +178,13 @@ class ParallelWrapper:
         if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
             raise ValueError(f"{fn}: epochs must be an int of at least 1, got {epochs!r}")
         self._evaluation = _evaluation_plan(self.model, eval_data, metrics, evaluate_every, eval_listener, fn)
+        if self.backend == "process":
+            from . import _process_training
+            start = time.perf_counter()
+            try:
+                return _process_training.fit(self, data, epochs, WHO[:-2], self.start_method)  # type: ignore
+            finally:
+                self._stats["seconds"] += time.perf_counter() - start
         owned = not isinstance(data, AsyncIterator)
         if owned:
             it = AsyncIterator(data, queue_size=self.prefetch_buffer * self.workers, consumers=self.workers,
@@ -146,13 +194,17 @@ class ParallelWrapper:
                              f"{self.workers} workers need consumers >= {self.workers}")
         else:
             it = data
-        from .inference import _cap_blas
+        from ._setup import cap_blas
 
         start = time.perf_counter()
-        token = _cap_blas(self.blas_threads, self.workers, WHO)
+        token = cap_blas(self.blas_threads, self.workers, WHO)
         with scope_out():  # replicas and averages outlive any workspace the caller is in
             replicas = [copy.deepcopy(self.model) for _ in range(self.workers)]
-        crew = _Crew(self, it, replicas, close_iterator=owned)  # its threads start inside the try
+            sharers = None
+            if self.training_mode == "shared_gradients":
+                layout = _sharing.Layout(self.model.params)
+                sharers = [_sharing.Sharer(layout) for _ in replicas]
+        crew = _Crew(self, it, replicas, close_iterator=owned, sharers=sharers)  # threads start in the try
         try:
             crew.start()
             for epoch in range(epochs):
@@ -183,9 +235,12 @@ class ParallelWrapper:
                 self._stats["batches_per_worker"][k] += len(scores)
             if not trained:
                 break
-            with scope_out():
-                _average([crew.replicas[k].params for k in trained],
-                         [r.params for r in crew.replicas])
+            if crew.sharers is not None:
+                reports = self._share(crew, reports, trained)
+            else:
+                with scope_out():
+                    _average([crew.replicas[k].params for k in trained],
+                             [r.params for r in crew.replicas])
             self._stats["rounds"] += 1
             self._report(reports, trained, epoch)
             plan = self._evaluation
@@ -193,6 +248,25 @@ class ParallelWrapper:
                 self._evaluate(crew, epoch)
         if self._evaluation and not self._evaluation["every"]:
             self._evaluate(crew, epoch)
+
+    def _share(self, crew, reports, trained):
+        """Every replica applies the sum of the workers' encoded updates (worker order); the
+        threshold adapts to the fraction sent. Returns the reports with scores only."""
+        messages = [m for k in trained for _, m in reports[k][0]]
+        layout = crew.sharers[0].layout
+        with scope_out():
+            update = layout.unflatten(_sharing.total_update(messages, layout))
+            for replica in crew.replicas:
+                _sharing.apply_update(replica, update)
+        self._note_shared(messages, layout)
+        return {k: ([score for score, _ in scores], exhausted) for k, (scores, exhausted) in reports.items()}
+
+    def _note_shared(self, messages, layout):
+        """Adapt the threshold to the fraction sent; count the bytes (both backends)."""
+        sent = [m.count / layout.size if m.kind != "bitmap" else _sharing.DENSE_FRACTION for m in messages]
+        self._stats["threshold"] = self._threshold.update(sum(sent) / len(sent))
+        self._stats["bytes_exchanged"] += sum(m.nbytes for m in messages)
+        self._stats["dense_bytes"] += len(messages) * layout.size * layout.dtype.itemsize
 
     def _evaluate(self, crew, epoch):
         from ..evaluation._evaluate import evaluate, predictor
@@ -235,8 +309,9 @@ class ParallelWrapper:
 class _Crew:
     """The worker threads of one fit: a command deque each, one report deque, each with a Gate."""
 
-    def __init__(self, wrapper, it, replicas, *, close_iterator):
+    def __init__(self, wrapper, it, replicas, *, close_iterator, sharers=None):
         self.wrapper, self.it, self.replicas = wrapper, it, replicas
+        self.sharers = sharers  # shared_gradients: each worker's residual and encoder
         self.close_iterator = close_iterator  # the last worker to stop closes the fit's own iterator
         self.reports = collections.deque()
         self.reported = Gate()
@@ -257,8 +332,9 @@ class _Crew:
 
     def round(self, ks):
         """Each worker in ``ks`` trains up to averaging_frequency batches: {k: (scores, exhausted)}."""
+        count = 1 if self.sharers is not None else self.wrapper.averaging_frequency
         for k in ks:
-            self.commands[k].append(self.wrapper.averaging_frequency)
+            self.commands[k].append(count)
             self.commanded[k].set()
         got = {}
         while len(got) < len(ks):
@@ -303,7 +379,13 @@ class _Crew:
                         except StopIteration:
                             exhausted = not self.stop_gate.is_set()
                             break
-                        scores.append(mgr.run_step(_step, model, batch))
+                        if self.sharers is None:
+                            scores.append(mgr.run_step(_step, model, batch))
+                        else:
+                            sharer = self.sharers[k]
+                            score = mgr.run_step(_gradient_step, model, batch, sharer)
+                            # encoded outside the step's workspace: the message outlives it
+                            scores.append((score, sharer.encode_flat(self.wrapper._threshold.value)))
                 except BaseException as e:  # noqa: BLE001 - every failure reaches the caller
                     error = e
                 self.reports.append((k, scores, exhausted, error))
@@ -329,6 +411,11 @@ class _Crew:
                 t.join(timeout=30)
 
 
+def _default_start_method():
+    import multiprocessing
+    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+
 def _start_all(threads):
     for t in threads:
         t.start()
@@ -345,6 +432,18 @@ def _step(model, batch):
         if type(value) is Array and value.is_attached():
             params[name] = value.detach()
     return float(score)
+
+
+def _gradient_step(model, batch, sharer):
+    """``model.gradients(x, y)`` inside the step's workspaces; its update is copied out (flat)."""
+    if not isinstance(batch, (tuple, list)) or len(batch) != 2:
+        raise TypeError(f"{WHO}: a batch must be a pair (x, y), got {type(batch).__name__}")
+    result = model.gradients(batch[0], batch[1])
+    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], dict)):
+        raise TypeError(f"{WHO}: model.gradients(x, y) must return (score, update) with update a dict of "
+                        f"name -> array, got {type(result).__name__}")
+    sharer.take(result[1])
+    return float(result[0])
 
 
 def _average(sources, targets):

@@ -1,0 +1,206 @@
+"""The owner's side of a model replica in a worker process (wsarray.parallel's process backend).
+
+``Replica`` starts one process (wsarray/parallel/_replica.py) with its own copy of the model and
+calls operations on it: the input arrays go into a region of a shared slot of the replica's own
+(``SharedSlots`` of wsarray.data, memfd memory), the result comes back in another, and only
+skeletons and small values cross the pipe. ``submit`` sends a call, ``result`` waits for it (in
+short waits that watch the process): a call is one round trip, and the replicas of a pool work
+at the same time between the two. A replica whose process died raises ``WorkerError`` naming
+it from ``result`` and starts a new process for the next call.
+
+Channels, security and shutdown are the data pipeline's (wsarray/data/_processes.py): inherited
+pipes and socket pairs, no listening socket, workers asked to stop, then terminated, then
+killed. ``stop_all`` does that on a thread of its own, so that an interrupt can cut the caller's
+wait short but never a join (a child reaped by an interrupted join would look alive forever).
+"""
+
+import os
+import pickle
+import threading
+
+import numpy
+
+from .._interrupts import Gate, shielded, start_thread
+from .._workspaces import WorkspaceConfig
+from ..data._batches import map_arrays
+from ..data._collate import Leaf, layout, rebuild, write
+from ..data._process_pipeline import WorkerError
+from ..data._processes import MAX_SEGMENTS, WorkerPool, exit_description, wait
+from ..data._shared_slots import SharedSlots
+from . import _replica
+
+WAIT_S = 0.05
+SLOTS = 3  # a call's input and result regions; the last one given back is reused last
+
+
+class Replica:
+    def __init__(self, who, model, index, *, start_method, blas_threads, copy_out):
+        self.who, self.index = who, index
+        spec = _replica.Spec(model, os.getpid(), blas_threads, MAX_SEGMENTS)
+        self.pool = WorkerPool(who, spec, 1, start_method, target=_replica.main,
+                               name="wsarray-parallel-replica")
+        label = f"{who.split()[0]}:replica{index}:{id(self):x}"
+        hint = (f"It was a result of replica {index} of {who}, valid until its next call; "
+                "keep one with .detach().")
+        config = WorkspaceConfig()
+        self.inputs = SharedSlots(f"{label}:in", config, None, hint)
+        self.outputs = SharedSlots(f"{label}:out", config, None, hint)
+        self.copy_out = copy_out  # how a result leaf leaves the result region (it is reused)
+        self.busy = None          # the call in flight: [input slot, output slot, output region, segment]
+        self.calls = 0
+
+    @property
+    def worker(self):
+        return self.pool.workers[0]
+
+    def describe(self):
+        w = self.worker
+        return f"replica {self.index}" + (f" (pid {w.pid})" if w is not None else "")
+
+    def start(self):
+        """Start the process if it is not running. On the interrupt shield: a fork interrupted
+        halfway (in the at-fork handlers of logging, say) leaves locks held and children lost."""
+        if self.worker is None:
+            shielded(self.pool.start, 0)
+
+    # -- one call ------------------------------------------------------------------------------
+
+    def submit(self, op, inputs, extra=None):
+        """Send operation ``op`` with ``inputs`` (a structure of arrays and small values)."""
+        self.start()
+        skeleton, writes, nbytes = layout(inputs)
+        self.inputs.grow_to(max(nbytes, 64))
+        in_slot, in_region, in_segment = self.inputs.acquire(SLOTS)
+        write(writes, numpy.asarray(in_region), 0)
+        out = self._output_region()
+        self.busy = [in_slot, out[0], out[1], out[2]]
+        message = ("call", op, _region(in_region, in_segment), skeleton, _region(out[1], out[2]), extra)
+        self._send(message, [in_segment, out[2]])
+        self.calls += 1
+
+    def result(self):
+        """Wait for the call in flight: its result (arrays copied out by ``copy_out``)."""
+        try:
+            while True:
+                reply = self._receive()
+                if reply[0] == "need":
+                    self._resize(reply[1])
+                    continue
+                if reply[0] == "error":
+                    raise self._error(reply)
+                self.outputs.grow_to(reply[2])
+                return self._copied(reply[1], self.busy[2])
+        finally:
+            self._release()
+
+    def _copied(self, skeleton, region):
+        view = rebuild(skeleton, lambda leaf: _view(region, leaf), (Leaf,))
+        return map_arrays(view, self.copy_out)
+
+    def call(self, op, inputs, extra=None):
+        self.submit(op, inputs, extra)
+        return self.result()
+
+    def _output_region(self):
+        if not self.outputs.target:
+            self.outputs.grow_to(4096)
+        slot, region, segment = self.outputs.acquire(SLOTS)
+        return slot, region, segment
+
+    def _resize(self, nbytes):
+        self.outputs.release(self.busy[1])
+        self.busy[1] = None
+        self.outputs.grow_to(nbytes)
+        slot, region, segment = self.outputs.acquire(SLOTS)
+        self.busy[1:] = [slot, region, segment]
+        self._send(("region", _region(region, segment)), [segment])
+
+    def _send(self, message, segments):
+        try:
+            self.pool.send(self.worker, message, segments)
+        except OSError:
+            pass  # it died: _receive finds out
+
+    def _receive(self):
+        worker = self.worker
+        while True:
+            ready = wait([worker.conn, worker.process.sentinel], WAIT_S)
+            if worker.conn in ready:
+                try:
+                    return worker.conn.recv()
+                except (EOFError, OSError):
+                    pass
+            if worker.process.sentinel in ready or worker.conn in ready:
+                # Reaped on the shield, never here: an interrupt between a waitpid() and the
+                # exit code's store would make the process look alive forever.
+                how = shielded(_bury, self.pool, worker)
+                raise WorkerError(f"{self.who}: {self.describe_dead(worker)} {how} during a call; a new "
+                                  "process takes the next one")
+
+    @staticmethod
+    def describe_dead(worker):
+        return f"the worker process (pid {worker.pid})"
+
+    def _error(self, reply):
+        try:
+            error = pickle.loads(reply[1])
+        except Exception as e:  # noqa: BLE001 - an exception class the owner cannot rebuild
+            error = RuntimeError(f"an exception that could not be unpickled here ({e})")
+        if hasattr(error, "add_note"):
+            error.add_note(f"(raised in {self.describe()} of {self.who}; the worker's traceback:\n"
+                           f"{reply[2].rstrip()})")
+        return error
+
+    def _release(self):
+        busy, self.busy = self.busy, None
+        if busy is None:
+            return
+        if busy[0] is not None:
+            self.inputs.release(busy[0])
+        if busy[1] is not None:
+            self.outputs.release(busy[1])
+        forgotten = self.inputs.forgotten() + self.outputs.forgotten()
+        if forgotten:
+            self.pool.forget(forgotten)
+
+    # -- stopping ------------------------------------------------------------------------------
+
+    def stop(self, timeout):
+        stopped = self.pool.stop(timeout)
+        self.inputs.destroy()
+        self.outputs.destroy()
+        return stopped
+
+
+def stop_all(replicas, timeout=2.0):
+    """Stop every replica's process on a thread of its own and wait for it (see the banner)."""
+    done, result = Gate(), []
+
+    def work():
+        try:
+            result.append(all([r.stop(timeout) for r in replicas]))
+        finally:
+            done.set()
+
+    # Started on the shield: Thread.start() interrupted before the thread exists would leave it
+    # registered forever (and the caller waiting for a stop that never runs).
+    shielded(start_thread, threading.Thread(target=work, name="wsarray-parallel-stop", daemon=True))
+    done.wait()
+    return bool(result and result[0])
+
+
+def _bury(pool, worker):
+    worker.process.join(1.0)
+    how = exit_description(worker.process)
+    pool.bury(worker)
+    return how
+
+
+def _region(region, segment):
+    key, fd, offset, length = segment
+    return (key, length, offset, int(region.shape[0]))
+
+
+def _view(region, leaf):
+    flat = region[leaf.offset:leaf.offset + leaf.nbytes]
+    return flat.view(leaf.dtype).reshape(leaf.shape)
