@@ -212,9 +212,27 @@ PROCESS_WRAPPER = WRAPPER.replace("averaging_frequency=3)", "averaging_frequency
         print("ok", counts)"""))
 
 
+PROCESS_INFERENCE = INFERENCE.replace("ParallelInference(lambda x: x * 2.0, workers=2)",
+                                     "ParallelInference(Double(), workers=2, backend='process')").replace(
+    "pi = ParallelInference", textwrap.dedent("""\
+        INTERVAL = max(INTERVAL, 0.0008)  # a request's two process round trips take ~0.3 ms
+        class Double:
+            def __call__(self, x):
+                return x * 2.0
+        pi = ParallelInference""")).replace('print("ok", counts, closing)', textwrap.dedent("""\
+        import multiprocessing
+        deadline = time.monotonic() + 10
+        while multiprocessing.active_children() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not multiprocessing.active_children(), multiprocessing.active_children()
+        print("ok", counts, closing)"""))
+
+
 @pytest.mark.parametrize("interval", [0.0003, 0.001])
-@pytest.mark.parametrize("script", [INFERENCE, ITERATOR, PROCESS_ITERATOR, WRAPPER, PROCESS_WRAPPER],
-                         ids=["inference", "iterator", "process-iterator", "wrapper", "process-wrapper"])
+@pytest.mark.parametrize("script", [INFERENCE, PROCESS_INFERENCE, ITERATOR, PROCESS_ITERATOR, WRAPPER,
+                                    PROCESS_WRAPPER],
+                         ids=["inference", "process-inference", "iterator", "process-iterator", "wrapper",
+                              "process-wrapper"])
 def test_interrupt_storms_never_hang_leak_lose_or_reorder(script, interval):
     proc = subprocess.run([sys.executable, "-P", "-c", script, str(interval)], capture_output=True, text=True,
                           timeout=120)

@@ -14,9 +14,9 @@ whose shard ended are skipped. A worker that dies is restarted and its batches r
 batch whose worker dies twice raises ``WorkerError`` at its position. ``reset()`` and
 ``load_state_dict()`` start from a new generation: answers of older tasks only free their slots.
 
-``queue_size="auto"`` starts at the worker count and adds a slot when the consumer waited while a
-worker stood idle for lack of one (never beyond the memory budget); it gives one back when, over a
-window of batches, at least two batches were always ready when the consumer asked.
+``queue_size="auto"`` starts at the worker count and adds one batch ahead each time the consumer
+waited for one (at most 4 per worker, never beyond the memory budget); it gives one back when,
+over a window of batches, at least two batches were always ready when the consumer asked.
 """
 
 import contextvars
@@ -31,7 +31,8 @@ from ._shared_slots import SharedSlots
 
 WAIT_S = 0.1
 MAX_ATTEMPTS = 2       # a batch whose worker died this many times raises WorkerError
-MAX_AUTO_QUEUE = 64
+AUTO_PER_WORKER = 4    # queue_size="auto" stays within 4 batches ahead per worker
+GROW_AFTER_S = 0.0005  # a wait for a batch longer than this grows an auto queue
 BATCH, END, ERROR, SKIP = "batch", "end", "error", "skip"
 
 
@@ -84,7 +85,6 @@ class ProcessPipeline:
         self.stopping = False
         self.stopper, self.stopped, self.stop_result = None, Gate(), False
         self.crash = None
-        self.idle_for_room = False  # a worker stood idle because the queue was full (auto)
         self._window = [0, 1 << 30]  # takes in the window, least batches ready at a take
         self.last_number = 0
         self.figures = dict(built=0, consumed=0, dropped=0, errors=0, consumer_wait_s=0.0, last_wait_s=0.0,
@@ -109,6 +109,8 @@ class ProcessPipeline:
         waited = time.perf_counter() - start
         self.figures["consumer_wait_s"] += waited
         self.figures["last_wait_s"] = waited
+        if self.auto and waited > GROW_AFTER_S:
+            shielded(self._grow)
         entry.delivered = True
         if entry.kind == ERROR:
             raise entry.error
@@ -132,8 +134,6 @@ class ProcessPipeline:
                 self.next_take += 1
             item = self.ready.pop(self.next_take, None)
             if item is None:
-                if not first and self.auto:
-                    self._maybe_grow()
                 self._wake()
                 return None
             if self.auto:
@@ -164,13 +164,16 @@ class ProcessPipeline:
 
     def _room_for(self, queue):
         capacity = self.slots.capacity()
-        return queue <= MAX_AUTO_QUEUE and (capacity is None or queue + 2 <= capacity)
+        return queue <= AUTO_PER_WORKER * self.workers and (capacity is None or queue + 2 <= capacity)
 
-    def _maybe_grow(self):
-        if self.idle_for_room and self._room_for(self.queue_limit + 1):
-            self.queue_limit += 1
-            self.figures["queue_grows"] += 1
-        self.idle_for_room = False
+    def _grow(self):
+        """The consumer waited for a batch: one more ahead, within the bounds."""
+        with self.lock:
+            if self._room_for(self.queue_limit + 1):
+                self.queue_limit += 1
+                self.figures["queue_grows"] += 1
+                self._window = [0, 1 << 30]
+        self._wake()
 
     def _note_ready(self, ready):
         takes, least = self._window
@@ -205,7 +208,6 @@ class ProcessPipeline:
         while not (self.paused or self.closed or self.dispatch_done or self.stopping):
             number = self.next_dispatch
             if number >= self.next_take + self.queue_limit:
-                self.idle_for_room = self.idle_for_room or any(not w.tasks for w in self.pool.alive())
                 return
             position = number - self.epoch_first
             if self.plan.kind == "map" and position >= self.plan.batches:

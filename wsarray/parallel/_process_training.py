@@ -17,6 +17,8 @@ the caller with a note naming the replica and its process; a worker that dies ra
 ``wsarray.data.WorkerError``; in every case the processes are stopped before ``fit`` returns.
 """
 
+import functools
+
 import numpy
 
 from .._workspaces import scope_out
@@ -105,15 +107,13 @@ class _Run:
                 sent[k] = len(batches)
             if not sent:
                 return
-            results = {k: self.replicas[k].result() for k in sent}
-            flats = [results[k][1] for k in sent]
-            total = flats[0].copy()
-            for f in flats[1:]:
-                total += f
-            if len(flats) > 1:
-                total /= len(flats)
-            self.flat = total
-            reports = {k: (results[k][0], sent[k] < w.averaging_frequency) for k in sent}
+            total = []  # the sum of the workers' parameters, added from their result regions
+            add = functools.partial(_accumulate, total=total)
+            scores = {k: self.replicas[k].result(use=add) for k in sent}
+            if len(sent) > 1:
+                total[0] /= len(sent)
+            self.flat = total[0]
+            reports = {k: (scores[k], sent[k] < w.averaging_frequency) for k in sent}
             self._after_round(reports, list(sent), epoch)
             if any(n < w.averaging_frequency for n in sent.values()) or len(sent) < len(self.replicas):
                 return
@@ -177,6 +177,15 @@ class _Run:
 
     def finish(self):
         self._publish()
+
+
+def _accumulate(result, total):
+    scores, flat = result
+    if total:
+        total[0] += flat
+    else:
+        total.append(numpy.array(flat))
+    return scores
 
 
 class _Holder:

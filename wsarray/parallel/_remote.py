@@ -78,8 +78,10 @@ class Replica:
         self._send(message, [in_segment, out[2]])
         self.calls += 1
 
-    def result(self):
-        """Wait for the call in flight: its result (arrays copied out by ``copy_out``)."""
+    def result(self, use=None):
+        """Wait for the call in flight: its result (arrays copied out by ``copy_out``), or with
+        ``use``, what ``use(result)`` returns, called on views of the result region (no copy;
+        valid only during the call)."""
         try:
             while True:
                 reply = self._receive()
@@ -89,13 +91,14 @@ class Replica:
                 if reply[0] == "error":
                     raise self._error(reply)
                 self.outputs.grow_to(reply[2])
+                if use is not None:
+                    return use(_views(reply[1], numpy.asarray(self.busy[2])))
                 return self._copied(reply[1], self.busy[2])
         finally:
             self._release()
 
     def _copied(self, skeleton, region):
-        view = rebuild(skeleton, lambda leaf: _view(region, leaf), (Leaf,))
-        return map_arrays(view, self.copy_out)
+        return map_arrays(_views(skeleton, region), self.copy_out)
 
     def call(self, op, inputs, extra=None):
         self.submit(op, inputs, extra)
@@ -172,6 +175,37 @@ class Replica:
         return stopped
 
 
+class RemoteModel:
+    """ParallelInference's model for a worker thread of the process backend: calling it runs
+    ``model.<method>(*args)`` in the thread's own replica process; the result comes back copied
+    into the caller's scope (the worker's workspace cycle)."""
+
+    def __init__(self, replica, method):
+        self.replica, self.method = replica, method
+
+    def __call__(self, *args):
+        return self.replica.call("call", args, self.method)
+
+    def close(self, timeout=2.0):
+        """Stop the replica's process (from the worker thread, as it exits)."""
+        return self.replica.stop(timeout)
+
+
+def remote_models(model, entry, workers, *, who, start_method, blas_threads):
+    """One RemoteModel per worker, each with a replica process (started now)."""
+    from ..data._batches import copy_into_current_scope
+    method = "__call__" if entry is model else entry.__name__
+    models = [RemoteModel(Replica(who, model, k, start_method=start_method, blas_threads=blas_threads,
+                                  copy_out=copy_into_current_scope), method) for k in range(workers)]
+    try:
+        for m in models:
+            m.replica.start()
+    except BaseException:
+        stop_all([m.replica for m in models])
+        raise
+    return models
+
+
 def stop_all(replicas, timeout=2.0):
     """Stop every replica's process on a thread of its own and wait for it (see the banner)."""
     done, result = Gate(), []
@@ -199,6 +233,10 @@ def _bury(pool, worker):
 def _region(region, segment):
     key, fd, offset, length = segment
     return (key, length, offset, int(region.shape[0]))
+
+
+def _views(skeleton, region):
+    return rebuild(skeleton, lambda leaf: _view(region, leaf), (Leaf,))
 
 
 def _view(region, leaf):

@@ -140,6 +140,9 @@ class InferenceService:
             self.stats.count(why)
 
     def _worker_exited(self, worker):
+        close = getattr(self._models[worker.index], "close", None)
+        if close is not None:  # the process backend: the worker's replica process stops with it
+            close()
         with self._lock:
             self._running -= 1
             last = self._running == 0

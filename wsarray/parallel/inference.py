@@ -83,6 +83,16 @@ class ParallelInference:
     threadpoolctl is installed (warns otherwise), an int caps at that, ``None`` leaves BLAS alone.
     OpenBLAS takes the change from the main thread only: create and shut down pools there (a
     change made elsewhere is made again at the next one there, or at exit).
+
+    ``backend="process"``: each worker thread runs the model in a process of its own (started
+    now with ``start_method`` "fork", the default where the platform has it, or "spawn", where the
+    model must pickle), so that a model whose work is Python runs on every core, not in turn on
+    the GIL. Requests and results travel through shared memory (only skeletons are pickled); each
+    process caps its BLAS at ``blas_threads`` (auto: cores // workers) and the caller's BLAS is
+    left alone. Batching, priorities, deadlines and pad buckets are the thread backend's. A
+    replica whose process dies fails its batch with ``wsarray.data.WorkerError`` naming it (the
+    batch is then retried request by request, in a new process), so no request is lost; the
+    processes stop with the pool (``shutdown()``, garbage collection, interpreter exit).
     """
 
     def __init__(self, model: Any, *, workers: int = 2, mode: Literal["batched", "sequential"] = "batched",
@@ -90,7 +100,8 @@ class ParallelInference:
                  workspace_config: WorkspaceConfig | None = None, replicate: bool = False,
                  devices: Sequence[str] | None = None, blas_threads: int | Literal["auto"] | None = "auto",
                  default_deadline: float | None = None, pad_buckets: Sequence[int] | None = None,
-                 pad_axis: int = 1, pad_value: float = 0, pad_trim: bool = True) -> None:
+                 pad_axis: int = 1, pad_value: float = 0, pad_trim: bool = True,
+                 backend: Literal["thread", "process"] = "thread", start_method: str | None = None) -> None:
         who = f"{WHO}()"
         positive_int(workers, "workers", who, MAX_WORKERS,
                      "each worker is a thread with a workspace of its own (at least its initial_size of memory)")
@@ -107,10 +118,25 @@ class ParallelInference:
         self._default_deadline = deadline_seconds(default_deadline, "default_deadline", who)
         buckets = parse_pad_buckets(pad_buckets, pad_axis, pad_value, pad_trim, mode == "batched", who)
         device_list = parse_devices(devices, workers, who)
-        models = worker_models(model, workers, replicate, who)
+        if backend not in ("thread", "process"):
+            raise ValueError(f"{who}: backend must be 'thread' or 'process', got {backend!r}")
+        if start_method not in (None, "fork", "spawn"):
+            raise ValueError(f"{who}: start_method must be 'fork', 'spawn' or None, got {start_method!r}")
+        models = worker_models(model, workers, replicate and backend == "thread", who)
         if buckets is not None:
             check_takes_mask(models[0], who)
         _blas.settle()
+        if backend == "process":
+            from ._process_training import blas_per_worker
+            from ._remote import remote_models
+            from .wrapper import _default_start_method
+            if blas_threads not in (None, "auto"):
+                positive_int(blas_threads, "blas_threads", who)
+            models = remote_models(model, models[0], workers, who=who,
+                                   start_method=start_method or _default_start_method(),
+                                   blas_threads=blas_per_worker(blas_threads, workers))
+            blas_threads = None  # the processes cap their own BLAS; the caller's stays as it is
+        self.backend = backend
         blas_token = cap_blas(blas_threads, workers, who)
         self._mode = mode
         self._service = InferenceService(

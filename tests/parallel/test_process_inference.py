@@ -1,0 +1,105 @@
+"""ParallelInference(backend="process"): each worker thread's model runs in a process of its own.
+
+Results against the thread backend's and NumPy, a model's exception in the caller's future with
+the replica named, a replica killed mid-request (its requests retried or failed, never lost; the
+next ones served by a new process), spawn, pad buckets, and no process left after shutdown."""
+import multiprocessing
+import os
+import signal
+import time
+
+import numpy
+import pytest
+
+from wsarray.data import WorkerError
+from wsarray.parallel import ParallelInference
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left():
+    yield
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not multiprocessing.active_children(), multiprocessing.active_children()
+
+
+class Linear:
+    def __init__(self, delay=0.0):
+        self.w = numpy.random.default_rng(0).normal(size=(6, 3))
+        self.delay = delay
+
+    def predict(self, x):
+        if self.delay:
+            time.sleep(self.delay)
+        x = numpy.asarray(x)
+        if numpy.isnan(x).any():
+            raise ValueError("NaN in the input")
+        return x @ self.w, {"pid": numpy.full(len(x), os.getpid())}
+
+
+def requests(n, seed=1):
+    rng = numpy.random.default_rng(seed)
+    return [rng.normal(size=(int(rng.integers(1, 5)), 6)) for _ in range(n)]
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_results_equal_numpy_and_come_from_other_processes(start_method):
+    model = Linear()
+    with ParallelInference(model, workers=2, backend="process", start_method=start_method) as pi:
+        xs = requests(30)
+        futures = [pi.submit(x) for x in xs]
+        for x, f in zip(xs, futures):
+            out, info = f.result(timeout=30)
+            assert numpy.allclose(numpy.asarray(out), x @ model.w)
+            assert len(set(numpy.asarray(info["pid"]).tolist())) == 1
+            assert int(numpy.asarray(info["pid"])[0]) != os.getpid()
+        assert pi.stats()["completed"] == 30
+
+
+def test_a_models_exception_reaches_the_future_naming_the_replica():
+    with ParallelInference(Linear(), workers=2, backend="process") as pi:
+        bad = numpy.full((2, 6), numpy.nan)
+        with pytest.raises(ValueError, match="NaN in the input") as info:
+            pi.output(bad)
+        assert "replica" in "\n".join(info.value.__notes__)
+        assert numpy.asarray(pi.output(numpy.ones((1, 6)))[0]).shape == (1, 3)  # still serving
+
+
+def test_a_replica_killed_mid_request_loses_no_request():
+    with ParallelInference(Linear(delay=0.05), workers=2, backend="process", mode="sequential") as pi:
+        futures = [pi.submit(x) for x in requests(12)]
+        time.sleep(0.08)
+        victims = [c.pid for c in multiprocessing.active_children()]
+        os.kill(victims[0], signal.SIGKILL)
+        outcomes = []
+        for f in futures:
+            try:
+                f.result(timeout=30)
+                outcomes.append("ok")
+            except WorkerError as e:
+                assert "killed by SIGKILL" in str(e)
+                outcomes.append("failed")
+        assert len(outcomes) == 12 and outcomes.count("failed") <= 1
+        assert numpy.asarray(pi.output(numpy.ones((1, 6)))[0]).shape == (1, 3)
+        alive = [c.pid for c in multiprocessing.active_children()]
+        assert victims[0] not in alive and len(alive) == 2
+
+
+def test_pad_buckets_in_processes():
+    class Masked:
+        def __call__(self, x, mask):
+            x, mask = numpy.asarray(x), numpy.asarray(mask)
+            return (x * mask).sum(axis=1, keepdims=True).repeat(x.shape[1], axis=1)
+
+    with ParallelInference(Masked(), workers=2, backend="process", pad_buckets=[4, 8]) as pi:
+        for n in (3, 4, 7):
+            x = numpy.ones((2, n))
+            assert numpy.array_equal(numpy.asarray(pi.output(x)), numpy.full((2, n), float(n)))
+
+
+def test_bad_backend_arguments():
+    with pytest.raises(ValueError, match="backend must be 'thread' or 'process'"):
+        ParallelInference(Linear(), backend="gpu")
+    with pytest.raises(ValueError, match="start_method must be"):
+        ParallelInference(Linear(), backend="process", start_method="forkserver")
