@@ -89,3 +89,17 @@ def deadline_seconds(value, name, who):
         raise ValueError(f"{who}: {name} must be a number of seconds >= 0 (math.inf: no deadline), "
                          f"got {value!r}")
     return None if math.isinf(value) else float(value)
+
+
+def backend_and_start_method(backend, start_method, who):
+    """Check ``backend`` ("thread" or "process") and ``start_method``; the start method to use
+    ("fork" where the platform has it, unless "spawn" is asked for)."""
+    import multiprocessing
+    if backend not in ("thread", "process"):
+        raise ValueError(f"{who}: backend must be 'thread' or 'process', got {backend!r}")
+    if start_method not in (None, "fork", "spawn"):
+        raise ValueError(f"{who}: start_method must be 'fork', 'spawn' or None, got {start_method!r}")
+    methods = multiprocessing.get_all_start_methods()
+    if start_method is not None and start_method not in methods:
+        raise ValueError(f"{who}: start_method {start_method!r} is not available on this platform")
+    return start_method or ("fork" if "fork" in methods else "spawn")

@@ -25,8 +25,8 @@ from . import _blas
 from ._buckets import check_takes_mask, parse_pad_buckets
 from ._service import InferenceService
 from ._requests import Request, RequestFuture, request_data
-from ._setup import (cap_blas, deadline_seconds, positive_int, priority_int, seconds,
-                     worker_models)
+from ._setup import (backend_and_start_method, cap_blas, deadline_seconds, positive_int, priority_int,
+                     seconds, worker_models)
 from ._workers import parse_devices, stop_at_exit
 
 WHO = "wsarray.parallel.ParallelInference"
@@ -118,10 +118,7 @@ class ParallelInference:
         self._default_deadline = deadline_seconds(default_deadline, "default_deadline", who)
         buckets = parse_pad_buckets(pad_buckets, pad_axis, pad_value, pad_trim, mode == "batched", who)
         device_list = parse_devices(devices, workers, who)
-        if backend not in ("thread", "process"):
-            raise ValueError(f"{who}: backend must be 'thread' or 'process', got {backend!r}")
-        if start_method not in (None, "fork", "spawn"):
-            raise ValueError(f"{who}: start_method must be 'fork', 'spawn' or None, got {start_method!r}")
+        start_method = backend_and_start_method(backend, start_method, who)
         models = worker_models(model, workers, replicate and backend == "thread", who)
         if buckets is not None:
             check_takes_mask(models[0], who)
@@ -129,11 +126,10 @@ class ParallelInference:
         if backend == "process":
             from ._process_training import blas_per_worker
             from ._remote import remote_models
-            from .wrapper import _default_start_method
             if blas_threads not in (None, "auto"):
                 positive_int(blas_threads, "blas_threads", who)
             models = remote_models(model, models[0], workers, who=who,
-                                   start_method=start_method or _default_start_method(),
+                                   start_method=start_method,
                                    blas_threads=blas_per_worker(blas_threads, workers))
             blas_threads = None  # the processes cap their own BLAS; the caller's stays as it is
         self.backend = backend

@@ -129,12 +129,9 @@ class ParallelWrapper:
         if training_mode == "shared_gradients" and not callable(getattr(model, "gradients", None)):
             raise TypeError(f"{WHO}: training_mode='shared_gradients' needs model.gradients(x, y) returning "
                             f"(score, update): {type(model).__name__} has no gradients method")
-        if backend not in ("thread", "process"):
-            raise ValueError(f"{WHO}: backend must be 'thread' or 'process', got {backend!r}")
-        if start_method not in (None, "fork", "spawn"):
-            raise ValueError(f"{WHO}: start_method must be 'fork', 'spawn' or None, got {start_method!r}")
+        from ._setup import backend_and_start_method
+        self.start_method = backend_and_start_method(backend, start_method, WHO)
         self.backend = backend
-        self.start_method = start_method or _default_start_method()
         self.training_mode = training_mode
         self._threshold = _sharing.threshold_algorithm(threshold, WHO)
         self.model = model
@@ -409,11 +406,6 @@ class _Crew:
         for t in self.threads:
             if t.ident is not None:  # started (a start that failed left the others to stop)
                 t.join(timeout=30)
-
-
-def _default_start_method():
-    import multiprocessing
-    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
 
 def _start_all(threads):
