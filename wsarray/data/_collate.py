@@ -12,6 +12,7 @@ DataLoader does, computing the layout first and stacking into the shared memory 
 copied in once.
 """
 
+import math
 import numbers
 
 import numpy
@@ -32,7 +33,7 @@ class Leaf:
 
     @property
     def nbytes(self):
-        return int(numpy.prod(self.shape, dtype=numpy.int64)) * self.dtype.itemsize
+        return math.prod(self.shape) * self.dtype.itemsize
 
 
 class Stack:

@@ -127,13 +127,13 @@ class Replica:
     def _receive(self):
         worker = self.worker
         while True:
-            ready = wait([worker.conn, worker.process.sentinel], WAIT_S)
-            if worker.conn in ready:
-                try:
+            try:
+                if worker.conn.poll(WAIT_S):  # one descriptor: cheaper than wait() on two
                     return worker.conn.recv()
-                except (EOFError, OSError):
-                    pass
-            if worker.process.sentinel in ready or worker.conn in ready:
+                dead = bool(wait([worker.process.sentinel], 0))
+            except (EOFError, OSError):
+                dead = True
+            if dead:
                 # Reaped on the shield, never here: an interrupt between a waitpid() and the
                 # exit code's store would make the process look alive forever.
                 how = shielded(_bury, self.pool, worker)
