@@ -13,6 +13,7 @@ The worker ignores SIGINT (the owner decides when workers stop) and exits when i
 (its pipe reaches end of file, or its parent process changed).
 """
 
+import gc
 import os
 import pickle
 import random
@@ -68,6 +69,9 @@ class Spec:
 
 def main(spec, wid, conn, fdsock, close_fds):
     global _info
+    # Everything inherited (a forked copy of the owner's heap) leaves the collector's reach: its
+    # collections then scan only what this worker makes, and never write to inherited pages.
+    gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for fd in close_fds:  # the owner's ends of every pipe this fork inherited
         try:

@@ -18,6 +18,7 @@ The worker caps BLAS at ``blas_threads`` threads (threadpoolctl, when installed)
 (its owner decides when it stops) and exits when its owner is gone.
 """
 
+import gc
 import os
 import pickle
 import signal
@@ -39,6 +40,9 @@ class Spec:
 
 
 def main(spec, wid, conn, fdsock, close_fds):
+    # Everything inherited (a forked copy of the owner's heap) leaves the collector's reach: its
+    # collections then scan only what this worker makes, and never write to inherited pages.
+    gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for fd in close_fds:
         try:
