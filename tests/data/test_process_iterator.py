@@ -402,3 +402,30 @@ def test_no_listening_socket_anywhere(start_method):
             sockets = _socket_inodes(pid)
             assert sockets, pid  # the channels are sockets (a pair), none of them listening
             assert not sockets & listening, pid
+
+
+def test_timeout_says_which_worker_is_late_and_the_batch_arrives_later():
+    with AsyncIterator(Squares(8, delay=0.15), backend="process", workers=1, batch_size=4, timeout=0.2) as it:
+        with pytest.raises(TimeoutError, match=r"no batch within timeout=0.2 s \(batch 1: worker 0 \(pid"):
+            next(it)
+        for _ in range(50):  # still usable: the batch comes once it is built (0.6 s)
+            try:
+                x, y = next(it)
+                break
+            except TimeoutError:
+                pass
+        assert list(numpy.asarray(y)) == [0, 1, 4, 9]
+    with pytest.raises(ValueError, match="timeout must be a positive number"):
+        AsyncIterator(Squares(), backend="process", timeout=0)
+    with pytest.raises(ValueError, match="timeout= needs backend='process'"):
+        AsyncIterator([numpy.ones(2)], timeout=1.0)
+
+
+def test_default_collate_refuses_samples_with_other_keys():
+    class Keys(Squares):
+        def __getitem__(self, i):
+            return {"a": i} if i % 2 else {"b": i}
+
+    with AsyncIterator(Keys(4), backend="process", workers=1, batch_size=2) as it:
+        with pytest.raises(ValueError, match="samples with different keys"):
+            next(it)

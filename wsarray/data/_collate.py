@@ -65,6 +65,11 @@ def plan_stack(samples, where="batch"):
         _same_length(samples, where)
         return [plan_stack([s[i] for s in samples], f"{where}[{i}]") for i in range(len(first))]
     if isinstance(first, dict):
+        for s in samples:
+            if not isinstance(s, dict) or s.keys() != first.keys():
+                raise ValueError(f"wsarray.data.default_collate: samples with different keys at {where}: "
+                                 f"{sorted(map(str, first))} and "
+                                 f"{sorted(map(str, s)) if isinstance(s, dict) else type(s).__name__}")
         return {k: plan_stack([s[k] for s in samples], f"{where}[{k!r}]") for k in first}
     if _is_array(first) or _is_number(first):
         arrays = [numpy.asarray(s) for s in samples]

@@ -63,9 +63,10 @@ class ProcessPipeline:
     synchronous = False
 
     def __init__(self, who, label, dataset, plan, *, spec, workers, queue_size, start_method,
-                 workspace_config, budget, hint):
+                 workspace_config, budget, hint, timeout=None):
         self.who, self.label, self.source, self.plan = who, label, dataset, plan
         self.workers = workers
+        self.timeout = timeout  # seconds a next() waits for its batch before TimeoutError (None: forever)
         self.auto = queue_size == "auto"
         self.queue_limit = workers if self.auto else queue_size
         self.pool = WorkerPool(who, spec, workers, start_method)
@@ -105,6 +106,8 @@ class ProcessPipeline:
             if entry is not None:
                 break
             first = False
+            if self.timeout is not None and time.perf_counter() - start > self.timeout:
+                raise TimeoutError(self._late())
             self.changed.wait(WAIT_S)
         waited = time.perf_counter() - start
         self.figures["consumer_wait_s"] += waited
@@ -150,6 +153,15 @@ class ProcessPipeline:
             self.held = item
         self._wake()
         return item
+
+    def _late(self):
+        """What a next() that waited longer than ``timeout`` says."""
+        with self.lock:
+            task = self.tasks.get(self.next_take)
+            where = (f"{task.worker.describe()} has been building it" if task is not None and task.worker
+                     else "no worker has it yet")
+        return (f"{self.who}: no batch within timeout={self.timeout} s (batch {self.next_take}: {where}); "
+                "the iterator stays usable: the batch is handed out by a later next() when it is ready")
 
     def _release_held(self):
         held, self.held = self.held, None

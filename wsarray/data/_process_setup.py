@@ -28,7 +28,7 @@ def default_budget():
 
 def process_pipeline(who, label, source, *, queue_size, consumers, use_workspace, workspace_config, workers,
                      batch_size, shuffle, drop_last, seed, collate, memory_budget, start_method,
-                     worker_init_fn, hint):
+                     worker_init_fn, hint, timeout=None):
     fn = f"{who}()"
     if consumers != 1:
         raise ValueError(f"{fn}: backend='process' serves one consumer (consumers=1), got {consumers}")
@@ -56,6 +56,9 @@ def process_pipeline(who, label, source, *, queue_size, consumers, use_workspace
     for name, value in (("collate", collate), ("worker_init_fn", worker_init_fn)):
         if value is not None and not callable(value):
             raise TypeError(f"{fn}: {name} must be callable or None, not {type(value).__name__}")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not timeout > 0):
+        raise ValueError(f"{fn}: timeout must be a positive number of seconds or None, got {timeout!r}")
     budget = _budget(memory_budget, fn)
     start_method = _start_method(start_method, fn)
     plan = _plan(source, workers, batch_size, shuffle, seed, drop_last, fn)
@@ -65,7 +68,7 @@ def process_pipeline(who, label, source, *, queue_size, consumers, use_workspace
                 os.getpid(), MAX_SEGMENTS)
     return ProcessPipeline(who, label, source, plan, spec=spec, workers=workers, queue_size=queue_size,
                            start_method=start_method, workspace_config=workspace_config, budget=budget,
-                           hint=hint)
+                           hint=hint, timeout=timeout)
 
 
 def _budget(memory_budget, fn):

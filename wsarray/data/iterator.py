@@ -119,7 +119,7 @@ class AsyncIterator(Generic[_BatchT]):
                  batch_size: int | None = 1, shuffle: bool = False, drop_last: bool = False,
                  seed: int | None = None, collate: Callable[[list[Any]], Any] | None = None,
                  memory_budget: int | str | None = None, start_method: str | None = None,
-                 worker_init_fn: Callable[[int], None] | None = None) -> None:
+                 worker_init_fn: Callable[[int], None] | None = None, timeout: float | None = None) -> None:
         fn = "wsarray.data.AsyncIterator()"
         if backend not in ("thread", "process"):
             raise ValueError(f"{fn}: backend must be 'thread' or 'process', got {backend!r}")
@@ -127,11 +127,12 @@ class AsyncIterator(Generic[_BatchT]):
             self._init_process(source, queue_size, use_workspace, name, workspace_config, consumers,
                                dict(workers=workers, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
                                     seed=seed, collate=collate, memory_budget=memory_budget,
-                                    start_method=start_method, worker_init_fn=worker_init_fn))
+                                    start_method=start_method, worker_init_fn=worker_init_fn,
+                                    timeout=timeout))
             return
-        if workers is not None:
-            raise ValueError(f"{fn}: workers= needs backend='process' (the thread backend has one producer "
-                             "thread)")
+        if workers is not None or timeout is not None:
+            raise ValueError(f"{fn}: {'workers' if workers is not None else 'timeout'}= needs backend='process' "
+                             "(the thread backend has one producer thread)")
         if queue_size is None:
             queue_size = 4
         if isinstance(queue_size, bool) or not isinstance(queue_size, int) or queue_size < 1:
