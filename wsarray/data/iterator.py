@@ -108,6 +108,16 @@ class AsyncIterator(Generic[_BatchT]):
     ``stats()`` gives the figures: batches built, queued, consumed, dropped (by reset/close),
     errors; consumer wait (ETL) time, total and last; producer wait for room and build time; the
     ring's workspace statistics.
+
+    ``backend="process"``: ``source`` is a dataset (map-style: ``__len__`` and ``__getitem__``
+    returning a sample; or iterable, sharded by ``worker_info()``) and ``workers`` processes
+    (default 2) build its batches of ``batch_size`` samples straight into shared-memory slots,
+    collated by ``collate`` (default: stacked, as ``default_collate``); ``shuffle``, ``drop_last``
+    and ``seed`` fix the plan, ``state_dict()`` / ``load_state_dict()`` resume it exactly;
+    ``queue_size`` (default "auto") within ``memory_budget``; ``start_method`` "fork" or "spawn";
+    ``worker_init_fn(worker_id)``; ``timeout`` seconds per ``next()``. The batch-validity rule,
+    errors at their position, ``close()`` and Ctrl-C behave as above; a dead worker is replaced
+    (its batch re-run, or ``WorkerError`` at its position). See the data pipeline page.
     """
 
     async_supported = False  # wrapping an AsyncIterator in another one iterates it synchronously
