@@ -64,5 +64,5 @@ def test_the_readme_is_a_front_page_that_links_every_page():
             assert f"docs/pages/{name}" in readme, name
     with open(os.path.join(REPO, ".ci", "run")) as f:
         ci = f.read()
-    test_command = re.search(r"```sh\n(python -m pip install \"\.\[test\]\".*?)\n```", readme).group(1)
+    test_command = re.search(r"```sh\n(python3 \.ci/make_venv\.py && .*?\"\.\[test\]\".*?)\n```", readme).group(1)
     assert test_command in ci
