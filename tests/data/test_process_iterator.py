@@ -429,3 +429,24 @@ def test_default_collate_refuses_samples_with_other_keys():
     with AsyncIterator(Keys(4), backend="process", workers=1, batch_size=2) as it:
         with pytest.raises(ValueError, match="samples with different keys"):
             next(it)
+
+
+def test_interpreter_exit_with_running_workers_does_not_hang_or_orphan():
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {HERE!r})
+        from process_datasets import Squares
+        from wsarray.data import AsyncIterator
+        it = AsyncIterator(Squares(100000, delay=0.001), backend="process", workers=2, batch_size=8)
+        next(it)
+        print(*it.stats()["worker_pids"], flush=True)
+    """)
+    start = time.monotonic()
+    out = subprocess.run([sys.executable, "-P", "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert time.monotonic() - start < 30
+    pids = [int(p) for p in out.stdout.split()]
+    deadline = time.monotonic() + 10
+    while any(_running(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_running(p) for p in pids)
