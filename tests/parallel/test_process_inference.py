@@ -103,3 +103,37 @@ def test_bad_backend_arguments():
         ParallelInference(Linear(), backend="gpu")
     with pytest.raises(ValueError, match="start_method must be"):
         ParallelInference(Linear(), backend="process", start_method="forkserver")
+
+
+def test_a_pool_dropped_without_shutdown_stops_its_processes():
+    pi = ParallelInference(Linear(), workers=2, backend="process")
+    assert numpy.asarray(pi.output(numpy.ones((1, 6)))[0]).shape == (1, 3)
+    assert len(multiprocessing.active_children()) == 2
+    del pi  # the autouse fixture checks that no process is left
+
+
+def test_interpreter_exit_with_a_live_process_pool_leaves_no_process():
+    import subprocess
+    import sys
+    import textwrap
+    script = textwrap.dedent("""
+        import multiprocessing, numpy
+        from wsarray.parallel import ParallelInference
+        class Double:
+            def __call__(self, x):
+                return x * 2.0
+        pi = ParallelInference(Double(), workers=2, backend="process")
+        pi.submit(numpy.ones((2, 3))).result()
+        print(*[c.pid for c in multiprocessing.active_children()], flush=True)
+    """)
+    out = subprocess.run([sys.executable, "-P", "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    pids = [int(p) for p in out.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in pids if os.path.exists(f"/proc/{p}") and
+                 open(f"/proc/{p}/stat").read().split()[2] != "Z"]
+        time.sleep(0.05)
+    assert not alive
