@@ -115,18 +115,23 @@ def encode(residual, tau):
         message = Message("exact", residual.copy(), residual.size, 0.0)
         residual[...] = 0
         return message
-    hit = numpy.abs(residual) >= tau
-    index = numpy.flatnonzero(hit)
-    positive = residual[index] > 0
-    residual[index] -= numpy.where(positive, tau, -tau).astype(residual.dtype)
-    if index.size > residual.size * DENSE_FRACTION:
-        planes = numpy.zeros((2, residual.size), dtype=bool)
-        planes[0, index[positive]] = True
-        planes[1, index[~positive]] = True
-        return Message("bitmap", numpy.packbits(planes, axis=1), index.size, tau)
-    signed = (index.astype(numpy.int64) + 1) * numpy.where(positive, 1, -1)
+    positive = residual >= tau
+    negative = residual <= -tau
+    count = int(numpy.count_nonzero(positive)) + int(numpy.count_nonzero(negative))
+    if count > residual.size * DENSE_FRACTION:
+        # Dense: two bit planes, and the residual updated by arithmetic (whole-array passes, no
+        # index lists): r - tau * (+1, -1 or 0) is exactly r -/+ tau where sent, r elsewhere.
+        step = positive.astype(residual.dtype)
+        step -= negative
+        step *= residual.dtype.type(tau)
+        residual -= step
+        return Message("bitmap", numpy.stack([numpy.packbits(positive), numpy.packbits(negative)]), count, tau)
+    index = numpy.flatnonzero(positive | negative)
+    sent_positive = positive[index]
+    residual[index] -= numpy.where(sent_positive, tau, -tau).astype(residual.dtype)
+    signed = (index.astype(numpy.int64) + 1) * numpy.where(sent_positive, 1, -1)
     kind = numpy.int32 if residual.size < (1 << 31) - 1 else numpy.int64
-    return Message("sparse", signed.astype(kind), index.size, tau)
+    return Message("sparse", signed.astype(kind), count, tau)
 
 
 def add_decoded(message, out):
@@ -138,9 +143,10 @@ def add_decoded(message, out):
         index = numpy.abs(signed) - 1
         numpy.add.at(out, index, numpy.where(signed > 0, message.tau, -message.tau).astype(out.dtype))
     else:
-        planes = numpy.unpackbits(message.payload, axis=1, count=out.size).astype(bool)
-        out[planes[0]] += message.tau
-        out[planes[1]] -= message.tau
+        step = numpy.unpackbits(message.payload[0], count=out.size).astype(out.dtype)
+        step -= numpy.unpackbits(message.payload[1], count=out.size)
+        step *= out.dtype.type(message.tau)
+        out += step
     return out
 
 
