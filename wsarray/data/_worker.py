@@ -13,20 +13,14 @@ The worker ignores SIGINT (the owner decides when workers stop) and exits when i
 (its pipe reaches end of file, or its parent process changed).
 """
 
-import gc
-import os
-import pickle
 import random
-import signal
 import traceback
 
 import numpy
 
+from ._child import begin, pickled_error, serve
 from ._collate import layout, plan_stack, write
 from ._segments import Segments
-
-POLL_S = 0.5  # how often an idle worker checks that its owner is alive
-
 
 class WorkerInfo:
     """What ``wsarray.data.worker_info()`` gives inside a worker process (None elsewhere):
@@ -69,15 +63,7 @@ class Spec:
 
 def main(spec, wid, conn, fdsock, close_fds):
     global _info
-    # Everything inherited (a forked copy of the owner's heap) leaves the collector's reach: its
-    # collections then scan only what this worker makes, and never write to inherited pages.
-    gc.freeze()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for fd in close_fds:  # the owner's ends of every pipe this fork inherited
-        try:
-            os.close(fd)
-        except OSError:
-            pass
+    begin(close_fds)
     _info = WorkerInfo(wid, spec.num_workers, spec.seed, spec.dataset)
     state = _State(spec, wid, fdsock)
     if spec.worker_init_fn is not None:
@@ -85,23 +71,7 @@ def main(spec, wid, conn, fdsock, close_fds):
             spec.worker_init_fn(wid)
         except BaseException as e:  # noqa: BLE001 - reported at the first batch
             state.init_error = e
-    while True:
-        try:
-            if not conn.poll(POLL_S):
-                if os.getppid() != spec.owner_pid:
-                    return
-                continue
-            message = conn.recv()
-        except (EOFError, OSError):
-            return
-        if message[0] == "stop":
-            return
-        reply = state.handle(message)
-        if reply is not None:
-            try:
-                conn.send(reply)
-            except (BrokenPipeError, OSError):
-                return
+    serve(conn, spec.owner_pid, state.handle)
 
 
 class _State:
@@ -142,7 +112,7 @@ class _State:
             return self._write(number, skeleton, writes, nbytes, region)
         except BaseException as e:  # noqa: BLE001 - the owner raises it at the batch's position
             self.pending.pop(number, None)
-            return ("error", number, _pickled(e), traceback.format_exc())
+            return ("error", number, pickled_error(e), traceback.format_exc())
 
     def _samples(self, epoch, position, indices):
         spec = self.spec
@@ -193,9 +163,3 @@ class _End:
 
 _END = _End()
 
-
-def _pickled(error):
-    try:
-        return pickle.dumps(error)
-    except Exception:  # noqa: BLE001 - an exception that does not pickle goes as its text
-        return pickle.dumps(RuntimeError(f"{type(error).__name__}: {error}"))

@@ -18,20 +18,14 @@ The worker caps BLAS at ``blas_threads`` threads (threadpoolctl, when installed)
 (its owner decides when it stops) and exits when its owner is gone.
 """
 
-import gc
-import os
-import pickle
-import signal
 import traceback
 
 import numpy
 
+from ..data._child import begin, pickled_error, serve
 from ..data._collate import Leaf, layout, rebuild, write
 from ..data._segments import Segments
 from . import _sharing
-
-POLL_S = 0.5
-
 
 class Spec:
     def __init__(self, model, owner_pid, blas_threads, max_segments):
@@ -40,36 +34,9 @@ class Spec:
 
 
 def main(spec, wid, conn, fdsock, close_fds):
-    # Everything inherited (a forked copy of the owner's heap) leaves the collector's reach: its
-    # collections then scan only what this worker makes, and never write to inherited pages.
-    gc.freeze()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for fd in close_fds:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
+    begin(close_fds)
     _cap_blas(spec.blas_threads)
-    replica = _Replica(spec, fdsock)
-    while True:
-        try:
-            if not conn.poll(POLL_S):
-                if os.getppid() != spec.owner_pid:
-                    return
-                continue
-            message = conn.recv()
-        except (EOFError, OSError):
-            return
-        if message[0] == "stop":
-            return
-        if message[0] == "forget":  # segments whose memory the owner gave back: no answer
-            replica.segments.forget(message[2])
-            continue
-        reply = replica.handle(message)
-        try:
-            conn.send(reply)
-        except OSError:
-            return
+    serve(conn, spec.owner_pid, _Replica(spec, fdsock).handle)
 
 
 def _cap_blas(threads):
@@ -90,6 +57,9 @@ class _Replica:
         self.pending = None  # (skeleton, writes, nbytes) waiting for a larger result region
 
     def handle(self, message):
+        if message[0] == "forget":  # segments whose memory the owner gave back: no answer
+            self.segments.forget(message[2])
+            return None
         try:
             if message[0] == "region":
                 return self._write(*self.pending, message[1])
@@ -103,7 +73,7 @@ class _Replica:
             return self._write(skeleton, writes, nbytes, out)
         except BaseException as e:  # noqa: BLE001 - the owner raises it
             self.pending = None
-            return ("error", _pickled(e), traceback.format_exc())
+            return ("error", pickled_error(e), traceback.format_exc())
 
     def _view(self, region, leaf):
         key, length, offset, size = region
@@ -166,9 +136,3 @@ class _Replica:
         layout = self._layout()
         return layout.flatten(self.model.params, numpy.empty(layout.size, dtype=layout.dtype))
 
-
-def _pickled(error):
-    try:
-        return pickle.dumps(error)
-    except Exception:  # noqa: BLE001 - an exception that does not pickle goes as its text
-        return pickle.dumps(RuntimeError(f"{type(error).__name__}: {error}"))

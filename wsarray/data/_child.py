@@ -1,0 +1,55 @@
+"""What every worker process of wsarray does first and how it serves its owner (wsarray.data's
+batch workers, wsarray.parallel's model replicas).
+
+``begin(close_fds)``: freeze the inherited heap (``gc.freeze()``: the worker's collections then
+scan only what it makes, and never write to pages inherited from a forked owner), ignore SIGINT
+(the owner decides when workers stop; a terminal's Ctrl-C reaches the whole process group), and
+close the owner's ends of the channels a fork inherited (so that the worker sees end-of-file
+when its owner is gone). ``serve(conn, owner_pid, handle)``: answer each message with
+``handle(message)`` (None: no answer) until "stop", the pipe's end, or the owner's death (its
+parent process changed). ``pickled_error(e)``: an exception as bytes the owner can raise.
+"""
+
+import gc
+import os
+import pickle
+import signal
+
+POLL_S = 0.5  # how often an idle worker checks that its owner is alive
+
+
+def begin(close_fds):
+    gc.freeze()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for fd in close_fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def serve(conn, owner_pid, handle):
+    while True:
+        try:
+            if not conn.poll(POLL_S):
+                if os.getppid() != owner_pid:
+                    return
+                continue
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message[0] == "stop":
+            return
+        reply = handle(message)
+        if reply is not None:
+            try:
+                conn.send(reply)
+            except OSError:
+                return
+
+
+def pickled_error(error):
+    try:
+        return pickle.dumps(error)
+    except Exception:  # noqa: BLE001 - an exception that does not pickle goes as its text
+        return pickle.dumps(RuntimeError(f"{type(error).__name__}: {error}"))
