@@ -100,12 +100,10 @@ class ProcessPipeline:
                                "os.fork() its workers do not belong to this process: make a new "
                                "AsyncIterator in the child")
         start = time.perf_counter()
-        first = True
         while True:
-            entry = shielded(self._next_entry, first, cancel)
+            entry = shielded(self._next_entry, cancel)
             if entry is not None:
                 break
-            first = False
             if self.timeout is not None and time.perf_counter() - start > self.timeout:
                 raise TimeoutError(self._late())
             self.changed.wait(WAIT_S)
@@ -119,7 +117,7 @@ class ProcessPipeline:
             raise entry.error
         return entry.batch
 
-    def _next_entry(self, first, cancel):
+    def _next_entry(self, cancel):
         held = self.held
         if held is not None and not held.delivered:
             return held
