@@ -54,6 +54,23 @@ def test_history_records_every_cycle_of_every_thread_with_what_happened(history)
     assert ("hist-worker", "HIST_WORKER") in names and (threading.current_thread().name, "HIST_MAIN") in names
 
 
+class _Rows:
+    def __len__(self):
+        return 12
+
+    def __getitem__(self, i):
+        return numpy.full(8, float(i))
+
+
+def test_history_records_the_batches_worker_processes_build_in_shared_slots(history):
+    with AsyncIterator(_Rows(), backend="process", workers=2, batch_size=4, name="HISTPROC") as it:
+        for _ in it:
+            pass
+    shared = [r for r in memory.snapshot()["history"]["records"] if ":shared" in r["workspace"]]
+    assert len(shared) == 3 and all(r["workspace"].startswith("data:HISTPROC#") for r in shared)
+    assert all(r["peak_cycle_bytes"] >= 4 * 8 * 8 for r in shared)
+
+
 def test_history_is_bounded_and_off_costs_no_listener(history):
     memory.record_history(True, max_entries=3)
     _grow("HIST_BOUND", 7, step=10)

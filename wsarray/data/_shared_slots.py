@@ -21,6 +21,7 @@ import threading
 from .. import _native
 from .._native import _Slot
 from .._array_api.creation import empty
+from ..memory.history import history_enabled, note_fill
 from ._ring import config_with
 
 HEADROOM = 4096  # a region's block header and alignment inside its slot
@@ -102,6 +103,8 @@ class SharedSlots:
         """End the slot's cycle (its batch is retired) and make it free again."""
         if slot.alive and slot.is_open:
             slot.retire()
+            if history_enabled():  # the batch's cycle, for wsarray.memory's history and viewer
+                note_fill(slot.name, slot.stats())
         with self._lock:
             keys = self._keys.get(slot, [])
             if len(keys) > 1:  # regions that spilled: their memory goes with the stale arrays
