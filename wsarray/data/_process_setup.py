@@ -19,11 +19,13 @@ MAX_QUEUE = 1024
 
 
 def default_budget():
-    """A quarter of the memory available now (the slots' total never goes beyond it)."""
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
-    except (ValueError, OSError):
+    """A quarter of the memory the process can still get now (MemAvailable and free swap, capped by
+    a cgroup limit: the core's own measure, page cache counted as available)."""
+    from .._native import _build_info
+    available = _build_info()["available_memory"]
+    if not available or available >= 1 << 62:  # unknown
         return 1 << 30
+    return available // 4
 
 
 def process_pipeline(who, label, source, *, queue_size, consumers, use_workspace, workspace_config, workers,
