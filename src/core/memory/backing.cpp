@@ -8,12 +8,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <pthread.h>
 #include <stdexcept>
 #include <utility>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#endif
 #include <unistd.h>
 
 #ifndef MFD_CLOEXEC
@@ -369,6 +376,28 @@ bool release_pages(Mapping &m, std::size_t offset, std::size_t length) {
     }
     if (madvise(p, hi - lo, MADV_DONTNEED) != 0) return false;
     return !m.file_private;
+}
+
+#ifdef __linux__
+static_assert(sizeof(std::atomic<int>) == sizeof(int), "the futex word is the atomic's int");
+
+void futex_wait(std::atomic<int> &word, int expected) {
+    syscall(SYS_futex, (int *) &word, FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+
+void futex_wake_one(std::atomic<int> &word) {
+    syscall(SYS_futex, (int *) &word, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+#endif
+
+void register_fork_handlers(void (*before)(), void (*parent)(), void (*child)()) {
+    pthread_atfork(before, parent, child);
+}
+
+void trim_heap() {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 } // namespace wsa

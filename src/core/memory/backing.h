@@ -13,6 +13,7 @@
 /// Requests larger than the memory the process can still get fail with MappingRefused up front:
 /// touching pages the machine does not have would get the process OOM-killed instead.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <new>
 #include <string>
@@ -133,6 +134,20 @@ bool release_pages(Mapping &m, std::size_t offset, std::size_t length);
 /// Bytes of memory this process can still get: MemAvailable + SwapFree, capped by the cgroup
 /// limit. SIZE_MAX when unknown.
 std::size_t available_memory();
+
+/// Sleep while `word` holds `expected` (a private futex; may return early or spuriously: the caller
+/// looks again). Linux only: the registry's lock (workspace.cpp) sleeps here.
+void futex_wait(std::atomic<int> &word, int expected);
+/// Wake one thread sleeping in futex_wait on `word`.
+void futex_wake_one(std::atomic<int> &word);
+
+/// Run `before` in the parent just before fork(), `parent` in the parent and `child` in the child
+/// just after it (pthread_atfork).
+void register_fork_handlers(void (*before)(), void (*parent)(), void (*child)());
+
+/// Give the C heap's free memory back to the operating system (glibc's malloc_trim; nothing
+/// elsewhere).
+void trim_heap();
 
 /// Page size and huge page size used for rounding.
 std::size_t page_size();

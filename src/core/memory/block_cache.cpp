@@ -1,9 +1,10 @@
 /// src/core/memory/block_cache.cpp -- the allocator's lock-free fast path (see block_cache.h): a
 /// hit takes a block from this thread's cache, a free of a block this thread made puts it there.
-/// The locked side (claiming a workspace, giving blocks back) is in workspace.cpp.
+/// The locked side (claiming a workspace, giving blocks back) is in block_cache_locked.cpp; the cache
+/// reaches a workspace only through its CacheShare.
 #include "block_cache.h"
 
-#include "workspace.h"
+#include "epoch.h"
 
 #include <cstring>
 #include <new>
@@ -18,7 +19,7 @@ thread_local BlockCache *tl_cache = nullptr;
 struct CacheOwner {
     ~CacheOwner() {
         if (!tl_cache) return;
-        Workspace::flush_thread_cache();
+        flush_this_thread_cache();
         delete tl_cache;
         tl_cache = nullptr;
     }
@@ -47,10 +48,10 @@ BlockCache *this_thread_cache() {
 
 BlockCache *this_thread_cache_if_any() { return tl_cache; }
 
-void *Workspace::allocate_cached(std::size_t n, bool zero) {
+void *cache_allocate(const Workspace *ws, CacheShare &share, std::size_t n, bool zero) {
     BlockCache *tc = tl_cache;
-    if (!tc || tc->ws != this || !tc->count || tc->epoch != scope_epoch() ||
-        cache_revoked_.load(std::memory_order_relaxed))
+    if (!tc || tc->ws != ws || !tc->count || tc->epoch != scope_epoch() ||
+        share.cache_revoked_.load(std::memory_order_relaxed))
         return nullptr;
     for (int k = tc->count - 1; k >= 0; --k) {  // newest first: its memory is the warmest
         if (tc->blocks[k].requested != n) continue;
@@ -58,23 +59,23 @@ void *Workspace::allocate_cached(std::size_t n, bool zero) {
         for (int j = k + 1; j < tc->count; ++j) tc->blocks[j - 1] = tc->blocks[j];
         --tc->count;
         tc->note_made(e.p, e.size, n);
-        sub(fast_.cached_bytes, e.size);
-        sub(fast_.cached_blocks, 1);
-        add(fast_.allocations, 1);
-        add(fast_.bytes, e.size);
+        sub(share.fast_.cached_bytes, e.size);
+        sub(share.fast_.cached_blocks, 1);
+        add(share.fast_.allocations, 1);
+        add(share.fast_.bytes, e.size);
         // The peak of this cycle, as the locked path keeps it (cached blocks are not in use).
         std::size_t used =
-            used_now_.load(std::memory_order_relaxed) - fast_.cached_bytes.load(std::memory_order_relaxed);
-        std::uint64_t serial = cycle_serial();
-        if (fast_.peak_serial.load(std::memory_order_relaxed) != serial) {
-            fast_.peak.store(used, std::memory_order_relaxed);
-            fast_.peak_serial.store(serial, std::memory_order_relaxed);
-        } else if (used > fast_.peak.load(std::memory_order_relaxed)) {
-            fast_.peak.store(used, std::memory_order_relaxed);
+            share.used_now_.load(std::memory_order_relaxed) - share.fast_.cached_bytes.load(std::memory_order_relaxed);
+        std::uint64_t serial = share.cycle_serial_.load(std::memory_order_acquire);
+        if (share.fast_.peak_serial.load(std::memory_order_relaxed) != serial) {
+            share.fast_.peak.store(used, std::memory_order_relaxed);
+            share.fast_.peak_serial.store(serial, std::memory_order_relaxed);
+        } else if (used > share.fast_.peak.load(std::memory_order_relaxed)) {
+            share.fast_.peak.store(used, std::memory_order_relaxed);
         }
         if (zero) {  // the block was used before: clear what was asked for
             std::memset(e.p, 0, n);
-            add(fast_.zeroed, n);
+            add(share.fast_.zeroed, n);
         }
         return e.p;
     }
@@ -86,13 +87,13 @@ bool free_cached(void *p) {
     if (!tc || !tc->ws) return false;
     BlockCache::Made &m = tc->made[BlockCache::slot(p)];
     if (m.p != p || m.claim != tc->claim || tc->count == BlockCache::kBlocks) return false;
-    Workspace *ws = tc->ws;
-    if (tc->epoch != scope_epoch() || ws->cache_revoked_.load(std::memory_order_relaxed)) return false;
+    CacheShare *share = tc->share;
+    if (tc->epoch != scope_epoch() || share->cache_revoked_.load(std::memory_order_relaxed)) return false;
     m.p = nullptr;
     tc->blocks[tc->count++] = BlockCache::Entry{(char *) p, m.size, m.requested};
-    add(ws->fast_.cached_bytes, m.size);
-    add(ws->fast_.cached_blocks, 1);
-    add(ws->fast_.frees, 1);
+    add(share->fast_.cached_bytes, m.size);
+    add(share->fast_.cached_blocks, 1);
+    add(share->fast_.frees, 1);
     return true;
 }
 

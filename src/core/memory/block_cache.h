@@ -13,12 +13,14 @@
 /// cached block had been freed. The cache gives its blocks back (flush_cache_locked, mutex held)
 /// when this thread's allocation misses a full cache, its epoch ended, a spill is near, another
 /// thread allocated in the workspace (cache_revoked_), and before this thread begins or ends a
-/// cycle or destroys the workspace; and when the thread ends.
+/// cycle or destroys the workspace; and when the thread ends. The lock-free half is in
+/// block_cache.cpp, the locked half (the functions named "_locked") in block_cache_locked.cpp.
 ///
 /// A free is recognised by the `made` table: the blocks this thread allocated from the claimed
 /// workspace in the current epoch, by address. Only the thread that made a block takes it back
 /// into its cache; every other free takes the locked path.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -26,6 +28,32 @@
 namespace wsa {
 
 class Workspace;
+struct BlockCache;
+
+/// The part of a workspace that a thread's cache reads and writes without the registry mutex
+/// (Workspace keeps it as a private base, workspace.h; the cache reaches it through
+/// BlockCache::share).
+struct CacheShare {
+    /// The thread cache holding this workspace's blocks, if any; set and cleared with the mutex
+    /// held.
+    std::atomic<BlockCache *> cacher_{nullptr};
+    /// Set (mutex held) when another thread allocated here while a cache held this workspace:
+    /// that cache gives its blocks back at its next operation.
+    std::atomic<bool> cache_revoked_{false};
+    /// The workspace's stats_.used, readable without the mutex (the cache's peak tracking).
+    std::atomic<std::size_t> used_now_{0};
+    /// Counts the workspace's begin_cycle() calls (Workspace::cycle_serial()).
+    std::atomic<std::uint64_t> cycle_serial_{0};
+    /// What the cache did since it last gave its blocks back. Written only by the thread whose
+    /// cache holds this workspace (without the mutex) or with the mutex held by that thread; read
+    /// anywhere. The blocks a cache holds still count as live in the chunks and stats_.
+    struct CacheCounters {
+        std::atomic<std::size_t> cached_bytes{0}, cached_blocks{0};  ///< held by the cache now
+        std::atomic<std::size_t> allocations{0}, bytes{0}, frees{0}, zeroed{0};
+        std::atomic<std::size_t> peak{0};           ///< highest used seen at a cached allocation
+        std::atomic<std::uint64_t> peak_serial{0};  ///< ... in the cycle of this cycle_serial_
+    } fast_;
+};
 
 struct BlockCache {
     static constexpr int kBlocks = 16;                         ///< blocks held at most
@@ -33,6 +61,7 @@ struct BlockCache {
     static constexpr int kMadeSlots = 256;                     ///< the made table (direct-mapped)
 
     Workspace *ws = nullptr;           ///< the claimed workspace (ws->cacher_ == this), or null
+    CacheShare *share = nullptr;       ///< `ws`'s CacheShare (null with `ws`)
     std::shared_ptr<Workspace> hold;   ///< keeps `ws` alive while claimed
     std::uint64_t epoch = 0;           ///< the scope epoch of the claim
     std::uint64_t claim = 0;           ///< counts claims: tells this claim's made blocks from older ones
@@ -67,6 +96,10 @@ BlockCache *this_thread_cache();
 /// This thread's cache if it has one (no creation).
 BlockCache *this_thread_cache_if_any();
 
+/// The lock-free allocation: a block this thread's cache holds for `n` bytes of `ws` (`share`: its
+/// CacheShare), else null (the caller takes the locked path). `zero`: cleared.
+void *cache_allocate(const Workspace *ws, CacheShare &share, std::size_t n, bool zero);
+
 /// Take `p` into this thread's cache when this thread made it from the claimed workspace in the
 /// current epoch and there is room; false: the caller frees it on the locked path.
 bool free_cached(void *p);
@@ -76,5 +109,17 @@ bool free_cached(void *p);
 /// reference to the workspace: release it after the mutex (the last one destroys the workspace,
 /// which takes the mutex).
 void flush_cache_locked(BlockCache &tc, std::shared_ptr<Workspace> &drop);
+
+/// Claim `ws` for this thread's cache `tc` (mutex held): keep a claim that still holds, else give
+/// back what `tc` holds and claim `ws` if this thread owns it and no other cache has it. `drop`:
+/// as for flush_cache_locked.
+void claim_locked(BlockCache &tc, Workspace &ws, std::shared_ptr<Workspace> &drop);
+
+/// Free the blocks `tc` holds in their chunks (mutex held), keeping the claim.
+void release_cached_locked(BlockCache &tc);
+
+/// Give back what this thread's cache holds, taking the registry mutex (Workspace::flush_thread_cache);
+/// the cache calls it when its thread ends.
+void flush_this_thread_cache();
 
 } // namespace wsa

@@ -1,22 +1,12 @@
-/// src/core/memory/workspace.cpp -- workspace policies, statistics and the chunk address registry.
+/// src/core/memory/workspace.cpp -- workspace policies and statistics: mapping chunks and spills,
+/// allocating and freeing blocks, cycles, learning, trimming, destruction.
 #include "workspace.h"
 
-#include "block_cache.h"
+#include "registry.h"
 
 #include <algorithm>
 #include <cstring>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-#include <map>
 #include <new>
-#include <pthread.h>
-#include <set>
-#ifdef __linux__
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 namespace wsa {
 
@@ -39,209 +29,6 @@ void set_thread_spill_everything(int on) {
 
 bool spilling_everything() {
     return tl_spill_everything >= 0 ? tl_spill_everything != 0 : g_spill_everything.load(std::memory_order_relaxed);
-}
-
-#ifdef __linux__
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    asm volatile("yield");
-#endif
-}
-
-/// The registry's lock. It is taken twice for every array a workspace serves (allocate, free):
-/// glibc's pthread mutex costs ~55 instructions a lock/unlock pair out of line, this one an inline
-/// compare-and-swap and exchange (np.zeros(64) in a workspace: 7% faster). Waiters sleep on a
-/// futex (Drepper, "Futexes Are Tricky", mutex 3): 0 free, 1 locked, 2 locked with waiters.
-class RegistryMutex {
-public:
-    void lock() {
-        int c = 0;
-        if (!state_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed))
-            lock_contended(c);
-    }
-    bool try_lock() {
-        int c = 0;
-        return state_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed);
-    }
-    void unlock() {
-        if (state_.exchange(0, std::memory_order_release) == 2)
-            syscall(SYS_futex, (int *) &state_, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
-    }
-
-private:
-    void lock_contended(int c) {
-        // Holders keep the lock for a few hundred instructions (a map or unmap at most): spin a
-        // little before sleeping.
-        for (int i = 0; i < 64 && c == 1; ++i) {
-            cpu_relax();
-            c = 0;
-            if (state_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
-        }
-        if (c != 2) c = state_.exchange(2, std::memory_order_acquire);
-        while (c != 0) {
-            syscall(SYS_futex, (int *) &state_, FUTEX_WAIT_PRIVATE, 2, nullptr, nullptr, 0);
-            c = state_.exchange(2, std::memory_order_acquire);
-        }
-    }
-    static_assert(sizeof(std::atomic<int>) == sizeof(int), "the futex word is the atomic's int");
-    std::atomic<int> state_{0};
-};
-#else
-using RegistryMutex = std::mutex;
-#endif
-
-/// Every chunk of every workspace by base address, so that a pointer NumPy frees (on any thread)
-/// finds its chunk. `g_mu` guards the registry and all workspace state.
-struct Registry {
-    RegistryMutex mu;
-    std::map<std::uintptr_t, Chunk *> chunks;
-    std::atomic<std::uintptr_t> lo{UINTPTR_MAX}, hi{0};  ///< quick reject for foreign pointers
-    Chunk *last_found = nullptr;  ///< the chunk find() answered last (registered still)
-    std::size_t zombie_bytes = 0;
-    /// Device chunks to give back once the mutex is down (a device source's callbacks may need
-    /// the GIL; calling them with the mutex held can deadlock against a thread that holds the GIL
-    /// and waits for the mutex). The source's shared pointer keeps it alive until then.
-    std::vector<std::pair<Mapping, std::shared_ptr<const DeviceSource>>> deferred;
-
-    Chunk *find(const void *p) {
-        auto a = (std::uintptr_t) p;
-        if (a < lo.load(std::memory_order_relaxed) || a >= hi.load(std::memory_order_relaxed)) return nullptr;
-        if (last_found && last_found->contains(p)) return last_found;  // a loop frees where it allocates
-        auto it = chunks.upper_bound(a);
-        if (it == chunks.begin()) return nullptr;
-        --it;
-        if (!it->second->contains(p)) return nullptr;
-        last_found = it->second;
-        return last_found;
-    }
-    void add(Chunk *c) {
-        chunks.emplace((std::uintptr_t) c->base(), c);
-        auto a = (std::uintptr_t) c->base();
-        if (a < lo) lo = a;
-        if (a + c->capacity() > hi) hi = a + c->capacity();
-    }
-    void remove(Chunk *c) {
-        if (last_found == c) last_found = nullptr;
-        chunks.erase((std::uintptr_t) c->base());
-        // Shrink the range to the chunks left (they never overlap: the last by address ends
-        // highest). A heap spill's low address would otherwise leave every NumPy free taking the
-        // lock and the map lookup for as long as any chunk exists.
-        if (chunks.empty()) {
-            lo = UINTPTR_MAX;
-            hi = 0;
-        } else {
-            lo = chunks.begin()->first;
-            const Chunk *top = chunks.rbegin()->second;
-            hi = (std::uintptr_t) top->base() + top->capacity();
-        }
-    }
-};
-
-/// Free `p` if it is a live block of any chunk (mutex held); see free_if_owned.
-bool free_locked(Registry &r, void *p, bool count_free);
-
-/// Unmap `c`'s memory (deferred for a device chunk: see Registry::deferred) and delete `c`.
-/// Mutex held; `c` is no longer registered.
-static void drop_chunk_locked(Chunk *c);
-
-static void lock_before_fork();
-static void unlock_in_parent();
-static void unlock_in_child();
-
-static Registry &registry() {
-    // Never destroyed: frees may arrive during shutdown.
-    static Registry *r = [] {
-        auto *reg = new Registry();
-        pthread_atfork(lock_before_fork, unlock_in_parent, unlock_in_child);
-        return reg;
-    }();
-    return *r;
-}
-
-/// Holds the registry mutex; on the way out, gives back the device chunks deferred meanwhile,
-/// with the mutex down.
-class Locked {
-public:
-    Locked() : lock_(registry().mu) {}
-    Locked(const Locked &) = delete;
-    Locked &operator=(const Locked &) = delete;
-    ~Locked() {
-        if (registry().deferred.empty()) return;
-        std::vector<std::pair<Mapping, std::shared_ptr<const DeviceSource>>> out;
-        out.swap(registry().deferred);
-        lock_.unlock();
-        for (auto &m : out) unmap(m.first);
-    }
-
-private:
-    std::unique_lock<RegistryMutex> lock_;
-};
-
-static void drop_chunk_locked(Chunk *c) {
-    if (c->mapping.source == Source::Device) registry().deferred.emplace_back(c->mapping, c->device);
-    else unmap(c->mapping);
-    delete c;
-}
-
-/// Runs in the parent just before fork(), mutex held. A shared file mapping would let parent and
-/// child write into each other's arrays: each becomes a copy-on-write view of its file, in both
-/// processes (one mmap call per chunk: fork costs the same whatever the workspaces' size). Each
-/// process maps a fresh file again when a cycle ends with the chunk empty (Workspace::end_cycle).
-/// Shared memory (location 'shared') stays shared in the parent: the child unshares its view
-/// (after_fork_in_child).
-void before_fork() {
-    for (auto &kv : registry().chunks) freeze_file(kv.second->mapping);
-}
-
-// fork() copies only the calling thread. Holding the mutex across fork() means no other thread can
-// be inside a workspace operation at that moment, so the child's copy of every structure is
-// consistent and its mutex is not left locked by a thread that no longer exists.
-static void lock_before_fork() {
-    registry().mu.lock();
-    before_fork();
-}
-static void unlock_in_parent() { registry().mu.unlock(); }
-
-/// In the child: every shared-memory chunk (the parent's memory) becomes the child's copy-on-write
-/// view, before anything (destroying orphans, trimming, allocating) could write into it or punch
-/// holes in it. Pages the child has not written show what the parent writes later: no page of
-/// such a chunk counts as fresh (reading zeros) any more.
-static void unshare_chunks_in_child(Registry &r) {
-    for (auto &kv : r.chunks) {
-        Chunk *c = kv.second;
-        if (c->mapping.source != Source::Shared || c->mapping.file_private) continue;
-        unshare_in_child(c->mapping);
-        c->high_water = c->capacity();
-    }
-}
-
-/// Runs in the child, mutex held, only the forking thread alive (see workspace.h). `drop`: the
-/// references the vanished threads' block caches held, to release once the mutex is down.
-void after_fork_in_child(std::vector<std::shared_ptr<Workspace>> &drop) {
-    Registry &r = registry();
-    unshare_chunks_in_child(r);
-    const std::thread::id me = std::this_thread::get_id();
-    std::set<Workspace *> orphans;
-    for (auto &kv : r.chunks) {
-        Chunk *c = kv.second;
-        if (c->owner && c->owner->owner_ != me) orphans.insert(c->owner);
-    }
-    for (Workspace *ws : orphans) {
-        // A thread caches only its own workspaces' blocks: give back what its cache held.
-        if (BlockCache *tc = ws->cacher_.load(std::memory_order_relaxed)) {
-            drop.emplace_back();
-            flush_cache_locked(*tc, drop.back());
-        }
-        ws->destroy_locked(DestroyReason::Fork);
-    }
-}
-
-static void unlock_in_child() {
-    std::vector<std::shared_ptr<Workspace>> drop;
-    after_fork_in_child(drop);
-    registry().mu.unlock();
 }
 
 Workspace::Workspace(std::string name, Config config)
@@ -394,68 +181,10 @@ Stats Workspace::reported_locked() const {
     return s;
 }
 
-/// Claim `ws` for this thread's cache `tc` (mutex held): keep a claim that still holds, else give
-/// back what `tc` holds and claim `ws` if this thread owns it and no other cache has it (another
-/// cache that has it is told to let go: its made table may not know what this thread does here).
-void claim_locked(BlockCache &tc, Workspace &ws, std::shared_ptr<Workspace> &drop) {
-    if (tc.ws == &ws && tc.epoch == scope_epoch() && !ws.cache_revoked_.load(std::memory_order_relaxed) &&
-        tc.count < BlockCache::kBlocks)
-        return;
-    flush_cache_locked(tc, drop);
-    BlockCache *other = ws.cacher_.load(std::memory_order_relaxed);
-    if (other) {
-        ws.cache_revoked_.store(true, std::memory_order_relaxed);
-        return;
-    }
-    if (!ws.cacheable() || ws.owner_thread() != std::this_thread::get_id()) return;
-    std::shared_ptr<Workspace> self = ws.weak_from_this().lock();
-    if (!self) return;  // not owned by a shared_ptr (a C++ test's): no cache
-    ws.cacher_.store(&tc, std::memory_order_relaxed);
-    ws.cache_revoked_.store(false, std::memory_order_relaxed);
-    tc.ws = &ws;
-    tc.hold = std::move(self);
-    tc.epoch = scope_epoch();
-    ++tc.claim;
-}
-
-/// Free the blocks `tc` holds in their chunks (mutex held), keeping the claim: frees the cache
-/// counted already.
-void release_cached_locked(BlockCache &tc) {
-    Registry &r = registry();
-    for (int k = 0; k < tc.count; ++k) free_locked(r, tc.blocks[k].p, /*count_free=*/false);
-    tc.count = 0;
-    tc.ws->fast_.cached_bytes.store(0, std::memory_order_relaxed);
-    tc.ws->fast_.cached_blocks.store(0, std::memory_order_relaxed);
-}
-
-void flush_cache_locked(BlockCache &tc, std::shared_ptr<Workspace> &drop) {
-    Workspace *ws = tc.ws;
-    if (!ws) return;
-    release_cached_locked(tc);
-    Workspace::CacheCounters &f = ws->fast_;
-    Workspace::add_cache_events(f, ws->cycle_serial(), ws->stats_);
-    for (auto *a : {&f.allocations, &f.bytes, &f.frees, &f.zeroed, &f.peak}) a->store(0, std::memory_order_relaxed);
-    f.peak_serial.store(0, std::memory_order_relaxed);
-    if (ws->cacher_.load(std::memory_order_relaxed) == &tc) {
-        ws->cacher_.store(nullptr, std::memory_order_relaxed);
-        ws->cache_revoked_.store(false, std::memory_order_relaxed);
-    }
-    tc.ws = nullptr;
-    drop = std::move(tc.hold);
-}
-
 /// Give back this thread's cache if it holds `ws`'s blocks (mutex held).
 static void flush_if_mine_locked(Workspace *ws, std::shared_ptr<Workspace> &drop) {
     BlockCache *tc = this_thread_cache_if_any();
     if (tc && tc->ws == ws) flush_cache_locked(*tc, drop);
-}
-
-void Workspace::flush_thread_cache() {
-    BlockCache *tc = this_thread_cache_if_any();
-    if (!tc || !tc->ws) return;
-    std::shared_ptr<Workspace> drop;  // released after the mutex
-    Locked lock;
-    flush_cache_locked(*tc, drop);
 }
 
 void *Workspace::allocate_uncached(std::size_t n, bool zero) {
@@ -577,14 +306,6 @@ void *Workspace::spill_locked(std::size_t total, std::size_t n, bool zero, std::
     return data;
 }
 
-/// Outside every chunk's address range: certainly foreign, no lock needed. A chunk is registered
-/// (and the range widened) before any block of it is handed out, and the range shrinks only when
-/// no chunk is left.
-static bool surely_foreign(Registry &r, const void *p) {
-    auto a = (std::uintptr_t) p;
-    return a < r.lo.load(std::memory_order_acquire) || a >= r.hi.load(std::memory_order_acquire);
-}
-
 bool Workspace::free_uncached(void *p) {
     Registry &r = registry();
     // Every NumPy array freed while the handler is installed asks, workspace memory or not.
@@ -602,9 +323,7 @@ bool Workspace::free_uncached(void *p) {
     return free_locked(r, p, /*count_free=*/true);
 }
 
-/// Free `p` if it is a live block of any chunk (mutex held); `count_free`: a free of the program's
-/// (not a cached block given back, whose free the cache counted).
-bool free_locked(Registry &r, void *p, bool count_free) {
+bool Workspace::free_locked(Registry &r, void *p, bool count_free) {
     Chunk *c = r.find(p);
     if (!c) return false;
     Workspace *ws = c->owner;
@@ -768,11 +487,9 @@ std::string Workspace::end_cycle() noexcept {
             if (done) {
                 learn_locked(learning_max_);
                 stats_.initialized = true;
-#ifdef __GLIBC__
                 // The learning cycle's spills went to the C heap and were freed there; from now on
                 // the workspace serves those allocations, so hand the heap's free tail back.
-                malloc_trim(0);
-#endif
+                trim_heap();
             }
         } else if (chunks_.size() > 1 && config_.spill == SpillPolicy::Reallocate &&
                    std::all_of(chunks_.begin(), chunks_.end(), [](Chunk *c) { return c->live_blocks == 0; })) {

@@ -18,8 +18,10 @@
 /// and the workspaces of every other thread, which does not exist in the child, are destroyed:
 /// their arrays raise WorkspaceError there.
 #pragma once
+#include "block_cache.h"
 #include "chunk.h"
 #include "config.h"
+#include "epoch.h"
 
 #include <atomic>
 #include <memory>
@@ -32,16 +34,7 @@
 namespace wsa {
 
 struct Frame;
-struct BlockCache;
-/// Take `p` into this thread's block cache if it made it (block_cache.h): free_if_owned()'s fast path.
-bool free_cached(void *p);
-
-/// Bumped whenever any workspace's cycle opens or ends, a workspace is destroyed, or a scope opens
-/// or closes (manager.h): the bindings cache a thread's allocation target until it changes, and
-/// a thread's block cache (block_cache.h) is valid within one epoch.
-extern std::atomic<std::uint64_t> g_scope_epoch;
-inline std::uint64_t scope_epoch() { return g_scope_epoch.load(std::memory_order_acquire); }
-void bump_scope_epoch();
+struct Registry;
 
 /// Debug mode "spill_everything": every allocation is a spill (memory outside the chunks, given
 /// back at the end of its cycle), whatever the spill policy, so that a use after the cycle reads
@@ -88,7 +81,9 @@ struct Stats {
     bool initialized = false;          ///< learning finished (or no learning)
 };
 
-class Workspace : public std::enable_shared_from_this<Workspace> {
+/// A workspace's CacheShare (block_cache.h: what a thread's block cache reads and writes without
+/// the mutex) is a private base: the cache reaches it through BlockCache::share, nothing else.
+class Workspace : public std::enable_shared_from_this<Workspace>, private CacheShare {
 public:
     Workspace(std::string name, Config config);
     ~Workspace();
@@ -119,7 +114,7 @@ public:
     /// written; device and no-touch memory cannot be cleared by the core: WorkspaceMisuse).
     /// Throws WorkspaceOutOfMemory (policy or max_size) or WorkspaceMisuse (destroyed workspace).
     void *allocate(std::size_t n, bool zero = false) {
-        if (void *p = allocate_cached(n, zero)) return p;  // this thread's cache (block_cache.h)
+        if (void *p = cache_allocate(this, *this, n, zero)) return p;  // this thread's cache (block_cache.h)
         return allocate_uncached(n, zero);
     }
 
@@ -168,7 +163,7 @@ public:
 
     /// Give back the small blocks this thread keeps for reuse (block_cache.h): a thread that stops
     /// using workspaces (the bindings call it when a Python thread ends) leaves none pinned.
-    static void flush_thread_cache();
+    static void flush_thread_cache() { flush_this_thread_cache(); }
 
 private:
     /// allocate() and free_if_owned() past this thread's cache: the registry lock.
@@ -199,16 +194,14 @@ private:
     Stats reported_locked() const;
     /// Can a thread cache this workspace's blocks (block_cache.h)? Host memory, not circular.
     bool cacheable() const { return host_memory() && !circular() && alive(); }
-    /// The lock-free allocation of block_cache.cpp: a block this thread's cache holds for `n`
-    /// bytes, else null.
-    void *allocate_cached(std::size_t n, bool zero);
 
-    friend struct Registry;
+    /// Free `p` if it is a live block of any chunk (mutex held); `count_free`: a free of the
+    /// program's (not a cached block given back, whose free the cache counted).
+    static bool free_locked(Registry &r, void *p, bool count_free);
+
+    // The fork handling (fork.cpp) and the block cache's locked half (block_cache_locked.cpp).
     friend void after_fork_in_child(std::vector<std::shared_ptr<Workspace>> &drop);
-    friend void before_fork();
     friend void flush_cache_locked(BlockCache &tc, std::shared_ptr<Workspace> &drop);
-    friend bool free_cached(void *p);
-    friend bool free_locked(struct Registry &r, void *p, bool count_free);
     friend void release_cached_locked(BlockCache &tc);
     friend void claim_locked(BlockCache &tc, Workspace &ws, std::shared_ptr<Workspace> &drop);
 
@@ -219,7 +212,6 @@ private:
     std::atomic<bool> alive_{true};
     std::atomic<DestroyReason> reason_{DestroyReason::Alive};
     std::atomic<std::uint64_t> generation_{1};
-    std::atomic<std::uint64_t> cycle_serial_{0};
     std::atomic<bool> cycle_open_{false};
     int trim_window_ = 0;           ///< cycles since the last trim check
     std::weak_ptr<Frame> cycle_frame_;
@@ -229,23 +221,6 @@ private:
     std::size_t live_spill_bytes_ = 0;
     std::size_t learning_max_ = 0;  ///< over_time: largest cycle peak seen while learning
     Stats stats_;
-    /// The thread cache (block_cache.h) holding this workspace's blocks, if any; set and cleared
-    /// with the mutex held.
-    std::atomic<BlockCache *> cacher_{nullptr};
-    /// Set (mutex held) when another thread allocated here while a cache held this workspace:
-    /// that cache gives its blocks back at its next operation.
-    std::atomic<bool> cache_revoked_{false};
-    /// stats_.used, readable without the mutex (the cache's peak tracking).
-    std::atomic<std::size_t> used_now_{0};
-    /// What the cache did since it last gave its blocks back. Written only by the thread whose
-    /// cache holds this workspace (without the mutex) or with the mutex held by that thread; read
-    /// anywhere. The blocks a cache holds still count as live in the chunks and stats_.
-    struct CacheCounters {
-        std::atomic<std::size_t> cached_bytes{0}, cached_blocks{0};  ///< held by the cache now
-        std::atomic<std::size_t> allocations{0}, bytes{0}, frees{0}, zeroed{0};
-        std::atomic<std::size_t> peak{0};            ///< highest used seen at a cached allocation
-        std::atomic<std::uint64_t> peak_serial{0};   ///< ... in the cycle of this cycle_serial()
-    } fast_;
     /// Add what a cache did (its allocations, frees, bytes, the peak of cycle `cycle_serial`) to `s`.
     static void add_cache_events(const CacheCounters &f, std::uint64_t cycle_serial, Stats &s);
 };
