@@ -77,6 +77,7 @@ INFERENCE = PRELUDE + textwrap.dedent("""
 
     def shut():
         pi.shutdown(cancel_pending=True)
+        armed[0] = False  # disarmed before leaving: no interrupt may land outside the storm
         raise SystemExit  # leave the storm once a shutdown went through
 
     try:
@@ -117,6 +118,7 @@ ITERATOR = PRELUDE + textwrap.dedent("""
 
     def close():
         it.close()
+        armed[0] = False  # disarmed before leaving: no interrupt may land outside the storm
         raise SystemExit
 
     try:
@@ -163,6 +165,7 @@ PROCESS_ITERATOR = PRELUDE + textwrap.dedent("""
 
     def close():
         it.close()
+        armed[0] = False  # disarmed before leaving: no interrupt may land outside the storm
         raise SystemExit
 
     try:

@@ -21,6 +21,7 @@ over a window of batches, at least two batches were always ready when the consum
 
 import contextvars
 import os
+import pickle
 import threading
 import time
 
@@ -346,7 +347,6 @@ class ProcessPipeline:
             pass
 
     def _error(self, message, worker, number):
-        import pickle
         try:
             error = pickle.loads(message[2])
         except Exception as e:  # noqa: BLE001 - an exception class the owner cannot rebuild

@@ -9,10 +9,12 @@ import multiprocessing
 import os
 import secrets
 
+from .._native import _build_info
 from .._workspaces import parse_size
 from ._plan import IterablePlan, MapPlan, STATE_VERSION, check_state
 from ._process_pipeline import ProcessPipeline
 from ._processes import MAX_SEGMENTS
+from ._worker import Spec
 
 MAX_WORKERS = 256
 MAX_QUEUE = 1024
@@ -21,7 +23,6 @@ MAX_QUEUE = 1024
 def default_budget():
     """A quarter of the memory the process can still get now (MemAvailable and free swap, capped by
     a cgroup limit: the core's own measure, page cache counted as available)."""
-    from .._native import _build_info
     available = _build_info()["available_memory"]
     if not available or available >= 1 << 62:  # unknown
         return 1 << 30
@@ -65,7 +66,6 @@ def process_pipeline(who, label, source, *, queue_size, consumers, use_workspace
     start_method = _start_method(start_method, fn)
     plan = _plan(source, workers, batch_size, shuffle, seed, drop_last, fn)
     plan.seed_given = seed_given
-    from ._worker import Spec
     spec = Spec(source, plan.kind, batch_size, drop_last, collate, seed, workers, worker_init_fn,
                 os.getpid(), MAX_SEGMENTS)
     return ProcessPipeline(who, label, source, plan, spec=spec, workers=workers, queue_size=queue_size,

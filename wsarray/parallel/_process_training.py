@@ -25,6 +25,7 @@ from .._workspaces import scope_out
 from ..data import AsyncIterator
 from ..data._batches import detach
 from . import _sharing
+from ._blas import available_cores
 from ._remote import Replica, stop_all
 
 
@@ -36,7 +37,6 @@ def blas_per_worker(blas_threads, workers):
     if blas_threads is None:
         return None
     if blas_threads == "auto":
-        from ._blas import available_cores
         return max(1, available_cores() // workers)
     return blas_threads
 

@@ -22,7 +22,7 @@ import numpy
 
 from .._interrupts import Gate, shielded, start_thread
 from .._workspaces import WorkspaceConfig
-from ..data._batches import map_arrays
+from ..data._batches import copy_into_current_scope, map_arrays
 from ..data._collate import Leaf, layout, rebuild, write
 from ..data._process_pipeline import WorkerError
 from ..data._processes import MAX_SEGMENTS, WorkerPool, exit_description, wait
@@ -193,7 +193,6 @@ class RemoteModel:
 
 def remote_models(model, entry, workers, *, who, start_method, blas_threads):
     """One RemoteModel per worker, each with a replica process (started now)."""
-    from ..data._batches import copy_into_current_scope
     method = "__call__" if entry is model else entry.__name__
     models = [RemoteModel(Replica(who, model, k, start_method=start_method, blas_threads=blas_threads,
                                   copy_out=copy_into_current_scope), method) for k in range(workers)]

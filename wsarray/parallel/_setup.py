@@ -6,6 +6,7 @@ before any thread starts, rather than one found out while serving.
 
 import copy
 import math
+import multiprocessing
 import warnings
 
 from .._workspaces import scope_out
@@ -94,7 +95,6 @@ def deadline_seconds(value, name, who):
 def backend_and_start_method(backend, start_method, who):
     """Check ``backend`` ("thread" or "process") and ``start_method``; the start method to use
     ("fork" where the platform has it, unless "spawn" is asked for)."""
-    import multiprocessing
     if backend not in ("thread", "process"):
         raise ValueError(f"{who}: backend must be 'thread' or 'process', got {backend!r}")
     if start_method not in (None, "fork", "spawn"):

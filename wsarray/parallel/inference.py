@@ -24,6 +24,8 @@ from .._workspaces import WorkspaceConfig
 from . import _blas
 from ._buckets import check_takes_mask, parse_pad_buckets
 from ._service import InferenceService
+from ._process_training import blas_per_worker
+from ._remote import remote_models
 from ._requests import Request, RequestFuture, request_data
 from ._setup import (backend_and_start_method, cap_blas, deadline_seconds, positive_int, priority_int,
                      seconds, worker_models)
@@ -124,8 +126,6 @@ class ParallelInference:
             check_takes_mask(models[0], who)
         _blas.settle()
         if backend == "process":
-            from ._process_training import blas_per_worker
-            from ._remote import remote_models
             if blas_threads not in (None, "auto"):
                 positive_int(blas_threads, "blas_threads", who)
             models = remote_models(model, models[0], workers, who=who,

@@ -30,6 +30,8 @@ from .._workspaces import scope_out
 from .._interrupts import Gate, GateEvent, shielded
 from ..data import AsyncIterator, WorkspaceManager, WorkspaceMode
 from . import _blas, _sharing
+from . import _process_training
+from ._setup import backend_and_start_method, cap_blas
 
 __all__ = ["ParallelWrapper"]
 
@@ -129,7 +131,6 @@ class ParallelWrapper:
         if training_mode == "shared_gradients" and not callable(getattr(model, "gradients", None)):
             raise TypeError(f"{WHO}: training_mode='shared_gradients' needs model.gradients(x, y) returning "
                             f"(score, update): {type(model).__name__} has no gradients method")
-        from ._setup import backend_and_start_method
         self.start_method = backend_and_start_method(backend, start_method, WHO)
         self.backend = backend
         self.training_mode = training_mode
@@ -176,7 +177,6 @@ class ParallelWrapper:
             raise ValueError(f"{fn}: epochs must be an int of at least 1, got {epochs!r}")
         self._evaluation = _evaluation_plan(self.model, eval_data, metrics, evaluate_every, eval_listener, fn)
         if self.backend == "process":
-            from . import _process_training
             start = time.perf_counter()
             try:
                 return _process_training.fit(self, data, epochs, WHO[:-2], self.start_method)  # type: ignore
@@ -191,7 +191,6 @@ class ParallelWrapper:
                              f"{self.workers} workers need consumers >= {self.workers}")
         else:
             it = data
-        from ._setup import cap_blas
 
         start = time.perf_counter()
         token = cap_blas(self.blas_threads, self.workers, WHO)
