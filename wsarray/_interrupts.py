@@ -28,7 +28,7 @@ import threading
 from . import _native
 from ._native import Gate
 
-__all__ = ["Gate", "GateEvent", "shielded", "start_thread", "on_main_thread"]
+__all__ = ["Gate", "GateEvent", "shielded", "shield_barrier", "start_thread", "on_main_thread", "on_shield"]
 
 
 class GateEvent:
@@ -135,6 +135,23 @@ def shielded(fn, *args):
         error, job.error = job.error, None
         raise error
     return job.value
+
+
+def shield_barrier():
+    """Wait until every job handed to the shield before this call has run; from any thread but
+    the shield's own. A stop must not run beside a start the shield is still making (a Ctrl-C that
+    ends the caller's wait does not end the shield's job: the start would finish after the stop)."""
+    if not _shields or threading.current_thread() in _shields:
+        return
+    job = _Job(lambda: None, ())
+    _jobs.append(job)
+    _wake.set()
+    job.done.wait()
+
+
+def on_shield():
+    """True on a shield thread (a stop made there must not wait for the shield: it is busy)."""
+    return threading.current_thread() in _shields
 
 
 def _after_fork_in_child():

@@ -450,3 +450,13 @@ def test_interpreter_exit_with_running_workers_does_not_hang_or_orphan():
     while any(_running(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_running(p) for p in pids)
+
+
+def test_close_run_on_the_interrupt_shield_does_not_wait_for_itself():
+    # A finalizer may close an iterator on whatever thread collects it, the shield's included.
+    from wsarray._interrupts import shielded
+    it = AsyncIterator(Squares(40), backend="process", workers=2, batch_size=4)
+    next(it)
+    start = time.monotonic()
+    assert shielded(it.close) is True
+    assert time.monotonic() - start < 20

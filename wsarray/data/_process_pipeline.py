@@ -25,7 +25,7 @@ import pickle
 import threading
 import time
 
-from .._interrupts import Gate, shielded, start_thread
+from .._interrupts import Gate, on_shield, shield_barrier, shielded, start_thread
 from ._collate import Leaf, rebuild
 from ._processes import WorkerPool, exit_description, wait
 from ._shared_slots import SharedSlots
@@ -450,15 +450,19 @@ class ProcessPipeline:
             self.closed = self.stopping = True
             stopper = self.stopper
             if stopper is None:
-                stopper = self.stopper = threading.Thread(target=self._stop_all, args=(timeout,),
+                # Closed on the shield itself (a finalizer run there): the stopper must not wait
+                # for the shield, which waits for it.
+                stopper = self.stopper = threading.Thread(target=self._stop_all, args=(timeout, not on_shield()),
                                                           name=f"wsarray-data-{self.label}-stop", daemon=True)
                 shielded(start_thread, stopper)  # a start cut short would leave the thread registered
         self._wake()
         self.stopped.wait()
         return self.stop_result
 
-    def _stop_all(self, timeout):
+    def _stop_all(self, timeout, barrier=True):
         try:
+            if barrier:
+                shield_barrier()  # workers a start on the shield is still making are stopped too
             thread = self.thread
             if thread is not None:
                 thread.join(max(timeout, 0.5))

@@ -20,7 +20,7 @@ import threading
 
 import numpy
 
-from .._interrupts import Gate, shielded, start_thread
+from .._interrupts import Gate, on_shield, shield_barrier, shielded, start_thread
 from .._workspaces import WorkspaceConfig
 from ..data._batches import copy_into_current_scope, map_arrays
 from ..data._collate import Leaf, layout, rebuild, write
@@ -208,9 +208,12 @@ def remote_models(model, entry, workers, *, who, start_method, blas_threads):
 def stop_all(replicas, timeout=2.0):
     """Stop every replica's process on a thread of its own and wait for it (see the banner)."""
     done, result = Gate(), []
+    barrier = not on_shield()  # on the shield itself, nothing of the shield's can be running
 
     def work():
         try:
+            if barrier:
+                shield_barrier()  # a start still being made on the shield finishes first
             result.append(all([r.stop(timeout) for r in replicas]))
         finally:
             done.set()
