@@ -1,3 +1,4 @@
+import multiprocessing
 import threading
 import time
 
@@ -30,3 +31,13 @@ def _no_thread_left_behind():
     assert wait_for_no_parallel_threads(), \
         f"worker threads left behind: {[t.name for t in parallel_threads()]}"
     assert _blas.blas_thread_counts() == blas_before, "a pool left BLAS threads capped"
+
+
+@pytest.fixture(autouse=True)
+def _no_worker_process_left():
+    """Every test ends with no worker process of its own alive (the process backends')."""
+    yield
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not multiprocessing.active_children(), multiprocessing.active_children()

@@ -15,15 +15,6 @@ from wsarray.data import WorkerError
 from wsarray.parallel import ParallelInference
 
 
-@pytest.fixture(autouse=True)
-def _no_process_left():
-    yield
-    deadline = time.monotonic() + 10
-    while multiprocessing.active_children() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not multiprocessing.active_children(), multiprocessing.active_children()
-
-
 class Linear:
     def __init__(self, delay=0.0):
         self.w = numpy.random.default_rng(0).normal(size=(6, 3))

@@ -16,15 +16,6 @@ from wsarray.parallel import AdaptiveThreshold, ParallelWrapper
 from test_shared_gradients import SoftmaxMLP, batches, full_loss, serial
 
 
-@pytest.fixture(autouse=True)
-def _no_process_left():
-    yield
-    deadline = time.monotonic() + 10
-    while multiprocessing.active_children() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not multiprocessing.active_children(), multiprocessing.active_children()
-
-
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
 def test_averaging_in_processes_trains_like_threads_with_deterministic_batches(start_method):
     data = batches()

@@ -7,7 +7,9 @@ scan only what it makes, and never write to pages inherited from a forked owner)
 close the owner's ends of the channels a fork inherited (so that the worker sees end-of-file
 when its owner is gone). ``serve(conn, owner_pid, handle)``: answer each message with
 ``handle(message)`` (None: no answer) until "stop", the pipe's end, or the owner's death (its
-parent process changed). ``pickled_error(e)``: an exception as bytes the owner can raise.
+parent process changed). ``pickled_error(e)``: an exception as bytes the owner can raise;
+``unpickled_error(data, traceback_text, where)``, on the owner's side, the exception again, with a
+note saying where it was raised and the worker's traceback.
 """
 
 import gc
@@ -53,3 +55,14 @@ def pickled_error(error):
         return pickle.dumps(error)
     except Exception:  # noqa: BLE001 - an exception that does not pickle goes as its text
         return pickle.dumps(RuntimeError(f"{type(error).__name__}: {error}"))
+
+
+def unpickled_error(data, traceback_text, where):
+    """The worker's exception (``pickled_error``'s bytes) with a note: ``where`` and its traceback."""
+    try:
+        error = pickle.loads(data)
+    except Exception as e:  # noqa: BLE001 - an exception class the owner cannot rebuild
+        error = RuntimeError(f"an exception that could not be unpickled here ({e})")
+    if hasattr(error, "add_note"):
+        error.add_note(f"(raised in {where}; the worker's traceback:\n{traceback_text.rstrip()})")
+    return error

@@ -21,11 +21,11 @@ over a window of batches, at least two batches were always ready when the consum
 
 import contextvars
 import os
-import pickle
 import threading
 import time
 
 from .._interrupts import Gate, on_shield, shield_barrier, shielded, start_thread
+from ._child import unpickled_error
 from ._collate import Leaf, rebuild
 from ._processes import WorkerPool, exit_description, wait
 from ._shared_slots import SharedSlots
@@ -347,14 +347,8 @@ class ProcessPipeline:
             pass
 
     def _error(self, message, worker, number):
-        try:
-            error = pickle.loads(message[2])
-        except Exception as e:  # noqa: BLE001 - an exception class the owner cannot rebuild
-            error = RuntimeError(f"an exception that could not be unpickled here ({e})")
-        if hasattr(error, "add_note"):
-            error.add_note(f"(raised in {worker.describe()} of {self.who} while it built batch {number}; "
-                           f"the worker's traceback:\n{message[3].rstrip()})")
-        return error
+        return unpickled_error(message[2], message[3],
+                               f"{worker.describe()} of {self.who} while it built batch {number}")
 
     def on_death(self, worker):
         """``worker``'s process exited: re-run its batches on a new one (once), or fail them."""

@@ -156,13 +156,7 @@ class AsyncIterator(Generic[_BatchT]):
                                  f"{queue_size + 2 * consumers} batches in memory at once, one workspace slot each)")
         if not isinstance(use_workspace, bool):
             raise TypeError(f"{fn}: use_workspace must be a bool, not {type(use_workspace).__name__}")
-        if name is not None and not isinstance(name, str):
-            raise TypeError(f"{fn}: name must be a str, not {type(name).__name__}")
-        if workspace_config is None:
-            workspace_config = WorkspaceConfig()
-        elif not isinstance(workspace_config, WorkspaceConfig):
-            raise TypeError(f"{fn}: workspace_config must be a wsarray.WorkspaceConfig, not "
-                            f"{type(workspace_config).__name__}")
+        workspace_config = _checked_name_and_config(name, workspace_config, fn)
         if workspace_config.reset != "block_left":
             raise ValueError(f"{fn}: workspace_config.reset must be 'block_left' (a batch is retired "
                              f"when the next one is requested), got {workspace_config.reset!r}")
@@ -195,13 +189,7 @@ class AsyncIterator(Generic[_BatchT]):
 
     def _init_process(self, source, queue_size, use_workspace, name, workspace_config, consumers, options):
         fn = "wsarray.data.AsyncIterator()"
-        if name is not None and not isinstance(name, str):
-            raise TypeError(f"{fn}: name must be a str, not {type(name).__name__}")
-        if workspace_config is None:
-            workspace_config = WorkspaceConfig()
-        elif not isinstance(workspace_config, WorkspaceConfig):
-            raise TypeError(f"{fn}: workspace_config must be a wsarray.WorkspaceConfig, not "
-                            f"{type(workspace_config).__name__}")
+        workspace_config = _checked_name_and_config(name, workspace_config, fn)
         number = next(_numbers)
         self.name = name if name is not None else f"AsyncIterator-{number}"
         self.consumers, self.use_workspace = 1, True
@@ -366,6 +354,18 @@ class _Loop(Generic[_BatchT]):
     def __del__(self):
         if not self._done:
             self._it._p.pause()
+
+
+def _checked_name_and_config(name, workspace_config, fn):
+    """The iterator's name checked, and its WorkspaceConfig (a default one for None)."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"{fn}: name must be a str, not {type(name).__name__}")
+    if workspace_config is None:
+        return WorkspaceConfig()
+    if not isinstance(workspace_config, WorkspaceConfig):
+        raise TypeError(f"{fn}: workspace_config must be a wsarray.WorkspaceConfig, not "
+                        f"{type(workspace_config).__name__}")
+    return workspace_config
 
 
 def _stale_hint(who, k, first, n, consumers):

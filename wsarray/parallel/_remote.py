@@ -15,7 +15,6 @@ wait short but never a join (a child reaped by an interrupted join would look al
 """
 
 import os
-import pickle
 import threading
 
 import numpy
@@ -23,6 +22,7 @@ import numpy
 from .._interrupts import Gate, on_shield, shield_barrier, shielded, start_thread
 from .._workspaces import WorkspaceConfig
 from ..data._batches import copy_into_current_scope, map_arrays
+from ..data._child import unpickled_error
 from ..data._collate import Leaf, layout, rebuild, write
 from ..data._process_pipeline import WorkerError
 from ..data._processes import MAX_SEGMENTS, WorkerPool, exit_description, wait
@@ -145,14 +145,7 @@ class Replica:
         return f"the worker process (pid {worker.pid})"
 
     def _error(self, reply):
-        try:
-            error = pickle.loads(reply[1])
-        except Exception as e:  # noqa: BLE001 - an exception class the owner cannot rebuild
-            error = RuntimeError(f"an exception that could not be unpickled here ({e})")
-        if hasattr(error, "add_note"):
-            error.add_note(f"(raised in {self.describe()} of {self.who}; the worker's traceback:\n"
-                           f"{reply[2].rstrip()})")
-        return error
+        return unpickled_error(reply[1], reply[2], f"{self.describe()} of {self.who}")
 
     def _release(self):
         busy, self.busy = self.busy, None
