@@ -64,17 +64,9 @@ class MLP:
                       "w0": self.lr * (x.T @ gh), "b0": self.lr * gh.sum(axis=0)}
 
     def fit_batch(self, x, y):
-        h, p = self.forward(x)
-        n = len(y)
-        loss = -np.mean(np.log(p[np.arange(n), y] + 1e-7))
-        g = p.copy()
-        g[np.arange(n), y] -= 1
-        g /= n
-        gh = (g @ self.params["w1"].T) * (h > 0)
-        self.params["w1"] -= self.lr * (h.T @ g)
-        self.params["b1"] -= self.lr * g.sum(axis=0)
-        self.params["w0"] -= self.lr * (x.T @ gh)
-        self.params["b0"] -= self.lr * gh.sum(axis=0)
+        loss, update = self.gradients(x, y)
+        for name, step in update.items():
+            self.params[name] -= step
         return loss
 
 
