@@ -63,7 +63,7 @@ from .data import WorkspaceMode as WorkspaceMode
 from . import cuda as _cuda_kind  # noqa: F401  (registers the CUDA device kind; CuPy stays unimported)
 
 _device_dispatch.install()  # device arrays and device= reach the device layer (wsarray/_devices)
-# The compiled core's questions, answered (src/python/hooks.h): it imports no wsarray module.
+# The compiled core's questions, answered (src/python/common/hooks.h): it imports no wsarray module.
 for _hook, _answer in (("namespace", _sys.modules[__name__]), ("cpu", _device_dispatch.CPU),
                        ("config_device", _device_dispatch.config_device),
                        ("host_to_device", _device_dispatch.host_to_device),

@@ -1,23 +1,25 @@
 /// src/python/main.cpp -- the wsarray._native extension module: what it exports, in order.
-#include "array_type.h"
-#include "build_info.h"
-#include "errors.h"
-#include "function.h"
-#include "gate.h"
-#include "hooks.h"
-#include "fusion.h"
-#include "cycle_end.h"
-#include "memory_manager.h"
-#include "ndarray_pool.h"
-#include "numpy_alloc.h"
-#include "scopes.h"
-#include "workspace_config.h"
-#include "device_arrays.h"
-#include "device_source.h"
-#include "workspaces.h"
+#include "types/array_type.h"
+#include "common/build_info.h"
+#include "common/errors.h"
+#include "types/function.h"
+#include "common/gate.h"
+#include "common/hooks.h"
+#include "fast/fusion.h"
+#include "workspaces/cycle_end.h"
+#include "workspaces/memory_manager.h"
+#include "results/array_record.h"
+#include "results/ndarray_pool.h"
+#include "allocation/numpy_alloc.h"
+#include "workspaces/scopes.h"
+#include "workspaces/workspace_config.h"
+#include "calls/device_arrays.h"
+#include "workspaces/device_source.h"
+#include "workspaces/workspaces.h"
 
 NB_MODULE(_native, m) {
     using namespace wsa_py;
+    register_workspace_binding();  // what the bindings keep per workspace, before the first one
     init_numpy_alloc();          // NumPy's C API and the allocation handler, before anything else
     init_ndarray_pool(m);        // dead ndarrays kept for the next result
     export_errors(m);            // WorkspaceError, WorkspaceMemoryError

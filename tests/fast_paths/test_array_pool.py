@@ -1,4 +1,4 @@
-"""The pool of dead Arrays (src/python/array_pool.cpp): every reference and weak reference
+"""The pool of dead Arrays (src/python/results/array_object.cpp): every reference and weak reference
 balanced, Python code that runs while an Array is destroyed (and makes or frees Arrays itself),
 more Arrays than the pool holds, and interpreter exit."""
 

@@ -1,4 +1,4 @@
-"""Indexing made straight from the ndarray (src/python/fast_indexing.cpp) against NumPy: one element
+"""Indexing made straight from the ndarray (src/python/fast/fast_indexing.cpp) against NumPy: one element
 (a[i], a[i, j]), views (a[1:], a[1:-1, 2:], rows), one-element stores (a[i] = v) and iteration items,
 over dtypes, negative and out-of-range indices, non-contiguous and read-only arrays, inside and
 outside a workspace, and stale arrays. Keys the lean paths leave to NumPy are checked too."""

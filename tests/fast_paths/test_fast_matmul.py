@@ -1,4 +1,4 @@
-"""x @ y between Arrays (src/python/array_operators.cpp, fast_matmul and the @ type slot) against
+"""x @ y between Arrays (src/python/types/array_operators.cpp, fast_matmul and the @ type slot) against
 NumPy: dtypes, batched and broadcast shapes, transposed and strided operands, the results' memory
 inside and outside a workspace, stale operands, errors, and the operands the lean path leaves to
 the general one (1-D, scalars, ndarrays, other types)."""

@@ -1,4 +1,4 @@
-"""The operators' float64 fast path (src/python/fast_float64.cpp) against NumPy: values, dtypes, NaN,
+"""The operators' float64 fast path (src/python/fast/fast_float64.cpp) against NumPy: values, dtypes, NaN,
 floating-point error reporting, temporary elision, in-place operators, stale arrays, threads."""
 
 import operator

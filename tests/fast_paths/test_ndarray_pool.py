@@ -1,4 +1,4 @@
-"""The pool of dead ndarrays (src/python/ndarray_pool.cpp): a result or view built on a kept ndarray
+"""The pool of dead ndarrays (src/python/results/ndarray_pool.cpp): a result or view built on a kept ndarray
 looks exactly like NumPy's (flags, strides, dtype, base, values), a view holds its parent's memory,
 a kept ndarray's data is freed at once (workspace statistics, tracemalloc), an ndarray anything
 else still sees is never reused, the pool stays bounded, and the interpreter exits cleanly with it

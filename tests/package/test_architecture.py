@@ -7,7 +7,12 @@
   is fine);
 * no pair of C++ units (a ``.h`` with its ``.cpp``) that include each other;
 * no C++ line imports a wsarray Python module by name: the package registers hooks instead
-  (src/python/hooks.h).
+  (src/python/common/hooks.h);
+* NumPy code runs routed into a workspace only through the routed calls of
+  src/python/allocation/numpy_alloc.h (routed_call, try_routed_call, routed_new_array): nothing
+  else makes a RouteGuard;
+* the bindings' folders are layers (``BINDING_LAYERS``, lowest first): a file includes bindings
+  headers of its own layer or of layers below it, never above (main.cpp, at the root, sees all).
 """
 
 import ast
@@ -25,6 +30,9 @@ PROGRAMS = {"wsarray._demo", "wsarray.data._example"}
 # Pairs known and left, each with its reason (none now: the block cache reaches a workspace only
 # through its CacheShare, src/core/memory/block_cache.h).
 KNOWN_CPP_PAIRS = set()
+
+# src/python's folders, lowest first (README "Layout" says what each holds).
+BINDING_LAYERS = ["common", "numpy_access", "allocation", "results", "workspaces", "calls", "fast", "types"]
 
 
 def _modules():
@@ -149,3 +157,38 @@ def test_no_cpp_imports_a_wsarray_module_by_name():
                 if re.search(r'import_\("wsarray|PyImport_ImportModule\("wsarray|PyImport_Import\w*\("wsarray', line):
                     found.append(f"{rel}:{number}: {line.strip()}")
     assert found == []
+
+
+def test_binding_folders_are_layers():
+    bindings = os.path.join(REPO, "src", "python")
+    folders = sorted(d for d in os.listdir(bindings) if os.path.isdir(os.path.join(bindings, d)))
+    assert folders == sorted(BINDING_LAYERS)
+    rank = {layer: i for i, layer in enumerate(BINDING_LAYERS)}
+    upward, checked = [], 0
+    for rel, path in _cpp_files():
+        parts = rel.split(os.sep)
+        if parts[:2] != ["src", "python"] or len(parts) != 4:
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+            upward += [f"{rel} includes {t} (name its folder)" for t in re.findall(r'#include "([^"/]+)"', text)]
+            for target in re.findall(r'#include "([^"/]+)/[^"]+"', text):
+                if target in rank:
+                    checked += 1
+                    if rank[target] > rank[parts[2]]:
+                        upward.append(f"{rel} includes {target}/")
+    assert checked > 100
+    assert upward == []
+
+
+def test_only_the_routed_calls_make_a_route_guard():
+    makers = []
+    for rel, path in _cpp_files():
+        if rel.startswith(os.path.join("src", "python", "allocation")):
+            continue
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                code = line.split("//")[0]
+                if re.search(r"\bRouteGuard\b", code):
+                    makers.append(f"{rel}:{number}: {line.strip()}")
+    assert makers == []

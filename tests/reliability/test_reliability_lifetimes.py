@@ -93,6 +93,33 @@ def test_results_of_a_call_whose_workspace_was_destroyed_are_refused():
     assert memory.workspace_stack() == []
 
 
+@pytest.mark.parametrize("call", [
+    lambda a: a.prod(),          # a method without arguments: the ufunc's reduce, routed
+    lambda a: a.astype(float),   # a method NumPy runs directly, routed
+    lambda a: a.sum(),           # the general path
+])
+def test_every_routed_path_refuses_results_of_a_destroyed_workspace(call):
+    h = wnp.workspace("MID2")
+    h.__enter__()
+
+    class E:
+        def __add__(self, other):
+            if h.alive:
+                h.__exit__(None, None, None)
+                memory.destroy_workspace("MID2")
+            return 1
+
+        __radd__ = __mul__ = __rmul__ = __add__
+
+        def __float__(self):
+            return float(self.__add__(None))
+
+    a = wnp.asarray(np.array([E(), E()], dtype=object))
+    with pytest.raises(wnp.WorkspaceError, match="destroyed while this call ran"):
+        call(a)
+    assert memory.workspace_stack() == []
+
+
 def test_an_old_handle_never_destroys_a_newer_workspace_of_the_same_name():
     old = wnp.workspace("SAME")
     old.destroy()

@@ -1,6 +1,6 @@
 """``wsarray.<name>(...)`` with arrays on a device, or ``device=`` a device: the engine's function of that name.
 
-The compiled namespace hands a call here only where host calls never go (src/python/device_arrays.cpp):
+The compiled namespace hands a call here only where host calls never go (src/python/calls/device_arrays.cpp):
 when an operand is a DeviceArray (on the path that already checks every call for other array
 libraries) or when ``device=`` names a device other than the CPU. ``call`` runs the engine's function
 of the same name (``cupy.linalg.inv`` for ``wsarray.linalg.inv``; NumPy's aliases of the standard's

@@ -7,7 +7,7 @@ whose type is ``type``, as ``numpy.ndarray``'s):
   ``numpy.ndarray`` only (``isinstance(x, numpy.ndarray)`` holds for both);
 * ``class Named(wsarray.ndarray)`` makes a class that behaves as a NumPy ndarray subclass: its
   instances are NumPy's (``wsarray.asarray(x).view(Named)``, ``Named(shape)``), and what it
-  inherits, ``super()`` calls included, is ``numpy.ndarray``'s (src/python/array_subclasses.cpp);
+  inherits, ``super()`` calls included, is ``numpy.ndarray``'s (src/python/types/array_subclasses.cpp);
 * ``wsarray.ndarray(shape, dtype)`` makes a wsarray array in the current workspace.
 """
 

@@ -1,7 +1,7 @@
 """The native block runner of a plan: NumPy's own inner loops, called from C++ without the GIL.
 
 A plan whose steps are all ufuncs, each running on operands that already have the dtypes of the
-loop NumPy picks (no casts), is handed to ``_native._fusion_run`` (src/python/fusion.cpp) as a list
+loop NumPy picks (no casts), is handed to ``_native._fusion_run`` (src/python/fast/fusion.cpp) as a list
 of strided loops and operand slots: a block then costs one C call per step. Constants are cast to
 the loop's dtype here, as NumPy casts a weak Python scalar. Anything else (a cast, ``where``, a
 loop NumPy would need to cast for, an object loop) returns None: the Python block path runs it.

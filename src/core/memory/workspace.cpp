@@ -31,9 +31,16 @@ bool spilling_everything() {
     return tl_spill_everything >= 0 ? tl_spill_everything != 0 : g_spill_everything.load(std::memory_order_relaxed);
 }
 
+namespace {
+std::atomic<AttachmentFactory> g_attachment_factory{nullptr};
+}
+
+void set_attachment_factory(AttachmentFactory make) { g_attachment_factory.store(make, std::memory_order_release); }
+
 Workspace::Workspace(std::string name, Config config)
     : name_(std::move(name)), config_(std::move(config)), owner_(std::this_thread::get_id()),
       align_(config_.device ? std::max(config_.device->alignment, kAlign) : kAlign) {
+    if (AttachmentFactory make = g_attachment_factory.load(std::memory_order_acquire)) attachment_ = make();
     Locked lock;
     if (config_.initial_size > 0) {
         try {

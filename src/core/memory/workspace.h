@@ -45,6 +45,16 @@ void set_spill_everything(bool on);
 void set_thread_spill_everything(int on);
 bool spilling_everything();
 
+/// What a layer above keeps for each workspace (the bindings: their count of references to it, the
+/// words of their messages); the core never looks inside. Made with each workspace by the factory
+/// that layer registers, destroyed with it.
+struct Attachment {
+    virtual ~Attachment() = default;
+};
+using AttachmentFactory = std::unique_ptr<Attachment> (*)();
+/// Register the factory for workspaces made from now on (null: none; they get no attachment).
+void set_attachment_factory(AttachmentFactory make);
+
 /// Raised (as a C++ exception) for misuse; the bindings turn it into wsarray.WorkspaceError.
 struct WorkspaceMisuse : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -131,18 +141,8 @@ public:
     /// The frame of the open cycle (manager.h), while there is one.
     std::shared_ptr<Frame> cycle_frame() const { return cycle_frame_.lock(); }
     void set_cycle_frame(const std::shared_ptr<Frame> &f) { cycle_frame_ = f; }
-    /// A name for the owning thread, for messages ("Thread-3 (worker)"); set by the bindings.
-    const std::string &owner_label() const { return owner_label_; }
-    void set_owner_label(std::string label) { owner_label_ = std::move(label); }
-    /// How to keep an array of this workspace, for the stale-array message (empty: the default
-    /// advice). The data pipeline's batch ring names the iterator and detach() here.
-    const std::string &stale_hint() const { return stale_hint_; }
-    void set_stale_hint(std::string hint) { stale_hint_ = std::move(hint); }
-    /// The bindings' references to this workspace (their array tokens), counted under the
-    /// bindings' lock (the GIL) without atomic operations; while there are any, `binding_pin`
-    /// keeps the workspace alive.
-    std::size_t binding_refs = 0;
-    std::shared_ptr<Workspace> binding_pin;
+    /// The layer above's per-workspace state (set_attachment_factory), or null.
+    Attachment *attachment() const { return attachment_.get(); }
     /// Heap invariants of every chunk (empty string: consistent). For tests.
     std::string check_heap() const;
 
@@ -215,8 +215,7 @@ private:
     std::atomic<bool> cycle_open_{false};
     int trim_window_ = 0;           ///< cycles since the last trim check
     std::weak_ptr<Frame> cycle_frame_;
-    std::string owner_label_;
-    std::string stale_hint_;
+    std::unique_ptr<Attachment> attachment_;
     std::vector<Chunk *> chunks_;   ///< regular chunks
     std::size_t live_spill_bytes_ = 0;
     std::size_t learning_max_ = 0;  ///< over_time: largest cycle peak seen while learning

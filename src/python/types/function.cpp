@@ -1,0 +1,323 @@
+/// src/python/types/function.cpp -- wsarray.<name> callables that run a NumPy function through the
+/// engine (unwrap, route into the current workspace, wrap).
+#include "types/function.h"
+
+#include "calls/device_arrays.h"
+#include "calls/engine.h"
+#include "fast/fast_numpy.h"
+#include "common/hooks.h"
+
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <memory>
+#include <structmember.h>
+
+namespace wsa_py {
+
+namespace {
+
+PyObject *routed_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+
+struct Routed {
+    Routed(nb::object f, std::string n) : func(std::move(f)), name(std::move(n)) {}
+    /// First member: the instance's vectorcall slot (the type's __vectorcalloffset__ points here).
+    vectorcallfunc vectorcall = routed_vectorcall;
+    nb::object func;
+    std::string name;
+    /// Lean paths (fast_numpy.h): a 1-input ufunc called on one Array, a creation function.
+    nb::object ufunc;        ///< the ufunc run directly (null: none)
+    bool real_only = false;  ///< ... for real dtypes only (func patches complex results)
+    Creation creation = Creation::None;
+    std::unique_ptr<UfuncCache> cache;
+    /// The NumPy ufunc of the same name when `func` is wsarray's own version of it (floor_divide
+    /// with the standard's special cases, ...): isinstance(f, np.ufunc) and f.reduce / f.nin come
+    /// from it. Null otherwise.
+    nb::object numpy_ufunc;
+    /// Inputs of the ufunc `func` is or stands for (0: not a ufunc); later positional arguments
+    /// are its out arrays.
+    int ufunc_nin = 0;
+    /// A function with a device= parameter (creation, conversion): its device= is looked at.
+    bool takes_device = false;
+};
+
+/// The NumPy callable the Function stands for: NumPy's ufunc of wsarray's own version of it, NumPy's
+/// function of the same name for wsarray's own implementations, else what it runs.
+nb::handle numpy_side(Routed &r) {
+    if (r.numpy_ufunc.is_valid()) return r.numpy_ufunc;
+    if (!r.func.is_valid()) return nb::handle();
+    return numpy_counterpart(r.name.c_str(), r.func.ptr());
+}
+
+/// A NumPy ufunc with one input and one output, else null.
+nb::object unary_ufunc(nb::handle f) {
+    static nb::object ufunc_type = nb::module_::import_("numpy").attr("ufunc");
+    if (!f.is_valid() || f.is_none() || !nb::isinstance(f, ufunc_type)) return nb::object();
+    if (nb::cast<int>(f.attr("nin")) != 1 || nb::cast<int>(f.attr("nout")) != 1) return nb::object();
+    return nb::borrow(f);
+}
+
+/// Pick the lean path for `func` (`real_ufunc`: a ufunc equal to `func` for real inputs).
+void classify(Routed &r, nb::handle real_ufunc) {
+    nb::module_ np = nb::module_::import_("numpy");
+    nb::handle ufunc_type = np.attr("ufunc");
+    if (!nb::isinstance(r.func, ufunc_type)) {
+        nb::object same_name = nb::getattr(np, r.name.c_str(), nb::none());
+        if (nb::isinstance(same_name, ufunc_type)) r.numpy_ufunc = same_name;
+    }
+    // clang-format off: a table laid out by hand
+    for (const char *name : {"asarray", "array", "asanyarray", "ascontiguousarray", "empty", "empty_like", "zeros",
+                             "zeros_like", "ones", "ones_like", "full", "full_like", "arange", "linspace", "logspace",
+                             "eye", "identity", "from_dlpack", "astype", "fft.fftfreq", "fft.rfftfreq"})
+        if (r.name == name) r.takes_device = true;
+    // clang-format on
+    nb::handle as_ufunc = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : nb::handle(r.func);
+    if (nb::isinstance(as_ufunc, ufunc_type)) r.ufunc_nin = nb::cast<int>(as_ufunc.attr("nin"));
+    if ((r.ufunc = unary_ufunc(r.func))) {
+        r.cache = std::make_unique<UfuncCache>();
+        return;
+    }
+    if ((r.ufunc = unary_ufunc(real_ufunc))) {
+        r.real_only = true;
+        r.cache = std::make_unique<UfuncCache>();
+        return;
+    }
+    // clang-format off: a table laid out by hand
+    for (auto [name, kind] : {std::pair<const char *, Creation>{"zeros", Creation::Zeros},
+                              {"empty", Creation::Empty}, {"ones", Creation::Ones}, {"full", Creation::Full},
+                              {"arange", Creation::Arange}})
+        if (r.func.is(np.attr(name))) r.creation = kind;
+    // clang-format on
+}
+
+// Garbage-collector support: a Function wrapping a Python function references that function's
+// module globals, which hold the Function again; without traverse/clear such cycles never die.
+int routed_traverse(PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(Py_TYPE(self));
+    if (!nb::inst_ready(self)) return 0;
+    Py_VISIT(nb::inst_ptr<Routed>(self)->func.ptr());
+    Py_VISIT(nb::inst_ptr<Routed>(self)->numpy_ufunc.ptr());
+    return 0;
+}
+
+int routed_clear(PyObject *self) {
+    nb::inst_ptr<Routed>(self)->func = nb::object();
+    nb::inst_ptr<Routed>(self)->numpy_ufunc = nb::object();
+    return 0;
+}
+
+/// NEP 35: `f(..., like=x)` where x's type implements __array_function__ (another array library):
+/// x's implementation answers, handed this wsarray function (what `np.f` is to the caller; NumPy's
+/// own dispatch would hand over NumPy's), x's type, the arguments and the keywords without like=.
+PyObject *dispatch_like(PyObject *self, Routed &r, PyObject *like, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwargs) {
+    nb::object kw = nb::steal(PyDict_Copy(kwargs));
+    if (!kw || PyDict_DelItemString(kw.ptr(), "like") < 0) throw nb::python_error();
+    nb::object positional = nb::steal(PyTuple_New(nargs));
+    if (!positional) throw nb::python_error();
+    for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(positional.ptr(), i, nb::handle(args[i]).inc_ref().ptr());
+    // NumPy checks the arguments before it dispatches (np.array(1, bad=True, like=x): TypeError).
+    nb::object signature;
+    try {
+        signature = nb::module_::import_("inspect").attr("signature")(r.func);
+    } catch (nb::python_error &) {  // a callable without a signature: nothing to check
+    }
+    if (signature.is_valid()) {
+        nb::object bind = signature.attr("bind");
+        nb::object bound = nb::steal(PyObject_Call(bind.ptr(), positional.ptr(), kwargs));
+        if (!bound) {
+            nb::python_error e;
+            if (!e.matches(PyExc_TypeError)) throw e;
+            raise(PyExc_TypeError, "wsarray." + r.name + "(): " + nb::cast<std::string>(nb::str(e.value())));
+        }
+    }
+    nb::handle type((PyObject *) Py_TYPE(like));
+    nb::object result =
+        nb::handle(like).attr("__array_function__")(nb::handle(self), nb::make_tuple(type), positional, kw);
+    if (result.is(nb::handle(Py_NotImplemented)))  // NumPy's error
+        raise(PyExc_TypeError, "no implementation found for 'wsarray." + r.name +
+                                   "' on types that implement __array_function__: [" +
+                                   nb::cast<std::string>(nb::repr(type)) + "]");
+    return result.release().ptr();
+}
+
+/// A call straight into the engine: calls are the hot path of every namespace function, and
+/// nanobind's overload dispatch (building nb::args / nb::kwargs) doubled the cost of np.exp(x).
+PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs) {
+    return guarded([&]() -> PyObject * {
+        Routed &r = *nb::inst_ptr<Routed>(self);
+        if (!r.func.is_valid()) raise(PyExc_RuntimeError, "wsarray." + r.name + " was cleared");
+        bool no_kwargs = !kwargs || !PyDict_GET_SIZE(kwargs);
+        if (!no_kwargs)
+            if (PyObject *like = PyDict_GetItemString(kwargs, "like"))  // borrowed
+                if (foreign_override(like, Protocol::Function))
+                    return dispatch_like(self, r, like, args, nargs, kwargs);
+        if (r.takes_device && !no_kwargs && wants_device(kwargs)) {  // device='cuda:0': the device layer's
+            PyObject *res = device_dispatch(r.name.c_str(), r.func.ptr(), args, nargs, kwargs);
+            if (!res) raise_pending(r.name.c_str());
+            if (res != Py_NotImplemented) return res;
+            Py_DECREF(res);
+        }
+        if (r.cache && no_kwargs && nargs == 1)
+            if (PyObject *res = fast_ufunc1(*r.cache, r.ufunc.ptr(), r.real_only, args[0], r.name.c_str())) return res;
+        if (r.creation != Creation::None)
+            if (PyObject *res = fast_create(r.creation, args, nargs, kwargs)) return res;
+        return apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs, nullptr, r.ufunc_nin ? r.ufunc_nin : -1)
+            .release()
+            .ptr();
+    }, (PyObject *) nullptr);
+}
+
+PyObject *routed_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    return call_routed(self, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), kwargs);
+}
+
+/// Vectorcall (no argument tuple): keywords, rare in hot loops, are gathered into a dict.
+PyObject *routed_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (!kwnames || !PyTuple_GET_SIZE(kwnames)) return call_routed(self, args, nargs, nullptr);
+    nb::object kwargs = nb::steal(PyDict_New());
+    if (!kwargs) return nullptr;
+    for (Py_ssize_t i = 0, n = PyTuple_GET_SIZE(kwnames); i < n; ++i)
+        if (PyDict_SetItem(kwargs.ptr(), PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0) return nullptr;
+    return call_routed(self, args, nargs, kwargs.ptr());
+}
+
+/// Where an instance's Routed (its first member: the vectorcall pointer) lies: after nanobind's
+/// 24-byte instance header. Checked on a real instance at import (export_function); vectorcall
+/// stays off if nanobind ever lays instances out differently.
+constexpr Py_ssize_t kVectorcallOffset = (Py_ssize_t) (sizeof(PyObject) + 2 * sizeof(std::uint32_t));
+
+PyMemberDef routed_members[] = {{"__vectorcalloffset__", T_PYSSIZET, kVectorcallOffset, READONLY, nullptr},
+                                {nullptr, 0, 0, 0, nullptr}};
+
+PyType_Slot routed_slots[] = {{Py_tp_traverse, (void *) routed_traverse},
+                              {Py_tp_clear, (void *) routed_clear},
+                              {Py_tp_call, (void *) routed_call},
+                              {Py_tp_members, (void *) routed_members},
+                              {0, nullptr}};
+
+} // namespace
+
+void export_function(nb::module_ &m) {
+    auto cls = nb::class_<Routed>(m, "Function", nb::type_slots(routed_slots),
+                                  "A NumPy function run with its allocations in the current workspace.");
+    cls.def("__init__", [](Routed *r, nb::object func, std::string name, nb::handle real_ufunc) {
+        new (r) Routed{std::move(func), std::move(name)};
+        classify(*r, real_ufunc);
+    }, nb::arg("func"), nb::arg("name"), nb::arg("real_ufunc").none() = nb::none());
+    cls.def("__getattr__", [](Routed &r, const std::string &attr) -> nb::object {
+        // ufunc methods (add.reduce, multiply.outer, ...) are routed too; data attributes pass.
+        if (attr == "__name__") {
+            auto dot = r.name.rfind('.');
+            return nb::str((dot == std::string::npos ? r.name : r.name.substr(dot + 1)).c_str());
+        }
+        if (attr == "__qualname__") return nb::str(r.name.c_str());
+        if (attr == "__wrapped__") return r.func;
+        // inspect.signature(), help() and NumPy's own tests read these off the function it runs.
+        if (attr == "__signature__" || attr == "__text_signature__") {
+            nb::handle shown = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : nb::handle(r.func);
+            nb::object v = nb::steal(PyObject_GetAttrString(shown.ptr(), attr.c_str()));
+            if (v) return v;
+            PyErr_Clear();
+            raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+        }
+        if (attr == "_implementation") {
+            // NumPy's function without its dispatch (libraries call np.concatenate._implementation
+            // from their __array_function__): routed too, never deferring again.
+            nb::handle numpys = numpy_side(r);
+            nb::object impl = numpys.is_valid() ? nb::getattr(numpys, "_implementation", nb::none()) : nb::none();
+            if (impl.is_none()) raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+            return nb::cast(Routed{impl, r.name + "._implementation"}, nb::rv_policy::move);
+        }
+        if (attr.size() > 1 && attr[0] == '_')
+            raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+        nb::object v = nb::steal(PyObject_GetAttrString(r.func.ptr(), attr.c_str()));
+        if (!v && r.numpy_ufunc.is_valid()) {
+            PyErr_Clear();
+            v = nb::steal(PyObject_GetAttrString(r.numpy_ufunc.ptr(), attr.c_str()));
+        }
+        if (!v) {
+            PyErr_Clear();
+            raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+        }
+        if (PyCallable_Check(v.ptr()) && !PyType_Check(v.ptr())) {
+            // ufunc methods (np.add.reduce, ...) run through the engine too.
+            return nb::cast(Routed{v, r.name + "." + attr}, nb::rv_policy::move);
+        }
+        return v;
+    });
+    // NumPy's repr of what runs (<ufunc 'add'>, <function sum at 0x...>): printed dicts and
+    // lists of functions (activations, reducers) read as they do with NumPy.
+    cls.def("__repr__", [](Routed &r) -> nb::object {
+        nb::handle shown = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : r.func;
+        if (!shown.is_valid()) return nb::str(("<wsarray function " + r.name + ">").c_str());
+        return nb::repr(shown);
+    });
+    // pickle / copy.deepcopy (multiprocessing, sklearn's clone): by name when wsarray.<name> is
+    // this object, else by value (a bound method of a Generator, a ufunc method).
+    cls.def("__reduce__", [](nb::handle self) {
+        Routed &r = *nb::inst_ptr<Routed>(self.ptr());
+        nb::handle ws = hook(Hook::Namespace);
+        nb::object found = nb::borrow(ws);
+        std::string::size_type start = 0;
+        while (found.is_valid() && start <= r.name.size()) {
+            auto dot = r.name.find('.', start);
+            std::string part = r.name.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+            found = nb::steal(PyObject_GetAttrString(found.ptr(), part.c_str()));
+            if (!found.is_valid()) PyErr_Clear();
+            start = dot == std::string::npos ? r.name.size() + 1 : dot + 1;
+        }
+        if (found.is(self)) return nb::make_tuple(ws.attr("_function_by_name"), nb::make_tuple(r.name));
+        if (!r.func.is_valid()) raise(PyExc_TypeError, "wsarray." + r.name + " was cleared and cannot be pickled");
+        return nb::make_tuple(ws.attr("_rebuild_function"), nb::make_tuple(r.func, r.name));
+    });
+    // np.add.reduce == np.add.reduce (each access makes a new Function): equal when they run
+    // equal callables, as NumPy's bound methods compare. A Function is also equal to the NumPy
+    // callable it stands for (np.sin == numpy.sin, np.sort == numpy.sort, numpy.add in [np.add],
+    // dict lookups): NumPy hands its own function to __array_ufunc__/__array_function__
+    // overrides, and code keyed by np.sort must find it.
+    cls.def("__eq__", [](Routed &r, nb::handle other) -> nb::object {
+        if (!nb::isinstance<Routed>(other)) {
+            if (numpy_side(r).is_valid() && other.is(numpy_side(r))) return nb::bool_(true);
+            return nb::borrow(Py_NotImplemented);
+        }
+        Routed &o = nb::cast<Routed &>(other);
+        if (!r.func.is_valid() || !o.func.is_valid()) return nb::bool_(&r == &o);
+        return nb::bool_(r.name == o.name && r.func.equal(o.func));
+    }, nb::arg("other").none());
+    // The hash of the NumPy callable it equals (above).
+    cls.def("__hash__", [](Routed &r) -> Py_ssize_t {
+        if (!r.func.is_valid()) return (Py_ssize_t) (std::uintptr_t) &r;
+        return nb::hash(numpy_side(r));
+    });
+    // help(np.sum), np.info(np.dot), f.__doc__: NumPy's documentation of the wrapped function.
+    cls.def_prop_ro("__doc__", [](Routed &r) { return nb::getattr(r.func, "__doc__", nb::none()); });
+    {
+        // A Function running a NumPy ufunc reports numpy.ufunc as its __class__, which isinstance()
+        // consults: isinstance(np.add, np.ufunc) holds as in NumPy (NumPy's own
+        // testing.overrides.allows_array_ufunc_override asks exactly that), while type(np.add) is
+        // still Function. Put into the type's dict: setattr(type, "__class__") sets the metaclass.
+        nb::object ufunc_type = nb::module_::import_("numpy").attr("ufunc");
+        nb::object getter = nb::cpp_function([ufunc_type](nb::handle s) -> nb::object {
+            Routed &r = *nb::inst_ptr<Routed>(s.ptr());
+            if (r.numpy_ufunc.is_valid() ||
+                (r.func.is_valid() && PyObject_TypeCheck(r.func.ptr(), (PyTypeObject *) ufunc_type.ptr())))
+                return ufunc_type;
+            return nb::borrow((PyObject *) Py_TYPE(s.ptr()));
+        });
+        nb::object prop = nb::module_::import_("builtins").attr("property")(getter);
+        auto *tp = (PyTypeObject *) cls.ptr();
+        if (PyDict_SetItemString(tp->tp_dict, "__class__", prop.ptr()) < 0) throw nb::python_error();
+        PyType_Modified(tp);
+    }
+    // Vectorcall: only if the instance layout is what __vectorcalloffset__ says.
+    auto *type = (PyTypeObject *) cls.ptr();
+    nb::object probe = cls(nb::module_::import_("builtins").attr("len"), "len");
+    char *base = (char *) probe.ptr();
+    if (type->tp_vectorcall_offset == kVectorcallOffset &&
+        (char *) &nb::inst_ptr<Routed>(probe)->vectorcall == base + kVectorcallOffset)
+        type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+}
+
+} // namespace wsa_py
