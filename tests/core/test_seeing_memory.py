@@ -402,3 +402,24 @@ def test_each_cycle_records_the_lines_that_allocated_in_it(history):
     with ws:
         wnp.ones(10)
     assert "sites" not in memory.snapshot()["history"]["records"][-1]
+
+
+def test_cycle_sites_say_which_lines_spilled(history):
+    memory.record_history(True, stacks=True)
+    ws = wnp.workspace("SPILL_SITES")  # learns its size in the first cycle: everything there spills
+    for _ in range(3):
+        with ws:
+            big = wnp.ones(50_000) + 1  # 400 kB
+            line = sys._getframe().f_lineno - 1
+    records = [r for r in memory.snapshot()["history"]["records"] if r["workspace"] == "SPILL_SITES"]
+    assert len(records) == 3
+    first, last = records[0]["sites"][0], records[-1]["sites"][0]
+    assert (first["file"], first["line"]) == (__file__, line)
+    assert first["spilled_blocks"] == first["blocks"] >= 1 and first["spilled_bytes"] >= 400_000
+    assert (last["file"], last["line"]) == (__file__, line)
+    assert last["spilled_blocks"] == 0 and last["spilled_bytes"] == 0 and last["blocks"] >= 1
+    page = memory.render_snapshot_html(memory.snapshot())
+    assert "class='spill-sites'" in page
+    spill_table = page[page.index("class='spill-sites'"):]
+    assert f"<td>{line}</td>" in spill_table[:spill_table.index("</table>")]
+    assert big is not None

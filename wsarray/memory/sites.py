@@ -11,7 +11,7 @@ import numpy
 
 __all__ = ["TRACEMALLOC_DOMAIN", "live_blocks", "top_sites", "memory_report", "made_at", "block_made_at"]
 
-TRACEMALLOC_DOMAIN = 0x77736100  # src/python/numpy_alloc.cpp: kWorkspaceTraceDomain
+TRACEMALLOC_DOMAIN = 0x77736100  # src/python/allocation/numpy_alloc.cpp: kWorkspaceTraceDomain
 _LIBRARIES = tuple(os.path.dirname(m.__file__) + os.sep for m in (numpy,)) + (
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
 
@@ -79,19 +79,22 @@ def block_made_at(array):
 
 
 def cycle_sites(raw, limit=10):
-    """A cycle's allocation sites from the core's counts ((frames, bytes, blocks), frames innermost
-    first): bytes and blocks by the program's own line, largest first."""
+    """A cycle's allocation sites from the core's counts ((frames, bytes, blocks, spilled bytes,
+    spilled blocks), frames innermost first): by the program's own line, largest first, each
+    {file, line, bytes, blocks, spilled_bytes, spilled_blocks} (spilled: served outside the
+    workspace's chunks)."""
     totals = {}
-    for frames, nbytes, blocks in raw or ():
+    for frames, *counts in raw or ():
         site = made_at(frames)[len(" (made at "):-1] if frames else "?"
-        entry = totals.setdefault(site, [0, 0])
-        entry[0] += nbytes
-        entry[1] += blocks
+        entry = totals.setdefault(site, [0, 0, 0, 0])
+        for i, n in enumerate(counts[:4]):
+            entry[i] += n
     ranked = sorted(totals.items(), key=lambda kv: kv[1][0], reverse=True)[:limit]
     out = []
-    for site, (nbytes, blocks) in ranked:
+    for site, (nbytes, blocks, spilled_bytes, spilled_blocks) in ranked:
         file, _, line = site.rpartition(":")
-        out.append({"file": file, "line": int(line) if line.isdigit() else 0, "bytes": nbytes, "blocks": blocks})
+        out.append({"file": file, "line": int(line) if line.isdigit() else 0, "bytes": nbytes, "blocks": blocks,
+                    "spilled_bytes": spilled_bytes, "spilled_blocks": spilled_blocks})
     return out
 
 

@@ -86,18 +86,19 @@ def render_html(snap, title="wsarray memory snapshot"):
     for (thread, workspace), rs in sorted(groups.items()):
         events = [r for r in rs if r["events"]]
         with_sites = [r for r in rs if r.get("sites")]
-        if with_sites:
-            peak = max(with_sites, key=lambda r: r["peak_cycle_bytes"])
-            parts.append(f"<p>Allocation sites of the peak cycle (cycle {peak['cycle']}, "
-                         f"{_mib(peak['peak_cycle_bytes'])}):</p><table class='cycle-sites'><tr><th>file</th>"
-                         "<th>line</th><th>allocated</th><th>blocks</th></tr>")
-            for s in peak["sites"]:
-                parts.append(f"<tr><td>{html.escape(s['file'])}</td><td>{s['line']}</td>"
-                             f"<td>{_mib(s['bytes'])}</td><td>{s['blocks']}</td></tr>")
-            parts.append("</table>")
         parts.append(f"<h2 class='workspace'>{html.escape(workspace)} "
                      f"<small>(thread {html.escape(thread)})</small></h2>")
         parts.append(_timeline(rs))
+        if with_sites:
+            peak = max(with_sites, key=lambda r: r["peak_cycle_bytes"])
+            parts.append(f"<p>Allocation sites of the peak cycle (cycle {peak['cycle']}, "
+                         f"{_mib(peak['peak_cycle_bytes'])}):</p>")
+            parts.append(_sites_table("cycle-sites", peak["sites"]))
+            spilled = _spill_sites(with_sites)
+            if spilled:
+                parts.append("<p>Lines whose allocations spilled (served outside the workspace's chunks), over "
+                             "the recorded cycles:</p>")
+                parts.append(_sites_table("spill-sites", spilled))
         if events:
             parts.append("<table class='events'><tr><th>cycle</th><th>what happened</th><th>peak</th><th>spilled</th>"
                          "<th>capacity</th></tr>")
@@ -108,6 +109,30 @@ def render_html(snap, title="wsarray memory snapshot"):
             parts.append("</table>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+def _sites_table(css_class, sites):
+    rows = [f"<table class='{css_class}'><tr><th>file</th><th>line</th><th>allocated</th><th>blocks</th>"
+            "<th>spilled</th><th>spilled blocks</th></tr>"]
+    for s in sites:
+        rows.append(f"<tr><td>{html.escape(s['file'])}</td><td>{s['line']}</td><td>{_mib(s['bytes'])}</td>"
+                    f"<td>{s['blocks']}</td><td>{_mib(s.get('spilled_bytes', 0))}</td>"
+                    f"<td>{s.get('spilled_blocks', 0)}</td></tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def _spill_sites(records, limit=10):
+    """The lines whose allocations spilled, summed over the records' cycles, most spilled first."""
+    totals = {}
+    for r in records:
+        for s in r["sites"]:
+            if s.get("spilled_blocks"):
+                entry = totals.setdefault((s["file"], s["line"]), {"file": s["file"], "line": s["line"], "bytes": 0,
+                                                                  "blocks": 0, "spilled_bytes": 0, "spilled_blocks": 0})
+                for key in ("bytes", "blocks", "spilled_bytes", "spilled_blocks"):
+                    entry[key] += s.get(key, 0)
+    return sorted(totals.values(), key=lambda e: e["spilled_bytes"], reverse=True)[:limit]
+
 
 
 def write_html(snap, path, title="wsarray memory snapshot"):

@@ -394,6 +394,14 @@ bool Workspace::mapping_of(const void *p, Mapping &mapping, std::size_t &offset)
     return true;
 }
 
+bool Workspace::is_spill(const void *p) {
+    Registry &r = registry();
+    if (surely_foreign(r, p)) return false;
+    Locked lock;
+    Chunk *c = r.find(p);
+    return c && c->spill && p == c->base() && c->live_blocks;
+}
+
 std::size_t Workspace::owned_size(const void *p) {
     Registry &r = registry();
     if (surely_foreign(r, p)) return kNotOwned;

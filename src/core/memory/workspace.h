@@ -158,6 +158,8 @@ public:
     /// Bytes requested for the block at `p` in any workspace (destroyed ones too), or kNotOwned.
     static constexpr std::size_t kNotOwned = ~std::size_t(0);
     static std::size_t owned_size(const void *p);
+    /// Is `p` the start of a live spill (an allocation its workspace served outside its chunks)?
+    static bool is_spill(const void *p);
     /// Bytes held by chunks of destroyed workspaces whose arrays are still alive.
     static std::size_t zombie_bytes();
 

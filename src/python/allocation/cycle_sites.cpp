@@ -4,6 +4,8 @@
 /// traced allocations are counted, so nothing is paid while tracemalloc is off.
 #include "allocation/cycle_sites.h"
 
+#include "memory/workspace.h"
+
 #include <frameobject.h>
 
 #include <cstdint>
@@ -51,8 +53,9 @@ PyObject *current_frames() {
 
 } // namespace
 
-void note_site(const wsa::Workspace *ws, std::size_t bytes) {
+void note_site(const wsa::Workspace *ws, const void *p, std::size_t bytes) {
     tl_noted = true;
+    const bool spilled = wsa::Workspace::is_spill(p);
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyObject *state = PyThreadState_GetDict();  // borrowed
@@ -72,19 +75,19 @@ void note_site(const wsa::Workspace *ws, std::size_t bytes) {
             Py_XDECREF(fresh);
         }
         if (mine) {
-            PyObject *counts = PyDict_GetItemWithError(mine, frames);  // borrowed: [bytes, blocks]
+            // borrowed: [bytes, blocks, spilled bytes, spilled blocks]
+            PyObject *counts = PyDict_GetItemWithError(mine, frames);
             if (counts) {
-                PyObject *b = PyLong_FromSize_t(PyLong_AsSize_t(PyList_GET_ITEM(counts, 0)) + bytes);
-                PyObject *k = PyLong_FromSize_t(PyLong_AsSize_t(PyList_GET_ITEM(counts, 1)) + 1);
-                if (b && k) {
-                    PyList_SetItem(counts, 0, b);  // steals
-                    PyList_SetItem(counts, 1, k);
-                } else {
-                    Py_XDECREF(b);
-                    Py_XDECREF(k);
+                const std::size_t add[4] = {bytes, 1, spilled ? bytes : 0, spilled ? std::size_t(1) : 0};
+                for (Py_ssize_t i = 0; i < 4; ++i) {
+                    if (!add[i]) continue;
+                    PyObject *v = PyLong_FromSize_t(PyLong_AsSize_t(PyList_GET_ITEM(counts, i)) + add[i]);
+                    if (!v) break;
+                    PyList_SetItem(counts, i, v);  // steals
                 }
             } else if (!PyErr_Occurred()) {
-                PyObject *fresh = Py_BuildValue("[nn]", (Py_ssize_t) bytes, (Py_ssize_t) 1);
+                PyObject *fresh = Py_BuildValue("[nnnn]", (Py_ssize_t) bytes, (Py_ssize_t) 1,
+                                                (Py_ssize_t) (spilled ? bytes : 0), (Py_ssize_t) (spilled ? 1 : 0));
                 if (fresh) PyDict_SetItem(mine, frames, fresh);
                 Py_XDECREF(fresh);
             }
@@ -116,7 +119,8 @@ nb::object take_sites(const wsa::Workspace &ws) {
     Py_ssize_t pos = 0;
     while (PyDict_Next(mine, &pos, &frames, &counts))
         out.append(nb::make_tuple(nb::handle(frames), nb::handle(PyList_GET_ITEM(counts, 0)),
-                                  nb::handle(PyList_GET_ITEM(counts, 1))));
+                                  nb::handle(PyList_GET_ITEM(counts, 1)), nb::handle(PyList_GET_ITEM(counts, 2)),
+                                  nb::handle(PyList_GET_ITEM(counts, 3))));
     if (PyDict_DelItem(all, wskey.ptr()) < 0) PyErr_Clear();
     if (PyDict_GET_SIZE(all) == 0) tl_noted = false;
     return std::move(out);

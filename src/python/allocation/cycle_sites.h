@@ -11,12 +11,14 @@ class Workspace;
 
 namespace wsa_py {
 
-/// Count `bytes` of a block just handed out by `ws` (tracemalloc traced it) against the innermost
-/// Python frames running now. Under the GIL; never raises (a failure only loses the count).
-void note_site(const wsa::Workspace *ws, std::size_t bytes);
+/// Count `bytes` of the block at `p` just handed out by `ws` (tracemalloc traced it) against the
+/// innermost Python frames running now, and as spilled if it is a spill. Under the GIL; never
+/// raises (a failure only loses the count).
+void note_site(const wsa::Workspace *ws, const void *p, std::size_t bytes);
 
-/// The sites counted for `ws` since its last cycle ended, as a list of (frames, bytes, blocks),
-/// frames a tuple of (filename, lineno) innermost first, and forget them; None if there are none.
+/// The sites counted for `ws` since its last cycle ended, as a list of (frames, bytes, blocks,
+/// spilled bytes, spilled blocks), frames a tuple of (filename, lineno) innermost first, and
+/// forget them; None if there are none.
 nanobind::object take_sites(const wsa::Workspace &ws);
 
 } // namespace wsa_py

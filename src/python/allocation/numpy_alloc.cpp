@@ -45,7 +45,7 @@ static void *route_alloc(std::size_t n, bool zero) {
         // 0: tracemalloc traced it (it is tracing): count the cycle's site too (cycle_sites.h).
         if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n) == 0 && n >= kSiteMinBytes &&
             PyGILState_Check())
-            note_site(tl_route, n);
+            note_site(tl_route, p, n);
         ++tl_counts.routed;
         tl_last = p;
         tl_last_ws = tl_route;
@@ -199,7 +199,7 @@ void *new_array_data(wsa::Workspace *target, std::size_t size, bool zeroed, PyOb
             void *data = target->allocate(size, zeroed);
             if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) data, size) == 0 &&
                 size >= kSiteMinBytes)
-                note_site(target, size);
+                note_site(target, data, size);
             return data;
         } catch (const std::exception &) {  // NumPy's path reports it (route_alloc's message)
             return nullptr;
