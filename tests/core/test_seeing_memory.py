@@ -423,3 +423,30 @@ def test_cycle_sites_say_which_lines_spilled(history):
     spill_table = page[page.index("class='spill-sites'"):]
     assert f"<td>{line}</td>" in spill_table[:spill_table.index("</table>")]
     assert big is not None
+
+
+def test_live_blocks_carry_workspace_cycle_dtype_and_shape(history):
+    memory.record_history(True, stacks=True)
+    ws = wnp.workspace("DESCRIBED")
+    with ws:
+        pass
+    with ws:  # cycle 2
+        grid = wnp.ones((64, 32)) * 3  # 16 kB, float64
+        line = sys._getframe().f_lineno - 1
+        narrow = grid.T.astype(wnp.float32)  # 8 kB, float32, (32, 64)
+        tiny = wnp.arange(10.0)  # under 4 KiB: frames and size only
+        blocks = memory.snapshot()["stacks"]["live_blocks"]
+        mine = [b for b in blocks if b["site"]["file"] == __file__]
+        first = next(b for b in mine if b["site"]["line"] == line)
+        assert first["bytes"] == 64 * 32 * 8 and first["workspace"] == "DESCRIBED" and first["cycle"] == 2
+        assert first["dtype"] == "float64" and first["shape"] == [64, 32]
+        second = next(b for b in mine if b["site"]["line"] == line + 2)
+        assert second["dtype"] == "float32" and second["shape"] == [32, 64] and second["cycle"] == 2
+        small = next(b for b in mine if b["site"]["line"] == line + 3)
+        assert small["bytes"] == 80 and small["dtype"] is None and small["workspace"] is None
+        page = memory.render_snapshot_html(memory.snapshot())
+        assert "<td>float32</td><td>(32, 64)</td>" in page
+        json.dumps(blocks)  # plain data
+    del grid, narrow, tiny
+    from wsarray import _native
+    assert not [d for d in _native._described_blocks() if d[2] == "DESCRIBED"]  # freed blocks forgotten

@@ -38,15 +38,34 @@ def _traces():
 
 
 def live_blocks(limit=100):
-    """The largest live workspace blocks: [{bytes, site: {file, line}, frames: [{file, line}]}] (empty
-    unless tracemalloc traces)."""
-    traces = sorted(_traces(), key=lambda t: t.size, reverse=True)[:limit]
+    """The largest live workspace blocks (empty unless tracemalloc traces): [{bytes, site: {file,
+    line}, frames: [{file, line}], workspace, cycle, dtype, shape}]. Blocks of 4 KiB and more made
+    while tracing carry the workspace, the cycle they were made in and the dtype and shape of the
+    array over them; smaller ones None there (tracemalloc knows only their size and frames)."""
+    from .. import _native
+    unmatched = {}
+    for t in _traces():
+        frames = tuple((f.filename, f.lineno) for f in reversed(t.traceback))
+        unmatched.setdefault((t.size, frames), []).append(t)
     out = []
-    for t in traces:
-        file, line = _site(t.traceback)
-        out.append({"bytes": t.size, "site": {"file": file, "line": line},
-                    "frames": [{"file": f.filename, "line": f.lineno} for f in reversed(t.traceback)]})
-    return out
+    for address, nbytes, workspace, cycle, dtype, shape in _native._described_blocks():
+        frames = tuple(tuple(f) for f in (_native._block_traceback(address) or ()))
+        traced = unmatched.get((nbytes, frames))
+        if not traced:
+            continue  # made before tracing began, or freed meanwhile: tracemalloc has no record
+        traced.pop()
+        out.append(_block(nbytes, frames, workspace, cycle, dtype, list(shape) if shape is not None else None))
+    for (nbytes, frames), rest in unmatched.items():
+        out.extend(_block(nbytes, frames, None, None, None, None) for _ in rest)
+    out.sort(key=lambda b: b["bytes"], reverse=True)
+    return out[:limit]
+
+
+def _block(nbytes, frames, workspace, cycle, dtype, shape):
+    file, line = _program_frame(list(frames)) or ("?", 0)
+    return {"bytes": nbytes, "site": {"file": file, "line": line},
+            "frames": [{"file": f, "line": n} for f, n in frames],
+            "workspace": workspace, "cycle": cycle, "dtype": dtype, "shape": shape}
 
 
 def top_sites(limit=50):

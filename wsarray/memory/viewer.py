@@ -75,11 +75,15 @@ def render_html(snap, title="wsarray memory snapshot"):
                          f"<td>{s['blocks']}</td></tr>")
         parts.append("</table>")
         parts.append("<h2>Largest live blocks</h2><table id='blocks'><tr><th>made at</th><th>bytes</th>"
+                     "<th>workspace</th><th>cycle</th><th>dtype</th><th>shape</th>"
                      "<th>frames (innermost first)</th></tr>")
         for b in stacks.get("live_blocks", [])[:50]:
             frames = " &larr; ".join(f"{html.escape(os.path.basename(f['file']))}:{f['line']}" for f in b["frames"])
+            shape = "" if b.get("shape") is None else "(" + ", ".join(map(str, b["shape"])) + ")"
             parts.append(f"<tr><td>{html.escape(b['site']['file'])}:{b['site']['line']}</td>"
-                         f"<td>{_mib(b['bytes'])}</td><td>{frames}</td></tr>")
+                         f"<td>{_mib(b['bytes'])}</td><td>{html.escape(str(b.get('workspace') or ''))}</td>"
+                         f"<td>{b.get('cycle') or ''}</td><td>{html.escape(str(b.get('dtype') or ''))}</td>"
+                         f"<td>{shape}</td><td>{frames}</td></tr>")
         parts.append("</table>")
     elif not stacks.get("tracing"):
         parts.append("<p>Allocation sites: off (wsarray.memory.record_history(True, stacks=True) records them).</p>")

@@ -5,6 +5,7 @@
 
 #include "allocation/numpy_alloc.h"
 
+#include "allocation/block_descriptions.h"
 #include "allocation/cycle_sites.h"
 #include "common/errors.h"
 
@@ -39,13 +40,21 @@ constexpr std::size_t kSiteMinBytes = 256 << 10;
 static int (*g_trace_track)(unsigned, std::uintptr_t, std::size_t) = nullptr;
 static int (*g_trace_untrack)(unsigned, std::uintptr_t) = nullptr;
 
+/// A workspace block tracemalloc just traced (it is tracing): described if large enough, and its
+/// cycle's site counted if larger still.
+static void note_traced_block(wsa::Workspace &ws, void *p, std::size_t n) {
+    if (n < kDescribedMinBytes || !PyGILState_Check()) return;
+    note_new_block(ws, p, n);
+    if (n >= kSiteMinBytes) note_site(&ws, p, n);
+}
+
 static void *route_alloc(std::size_t n, bool zero) {
     try {
         void *p = tl_route->allocate(n ? n : 1, zero);
-        // 0: tracemalloc traced it (it is tracing): count the cycle's site too (cycle_sites.h).
-        if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n) == 0 && n >= kSiteMinBytes &&
-            PyGILState_Check())
-            note_site(tl_route, p, n);
+        // 0: tracemalloc traced it (it is tracing): describe the block and count the cycle's site
+        // too (block_descriptions.h, cycle_sites.h).
+        if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n) == 0)
+            note_traced_block(*tl_route, p, n);
         ++tl_counts.routed;
         tl_last = p;
         tl_last_ws = tl_route;
@@ -84,6 +93,7 @@ static void *ws_calloc(void *, std::size_t nelem, std::size_t elsize) {
 static void ws_free(void *, void *p, std::size_t size) {
     if (!p) return;
     if (p == tl_last) tl_last = nullptr;
+    if (g_described_blocks) forget_block(p);
     if (wsa::Workspace::free_if_owned(p)) {
         if (g_trace_untrack) g_trace_untrack(kWorkspaceTraceDomain, (std::uintptr_t) p);
         return;
@@ -102,6 +112,7 @@ static void *ws_realloc(void *, void *p, std::size_t n) {
     void *q = tl_route ? route_alloc(n, false) : g_default->allocator.malloc(g_default->allocator.ctx, n);
     if (!q) return nullptr;
     std::memcpy(q, p, old < n ? old : n);
+    if (g_described_blocks) forget_block(p);
     if (wsa::Workspace::free_if_owned(p) && g_trace_untrack) g_trace_untrack(kWorkspaceTraceDomain, (std::uintptr_t) p);
     return q;
 }
@@ -197,9 +208,8 @@ void *new_array_data(wsa::Workspace *target, std::size_t size, bool zeroed, PyOb
     if (target) {
         try {
             void *data = target->allocate(size, zeroed);
-            if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) data, size) == 0 &&
-                size >= kSiteMinBytes)
-                note_site(target, data, size);
+            if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) data, size) == 0)
+                note_traced_block(*target, data, size);
             return data;
         } catch (const std::exception &) {  // NumPy's path reports it (route_alloc's message)
             return nullptr;

@@ -17,6 +17,7 @@
 /// Dead Arrays are kept (up to 16 per number of dimensions, with their shape buffers) and filled in
 /// again for the next result: a small result costs no object allocation. Under the GIL only.
 #pragma once
+#include "allocation/block_descriptions.h"
 #include "results/array_record.h"
 
 #include <Python.h>
@@ -96,6 +97,7 @@ inline PyObject *make_array(PyObject *nd, Token token, PyObject *base = nullptr)
     // around empty `meta` arrays that must outlive the cycle they were made in).
     if (token.ws && ndarray_size(nd) == 0) token = Token{};
     new (&array_of(inst)) Array{nb::borrow(nd), std::move(token), nb::borrow(base)};
+    describe_block_if_any(nd);  // while tracemalloc traces large blocks (block_descriptions.h)
     return inst;
 }
 /// make_array() for an ndarray just allocated in `target` (the current route; null: no

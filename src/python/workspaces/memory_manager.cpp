@@ -5,6 +5,7 @@
 
 #include "results/array_object.h"
 #include "numpy_access/numpy_access.h"
+#include "allocation/block_descriptions.h"
 #include "allocation/numpy_alloc.h"
 #include "workspaces/scopes.h"
 #include "workspaces/workspaces.h"
@@ -100,6 +101,9 @@ void export_memory_manager(nb::module_ &m) {
         PyObject *tb = a.nd_.is_valid() ? block_traceback(ndarray_data(a.nd_.ptr())) : nullptr;
         return tb ? nb::steal(tb) : nb::none();
     }, "tracemalloc's frames of a wsarray.Array's block (see _block_traceback), or None.");
+    m.def("_described_blocks", &described_blocks,
+          "The live workspace blocks described while tracemalloc traced (4 KiB and more): a list of\n"
+          "(address, bytes, workspace, cycle, dtype str or None, shape or None).");
     m.def("_numpy_allocation_counts", []() {
         NumpyAllocationCounts c = numpy_allocation_counts();
         return nb::make_tuple(c.routed, c.outside);
