@@ -296,6 +296,20 @@ def _array_block_traceback(arg: object, /) -> object:
     tracemalloc's frames of a wsarray.Array's block (see _block_traceback), or None.
     """
 
+def _trace_chunk_maps(on: bool) -> None:
+    """
+    Report workspace chunk maps to tracemalloc (wsarray.memory.TRACEMALLOC_CHUNK_DOMAIN) from now on, or stop.
+    """
+
+def _report_chunk_maps() -> None:
+    """Hand the queued chunk maps and releases to tracemalloc now."""
+
+def _described_blocks() -> list:
+    """
+    The live workspace blocks described while tracemalloc traced (4 KiB and more): a list of
+    (address, bytes, workspace, cycle, dtype str or None, shape or None).
+    """
+
 def _numpy_allocation_counts() -> tuple:
     """
     (into workspaces, outside) NumPy data allocations of this thread through wsarray's handler.

@@ -155,6 +155,12 @@ def test_escapes_name_the_variable_and_line_once():
                                           for m in messages)
         assert all(w.filename == __file__ for w in caught)
         assert memory.get_debug() == ["escapes"]
+        mine = [e for e in memory.snapshot()["escapes"] if e["workspace"] == "ESCAPE"][-3:]
+        assert len(mine) == 3 and all(e["variable"] == "kept" and e["file"] == __file__ for e in mine)
+        assert [e["cycle"] for e in mine] == sorted(e["cycle"] for e in mine) and mine[0]["cycle"] >= 1
+        assert mine[0]["function"] == "test_escapes_name_the_variable_and_line_once"
+        page = memory.render_snapshot_html(memory.snapshot())
+        assert "<table id='escapes'>" in page and "<td>kept</td>" in page
     finally:
         memory.set_debug(None)
     with warnings.catch_warnings():
@@ -450,3 +456,33 @@ def test_live_blocks_carry_workspace_cycle_dtype_and_shape(history):
     del grid, narrow, tiny
     from wsarray import _native
     assert not [d for d in _native._described_blocks() if d[2] == "DESCRIBED"]  # freed blocks forgotten
+
+
+def test_chunk_maps_and_spills_are_traced_in_their_own_domain(history):
+    import tracemalloc
+
+    def chunk_traces():
+        memory.snapshot()  # hands queued maps to tracemalloc
+        snap = tracemalloc.take_snapshot().filter_traces(
+            [tracemalloc.DomainFilter(True, memory.TRACEMALLOC_CHUNK_DOMAIN)])
+        return sorted(t.size for t in snap.traces)
+
+    memory.record_history(True, stacks=True)
+    before = chunk_traces()
+    config = wnp.WorkspaceConfig(initial_size=1 << 20, learning="none", spill="external")
+    ws = wnp.workspace("CHUNK_TRACES", config)
+    with ws:
+        a = wnp.ones(1 << 18)  # 2 MiB: more than the chunk holds, a spill
+        with_chunk = chunk_traces()
+        assert len(with_chunk) == len(before) + 2
+        assert sum(with_chunk) - sum(before) >= (1 << 20) + (2 << 20)
+        snap = memory.snapshot()["stacks"]
+        assert snap["chunk_domain"] == memory.TRACEMALLOC_CHUNK_DOMAIN
+        assert snap["traced_chunk_bytes"] >= (1 << 20) + (2 << 20) and snap["traced_chunks"] >= 2
+        del a
+    ws.destroy()
+    assert chunk_traces() == before  # given back: untraced
+    memory.record_history(True)  # without stacks: maps are not queued
+    other = wnp.workspace("CHUNK_UNTRACED", wnp.WorkspaceConfig(initial_size=1 << 20))
+    assert chunk_traces() == before
+    other.destroy()

@@ -25,7 +25,7 @@ from .._devices import workspace as _device_workspaces
 from .debug import MODES as DEBUG_MODES, EscapeWarning, get_debug, reset_thread as reset_thread_debug, set_debug
 from .history import RECORD_BYTES, dump_snapshot, history_enabled, load_snapshot, record_history, snapshot
 from .measure import Measurement, measure
-from .sites import TRACEMALLOC_DOMAIN, made_at as _made_at, memory_report as _memory_report
+from .sites import TRACEMALLOC_CHUNK_DOMAIN, TRACEMALLOC_DOMAIN, made_at as _made_at, memory_report as _memory_report
 from .viewer import plot_png as plot_snapshot, render_html as render_snapshot_html, write_html as write_snapshot_html
 
 CycleListener = Callable[[dict[str, Any]], object]
@@ -36,6 +36,7 @@ __all__ = [
     "Measurement",
     "RECORD_BYTES",
     "TRACEMALLOC_DOMAIN",
+    "TRACEMALLOC_CHUNK_DOMAIN",
     "dump_snapshot",
     "get_debug",
     "history_enabled",

@@ -8,6 +8,7 @@ process, or one thread (``this_thread=True``); the environment variable ``WSARRA
 separated by commas) sets the process's modes when wsarray is imported, so a user can switch them
 on without editing code."""
 
+import collections
 import os
 import sys
 import threading
@@ -28,6 +29,8 @@ _listening = [False]
 _threads_with_escapes = [0]  # threads whose own modes include escapes
 _reported = {}  # id -> weak reference: each escaped Array is reported once (Arrays are unhashable)
 _lock = threading.Lock()
+ESCAPES_KEPT = 1000
+_escapes = collections.deque(maxlen=ESCAPES_KEPT)  # the latest reports, for snapshots and the viewer
 
 
 class EscapeWarning(UserWarning):
@@ -129,10 +132,14 @@ def _first_report(array):
 
 def _made_at(array):
     """Where the Array's block was made, when tracemalloc traces (wsarray's domain)."""
-    if not tracemalloc.is_tracing():
-        return ""
-    site = block_made_at(array)
-    return f"; made at {site}" if site else ""
+    return block_made_at(array) if tracemalloc.is_tracing() else ""
+
+
+def escapes():
+    """The latest escape reports (at most ESCAPES_KEPT), oldest first: [{workspace, cycle, variable,
+    function, file, line, thread, made_at}]; made_at is "" unless tracemalloc traced the array."""
+    with _lock:
+        return [dict(e) for e in _escapes]
 
 
 def _on_cycle(event):
@@ -150,10 +157,15 @@ def _on_cycle(event):
                 if array.workspace != name or array.is_in_scope() or not _first_report(array):
                     continue
                 where = f"{code.co_name} ({code.co_filename}:{frame.f_lineno})"
+                made = _made_at(array)
+                with _lock:
+                    _escapes.append({"workspace": name, "cycle": event.get("cycle"), "variable": path,
+                                     "function": code.co_name, "file": code.co_filename, "line": frame.f_lineno,
+                                     "thread": threading.current_thread().name, "made_at": made})
                 warnings.warn_explicit(
                     f"wsarray.memory (debug 'escapes'): '{path}' in {where} still holds an Array of workspace "
-                    f"'{name}' whose cycle has ended{_made_at(array)}: it is stale, and any use of it raises; "
-                    ".detach() it inside the cycle to keep it", EscapeWarning,
+                    f"'{name}' whose cycle has ended{'; made at ' + made if made else ''}: it is stale, and any "
+                    "use of it raises; .detach() it inside the cycle to keep it", EscapeWarning,
                     code.co_filename, frame.f_lineno, module=frame.f_globals.get("__name__", "__main__"))
         frame = frame.f_back
 

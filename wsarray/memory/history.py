@@ -18,7 +18,8 @@ import time
 import tracemalloc
 
 from .. import _native
-from .sites import TRACEMALLOC_DOMAIN, cycle_sites, live_blocks, top_sites
+from .debug import escapes
+from .sites import TRACEMALLOC_CHUNK_DOMAIN, TRACEMALLOC_DOMAIN, cycle_sites, live_blocks, top_sites, traced_chunk_bytes
 
 __all__ = ["record_history", "history_enabled", "snapshot", "dump_snapshot", "load_snapshot", "RECORD_BYTES"]
 
@@ -44,7 +45,9 @@ def record_history(enabled=True, *, stacks=False, frames=8, max_entries=100_000)
 
     ``stacks=True`` also starts ``tracemalloc`` (``frames`` deep) if it is not tracing: every live
     workspace block then carries the Python frames that made it (``snapshot()``'s ``live_blocks``
-    and ``sites``, the viewer, out-of-memory errors). tracemalloc traces every Python allocation:
+    and ``sites``, the viewer, out-of-memory errors), and the chunks and spills workspaces map from
+    then on are traced too, in their own domain (``TRACEMALLOC_CHUNK_DOMAIN``: what workspaces hold
+    from the system, used or not). tracemalloc traces every Python allocation:
     it slows the program (see the README's figures). Stopping stops tracemalloc if it started it."""
     if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
         raise ValueError(f"wsarray.memory.record_history: max_entries must be a positive int, not {max_entries!r}")
@@ -55,6 +58,7 @@ def record_history(enabled=True, *, stacks=False, frames=8, max_entries=100_000)
             if _state["listener"] is not None:
                 _native._remove_cycle_listener(_state["listener"])
                 _state["listener"] = None
+            _native._trace_chunk_maps(False)
             if _state["started_tracemalloc"]:
                 tracemalloc.stop()
                 _state["started_tracemalloc"] = False
@@ -62,6 +66,7 @@ def record_history(enabled=True, *, stacks=False, frames=8, max_entries=100_000)
         if stacks and not tracemalloc.is_tracing():
             tracemalloc.start(frames)
             _state["started_tracemalloc"] = True
+        _native._trace_chunk_maps(bool(stacks))  # chunks mapped from now on, in their own domain
         old = _state["ring"] or ()
         _state["ring"] = collections.deque(old, maxlen=max_entries)
         if _state["listener"] is None:
@@ -153,11 +158,14 @@ def snapshot():
         workspaces.append({"thread": thread, "thread_name": names.get((thread, name), str(thread)), "name": name,
                            "as_of": "last recorded cycle", **_plain(stats)})
     tracing = tracemalloc.is_tracing()
+    chunk_bytes, chunks = traced_chunk_bytes() if tracing else (0, 0)
     return {"version": SNAPSHOT_VERSION, "kind": "wsarray.memory.snapshot",
             "process": {"pid": os.getpid(), "python": sys.version.split()[0], "time": time.time()},
             "workspaces": workspaces,
-            "stacks": {"tracing": tracing, "domain": TRACEMALLOC_DOMAIN,
+            "stacks": {"tracing": tracing, "domain": TRACEMALLOC_DOMAIN, "chunk_domain": TRACEMALLOC_CHUNK_DOMAIN,
+                       "traced_chunk_bytes": chunk_bytes, "traced_chunks": chunks,
                        "sites": top_sites() if tracing else [], "live_blocks": live_blocks() if tracing else []},
+            "escapes": escapes(),
             "history": {"recording": history_enabled(), "max_entries": bound, "dropped": dropped,
                         "record_bytes": RECORD_BYTES, "records": records}}
 

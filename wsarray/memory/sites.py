@@ -9,9 +9,13 @@ import tracemalloc
 
 import numpy
 
-__all__ = ["TRACEMALLOC_DOMAIN", "live_blocks", "top_sites", "memory_report", "made_at", "block_made_at"]
+__all__ = ["TRACEMALLOC_DOMAIN", "TRACEMALLOC_CHUNK_DOMAIN", "traced_chunk_bytes", "live_blocks", "top_sites",
+           "memory_report", "made_at", "block_made_at"]
 
 TRACEMALLOC_DOMAIN = 0x77736100  # src/python/allocation/numpy_alloc.cpp: kWorkspaceTraceDomain
+# The chunks and spills workspaces map (what they hold from the system, used or not), while
+# record_history(stacks=True) traces: kChunkTraceDomain there.
+TRACEMALLOC_CHUNK_DOMAIN = 0x77736101
 _LIBRARIES = tuple(os.path.dirname(m.__file__) + os.sep for m in (numpy,)) + (
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
 
@@ -35,6 +39,17 @@ def _traces():
         return []
     snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.DomainFilter(True, TRACEMALLOC_DOMAIN)])
     return snap.traces
+
+
+def traced_chunk_bytes():
+    """Bytes of the workspace chunks and spills tracemalloc holds now (mapped while
+    record_history(stacks=True) traced), and how many."""
+    from .. import _native
+    _native._report_chunk_maps()
+    if not tracemalloc.is_tracing():
+        return 0, 0
+    snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.DomainFilter(True, TRACEMALLOC_CHUNK_DOMAIN)])
+    return sum(t.size for t in snap.traces), len(snap.traces)
 
 
 def live_blocks(limit=100):

@@ -87,6 +87,15 @@ def render_html(snap, title="wsarray memory snapshot"):
         parts.append("</table>")
     elif not stacks.get("tracing"):
         parts.append("<p>Allocation sites: off (wsarray.memory.record_history(True, stacks=True) records them).</p>")
+    if snap.get("escapes"):
+        parts.append("<h2>Escapes</h2><p>Arrays still referenced when their cycle ended (debug mode 'escapes'): "
+                     "stale, so any use raises; .detach() them inside the cycle to keep them.</p>"
+                     "<table id='escapes'><tr><th>variable</th><th>function</th><th>file</th><th>line</th>"
+                     "<th>workspace</th><th>cycle</th><th>thread</th><th>made at</th></tr>")
+        for e in snap["escapes"][-200:]:
+            parts.append("<tr>" + "".join(f"<td>{html.escape(str(e.get(k, '')))}</td>" for k in (
+                "variable", "function", "file", "line", "workspace", "cycle", "thread", "made_at")) + "</tr>")
+        parts.append("</table>")
     for (thread, workspace), rs in sorted(groups.items()):
         events = [r for r in rs if r["events"]]
         with_sites = [r for r in rs if r.get("sites")]

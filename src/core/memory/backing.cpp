@@ -400,4 +400,15 @@ void trim_heap() {
 #endif
 }
 
+namespace {
+std::atomic<MappingObserver> g_mapping_observer{nullptr};
+}
+
+void set_mapping_observer(MappingObserver observer) { g_mapping_observer.store(observer, std::memory_order_release); }
+
+void notify_mapping(const Mapping &m, bool mapped) {
+    if (m.source == Source::Device) return;
+    if (MappingObserver observe = g_mapping_observer.load(std::memory_order_acquire)) observe(m.ptr, m.size, mapped);
+}
+
 } // namespace wsa

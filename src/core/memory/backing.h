@@ -59,6 +59,16 @@ struct Mapping {
     }
 };
 
+/// Told of each host chunk and spill a workspace maps (`mapped` true) or gives back: its address and
+/// size. Called with the core's lock held, on whichever thread maps or releases: it must be quick,
+/// must not call the core, and must not wait for anything a caller of the core may hold (the
+/// GIL). Device chunks are not reported.
+using MappingObserver = void (*)(const void *address, std::size_t size, bool mapped);
+/// Register the observer (null: none). The bindings report the maps to tracemalloc through it.
+void set_mapping_observer(MappingObserver observer);
+/// Tell the observer that a workspace mapped `m` (`mapped` true) or is giving it back.
+void notify_mapping(const Mapping &m, bool mapped);
+
 /// The operating system cannot (or would not safely) provide a mapping; what() says why.
 struct MappingRefused : std::bad_alloc {
     explicit MappingRefused(std::string why) : why_(std::move(why)) {}

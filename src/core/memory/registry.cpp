@@ -11,6 +11,7 @@ Registry *make_registry() {
 }
 
 void drop_chunk_locked(Chunk *c) {
+    notify_mapping(c->mapping, false);
     if (c->mapping.source == Source::Device) registry().deferred.emplace_back(c->mapping, c->device);
     else unmap(c->mapping);
     delete c;

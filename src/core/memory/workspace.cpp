@@ -104,6 +104,7 @@ Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill, std::size_t at_
     c->owner = this;
     c->cycles = stats_.cycles;
     registry().add(c);
+    notify_mapping(c->mapping, true);
     ++stats_.os_maps;
     if (spill) {
         live_spill_bytes_ += c->capacity();

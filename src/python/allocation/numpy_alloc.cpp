@@ -11,10 +11,13 @@
 
 #include "memory/workspace.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <dlfcn.h>
+#include <mutex>
 #include <stdexcept>
+#include <vector>
 
 namespace wsa_py {
 
@@ -48,13 +51,59 @@ static void note_traced_block(wsa::Workspace &ws, void *p, std::size_t n) {
     if (n >= kSiteMinBytes) note_site(&ws, p, n);
 }
 
+// ---- chunk maps in tracemalloc -------------------------------------------------------------------
+// The core tells of each map and release with its lock held, where the GIL cannot be waited for:
+// the observer only queues the event; the next allocation or free through the handler, cycle end
+// or snapshot (all under the GIL) hands the queue to tracemalloc, in order.
+constexpr unsigned kChunkTraceDomain = 0x77736101;  // wsarray.memory.TRACEMALLOC_CHUNK_DOMAIN
+struct MapEvent {
+    const void *address;
+    std::size_t size;
+    bool mapped;
+};
+static std::atomic<bool> g_trace_chunks{false};   // wsarray.memory.record_history(stacks=True)
+static std::atomic<bool> g_map_events_pending{false};
+static std::mutex g_map_events_mutex;             // a leaf lock: nothing is called while it is held
+static std::vector<MapEvent> *g_map_events = new std::vector<MapEvent>();  // never destroyed
+
+static void observe_mapping(const void *address, std::size_t size, bool mapped) {
+    if (!g_trace_chunks.load(std::memory_order_relaxed)) return;
+    try {
+        std::lock_guard<std::mutex> lock(g_map_events_mutex);
+        g_map_events->push_back({address, size, mapped});
+        g_map_events_pending.store(true, std::memory_order_release);
+    } catch (...) {  // out of memory: the event is lost, the map itself is not affected
+    }
+}
+
+void report_chunk_maps() {
+    if (!g_map_events_pending.load(std::memory_order_acquire) || !g_trace_track) return;
+    std::vector<MapEvent> events;
+    {
+        std::lock_guard<std::mutex> lock(g_map_events_mutex);
+        events.swap(*g_map_events);
+        g_map_events_pending.store(false, std::memory_order_relaxed);
+    }
+    for (const MapEvent &e : events) {
+        if (e.mapped) g_trace_track(kChunkTraceDomain, (std::uintptr_t) e.address, e.size);
+        else g_trace_untrack(kChunkTraceDomain, (std::uintptr_t) e.address);
+    }
+}
+
+void trace_chunk_maps(bool on) {
+    g_trace_chunks.store(on, std::memory_order_relaxed);
+    if (!on) report_chunk_maps();  // releases queued before now still untrack their maps
+}
+
 static void *route_alloc(std::size_t n, bool zero) {
     try {
         void *p = tl_route->allocate(n ? n : 1, zero);
         // 0: tracemalloc traced it (it is tracing): describe the block and count the cycle's site
         // too (block_descriptions.h, cycle_sites.h).
-        if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n) == 0)
+        if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n) == 0) {
             note_traced_block(*tl_route, p, n);
+            report_chunk_maps();
+        }
         ++tl_counts.routed;
         tl_last = p;
         tl_last_ws = tl_route;
@@ -96,6 +145,7 @@ static void ws_free(void *, void *p, std::size_t size) {
     if (g_described_blocks) forget_block(p);
     if (wsa::Workspace::free_if_owned(p)) {
         if (g_trace_untrack) g_trace_untrack(kWorkspaceTraceDomain, (std::uintptr_t) p);
+        if (g_map_events_pending.load(std::memory_order_relaxed) && PyGILState_Check()) report_chunk_maps();
         return;
     }
     g_default->allocator.free(g_default->allocator.ctx, p, size);
@@ -153,6 +203,7 @@ void init_numpy_alloc() {
     g_default_capsule = current;
     g_trace_track = (decltype(g_trace_track)) dlsym(RTLD_DEFAULT, "PyTraceMalloc_Track");
     g_trace_untrack = (decltype(g_trace_untrack)) dlsym(RTLD_DEFAULT, "PyTraceMalloc_Untrack");
+    if (g_trace_track && g_trace_untrack) wsa::set_mapping_observer(&observe_mapping);
     g_capsule = PyCapsule_New(&g_handler, "mem_handler", nullptr);
     if (!g_capsule) throw std::runtime_error("wsarray: cannot create the memory handler capsule");
 }
@@ -208,8 +259,10 @@ void *new_array_data(wsa::Workspace *target, std::size_t size, bool zeroed, PyOb
     if (target) {
         try {
             void *data = target->allocate(size, zeroed);
-            if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) data, size) == 0)
+            if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) data, size) == 0) {
                 note_traced_block(*target, data, size);
+                report_chunk_maps();
+            }
             return data;
         } catch (const std::exception &) {  // NumPy's path reports it (route_alloc's message)
             return nullptr;

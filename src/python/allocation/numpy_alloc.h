@@ -90,6 +90,12 @@ void forget_routed_allocation();
 /// registry lookup (the result holds the block, so it cannot have been reused).
 wsa::Workspace *routed_owner_of(const void *p);
 
+/// Report workspace chunk and spill maps (and their releases) made while trace_chunk_maps(true) to
+/// tracemalloc, under wsarray.memory.TRACEMALLOC_CHUNK_DOMAIN, if any are queued. Under the GIL.
+void report_chunk_maps();
+/// Queue the core's maps and releases for tracemalloc from now on (or stop). Under the GIL.
+void trace_chunk_maps(bool on);
+
 /// Throw the pending error of a NumPy call made under a RouteGuard (above): a failed
 /// workspace allocation becomes WorkspaceMemoryError (WorkspaceError for a destroyed workspace),
 /// anything else is named after `name` as name_error_for() does.

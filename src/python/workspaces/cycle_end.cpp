@@ -3,6 +3,7 @@
 #include "workspaces/cycle_end.h"
 
 #include "allocation/cycle_sites.h"
+#include "allocation/numpy_alloc.h"
 
 #include "common/errors.h"
 
@@ -65,6 +66,7 @@ std::vector<nb::object> *g_listeners = nullptr;  // kept forever (listeners may 
 
 void notify_cycle_end(const wsa::Workspace &ws) {
     maybe_collect();
+    report_chunk_maps();  // a cycle's end may have trimmed or released chunks (queued only while traced)
     // This cycle's allocation sites (counted only while tracemalloc traces): taken either way, so
     // that they never pile up when no listener wants them.
     nb::object sites = take_sites(ws);

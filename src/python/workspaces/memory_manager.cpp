@@ -101,6 +101,9 @@ void export_memory_manager(nb::module_ &m) {
         PyObject *tb = a.nd_.is_valid() ? block_traceback(ndarray_data(a.nd_.ptr())) : nullptr;
         return tb ? nb::steal(tb) : nb::none();
     }, "tracemalloc's frames of a wsarray.Array's block (see _block_traceback), or None.");
+    m.def("_trace_chunk_maps", &trace_chunk_maps, nb::arg("on"),
+          "Report workspace chunk maps to tracemalloc (wsarray.memory.TRACEMALLOC_CHUNK_DOMAIN) from now on, or stop.");
+    m.def("_report_chunk_maps", &report_chunk_maps, "Hand the queued chunk maps and releases to tracemalloc now.");
     m.def("_described_blocks", &described_blocks,
           "The live workspace blocks described while tracemalloc traced (4 KiB and more): a list of\n"
           "(address, bytes, workspace, cycle, dtype str or None, shape or None).");
