@@ -225,6 +225,7 @@ def test_stacks_name_the_lines_holding_workspace_memory(tmp_path):
             sites = snap["stacks"]["sites"]
             assert sites[0]["file"] == __file__ and sites[0]["line"] == line
             assert sites[0]["bytes"] >= 3 * 40000 and sites[0]["blocks"] >= 3
+            assert sites[0]["function"] == "test_stacks_name_the_lines_holding_workspace_memory"
             assert snap["stacks"]["live_blocks"][0]["bytes"] == 40000
             page = memory.render_snapshot_html(snap)
             assert "<table id='sites'>" in page and f"{line}" in page
@@ -400,6 +401,7 @@ def test_each_cycle_records_the_lines_that_allocated_in_it(history):
     assert len(records) == 3 and all(r.get("sites") for r in records)
     top = records[-1]["sites"][0]
     assert (top["file"], top["line"]) == (__file__, line) and top["bytes"] >= 400_000 and top["blocks"] >= 1
+    assert top["function"] == "test_each_cycle_records_the_lines_that_allocated_in_it"
     assert len(records[-1]["sites"]) == 1  # blocks under 256 KiB (the zeros) are not counted by line
     page = memory.render_snapshot_html(memory.snapshot())
     assert "class='cycle-sites'" in page and f"<td>{line}</td>" in page
@@ -446,6 +448,8 @@ def test_live_blocks_carry_workspace_cycle_dtype_and_shape(history):
         first = next(b for b in mine if b["site"]["line"] == line)
         assert first["bytes"] == 64 * 32 * 8 and first["workspace"] == "DESCRIBED" and first["cycle"] == 2
         assert first["dtype"] == "float64" and first["shape"] == [64, 32]
+        assert first["site"]["function"] == "test_live_blocks_carry_workspace_cycle_dtype_and_shape"
+        assert first["frames"][0]["function"] == first["site"]["function"]
         second = next(b for b in mine if b["site"]["line"] == line + 2)
         assert second["dtype"] == "float32" and second["shape"] == [32, 64] and second["cycle"] == 2
         small = next(b for b in mine if b["site"]["line"] == line + 3)
@@ -486,3 +490,30 @@ def test_chunk_maps_and_spills_are_traced_in_their_own_domain(history):
     other = wnp.workspace("CHUNK_UNTRACED", wnp.WorkspaceConfig(initial_size=1 << 20))
     assert chunk_traces() == before
     other.destroy()
+
+
+def test_sites_name_their_function_from_the_source(tmp_path):
+    from wsarray.memory._source import function_at
+    source = tmp_path / "prog.py"
+    source.write_text(
+        "x = 1\n"                      # 1
+        "class Model:\n"               # 2
+        "    @staticmethod\n"          # 3
+        "    def step(a):\n"           # 4
+        "        def inner():\n"       # 5
+        "            return a\n"       # 6
+        "        return inner()\n"     # 7
+        "async def serve():\n"         # 8
+        "    return 2\n")              # 9
+    name = str(source)
+    assert [function_at(name, n) for n in range(1, 10)] == [
+        "<module>", "Model", "Model.step", "Model.step", "Model.step.<locals>.inner",
+        "Model.step.<locals>.inner", "Model.step", "serve", "serve"]
+    source.write_text("def changed():\n    pass\n")  # a file that changes is read again
+    import os
+    os.utime(name, (1, 1))
+    assert function_at(name, 2) == "changed"
+    assert function_at(str(tmp_path / "missing.py"), 1) == "" and function_at("<string>", 1) == ""
+    source.write_text("def broken(:\n")
+    os.utime(name, (2, 2))
+    assert function_at(name, 1) == ""

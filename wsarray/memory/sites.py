@@ -9,6 +9,8 @@ import tracemalloc
 
 import numpy
 
+from ._source import function_at
+
 __all__ = ["TRACEMALLOC_DOMAIN", "TRACEMALLOC_CHUNK_DOMAIN", "traced_chunk_bytes", "live_blocks", "top_sites",
            "memory_report", "made_at", "block_made_at"]
 
@@ -54,7 +56,7 @@ def traced_chunk_bytes():
 
 def live_blocks(limit=100):
     """The largest live workspace blocks (empty unless tracemalloc traces): [{bytes, site: {file,
-    line}, frames: [{file, line}], workspace, cycle, dtype, shape}]. Blocks of 4 KiB and more made
+    line, function}, frames: [{file, line, function}], workspace, cycle, dtype, shape}]. Blocks of 4 KiB and more made
     while tracing carry the workspace, the cycle they were made in and the dtype and shape of the
     array over them; smaller ones None there (tracemalloc knows only their size and frames)."""
     from .. import _native
@@ -78,14 +80,14 @@ def live_blocks(limit=100):
 
 def _block(nbytes, frames, workspace, cycle, dtype, shape):
     file, line = _program_frame(list(frames)) or ("?", 0)
-    return {"bytes": nbytes, "site": {"file": file, "line": line},
-            "frames": [{"file": f, "line": n} for f, n in frames],
+    return {"bytes": nbytes, "site": {"file": file, "line": line, "function": function_at(file, line)},
+            "frames": [{"file": f, "line": n, "function": function_at(f, n)} for f, n in frames],
             "workspace": workspace, "cycle": cycle, "dtype": dtype, "shape": shape}
 
 
 def top_sites(limit=50):
-    """Live workspace bytes grouped by the line that made them: [{file, line, bytes, blocks}],
-    largest first (empty unless tracemalloc traces)."""
+    """Live workspace bytes grouped by the line that made them: [{file, line, function, bytes,
+    blocks}], largest first (empty unless tracemalloc traces)."""
     sites = {}
     for t in _traces():
         key = _site(t.traceback)
@@ -93,7 +95,8 @@ def top_sites(limit=50):
         entry[0] += t.size
         entry[1] += 1
     ranked = sorted(sites.items(), key=lambda kv: kv[1][0], reverse=True)[:limit]
-    return [{"file": f, "line": line, "bytes": b, "blocks": n} for (f, line), (b, n) in ranked]
+    return [{"file": f, "line": line, "function": function_at(f, line), "bytes": b, "blocks": n}
+            for (f, line), (b, n) in ranked]
 
 
 def made_at(frames):
@@ -115,8 +118,8 @@ def block_made_at(array):
 def cycle_sites(raw, limit=10):
     """A cycle's allocation sites from the core's counts ((frames, bytes, blocks, spilled bytes,
     spilled blocks), frames innermost first): by the program's own line, largest first, each
-    {file, line, bytes, blocks, spilled_bytes, spilled_blocks} (spilled: served outside the
-    workspace's chunks)."""
+    {file, line, function, bytes, blocks, spilled_bytes, spilled_blocks} (spilled: served outside
+    the workspace's chunks)."""
     totals = {}
     for frames, *counts in raw or ():
         site = made_at(frames)[len(" (made at "):-1] if frames else "?"
@@ -127,8 +130,9 @@ def cycle_sites(raw, limit=10):
     out = []
     for site, (nbytes, blocks, spilled_bytes, spilled_blocks) in ranked:
         file, _, line = site.rpartition(":")
-        out.append({"file": file, "line": int(line) if line.isdigit() else 0, "bytes": nbytes, "blocks": blocks,
-                    "spilled_bytes": spilled_bytes, "spilled_blocks": spilled_blocks})
+        line = int(line) if line.isdigit() else 0
+        out.append({"file": file, "line": line, "function": function_at(file, line), "bytes": nbytes,
+                    "blocks": blocks, "spilled_bytes": spilled_bytes, "spilled_blocks": spilled_blocks})
     return out
 
 

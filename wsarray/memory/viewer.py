@@ -69,9 +69,10 @@ def render_html(snap, title="wsarray memory snapshot"):
     stacks = snap.get("stacks", {})
     if stacks.get("sites"):
         parts.append("<h2>Live workspace memory by the line that made it</h2><table id='sites'><tr><th>file</th>"
-                     "<th>line</th><th>bytes</th><th>blocks</th></tr>")
+                     "<th>line</th><th>function</th><th>bytes</th><th>blocks</th></tr>")
         for s in stacks["sites"]:
-            parts.append(f"<tr><td>{html.escape(s['file'])}</td><td>{s['line']}</td><td>{_mib(s['bytes'])}</td>"
+            parts.append(f"<tr><td>{html.escape(s['file'])}</td><td>{s['line']}</td>"
+                         f"<td>{html.escape(s.get('function', ''))}</td><td>{_mib(s['bytes'])}</td>"
                          f"<td>{s['blocks']}</td></tr>")
         parts.append("</table>")
         parts.append("<h2>Largest live blocks</h2><table id='blocks'><tr><th>made at</th><th>bytes</th>"
@@ -80,7 +81,9 @@ def render_html(snap, title="wsarray memory snapshot"):
         for b in stacks.get("live_blocks", [])[:50]:
             frames = " &larr; ".join(f"{html.escape(os.path.basename(f['file']))}:{f['line']}" for f in b["frames"])
             shape = "" if b.get("shape") is None else "(" + ", ".join(map(str, b["shape"])) + ")"
-            parts.append(f"<tr><td>{html.escape(b['site']['file'])}:{b['site']['line']}</td>"
+            function = b["site"].get("function")
+            parts.append(f"<tr><td>{html.escape(b['site']['file'])}:{b['site']['line']}"
+                         f"{' (' + html.escape(function) + ')' if function else ''}</td>"
                          f"<td>{_mib(b['bytes'])}</td><td>{html.escape(str(b.get('workspace') or ''))}</td>"
                          f"<td>{b.get('cycle') or ''}</td><td>{html.escape(str(b.get('dtype') or ''))}</td>"
                          f"<td>{shape}</td><td>{frames}</td></tr>")
@@ -124,10 +127,11 @@ def render_html(snap, title="wsarray memory snapshot"):
     return "\n".join(parts)
 
 def _sites_table(css_class, sites):
-    rows = [f"<table class='{css_class}'><tr><th>file</th><th>line</th><th>allocated</th><th>blocks</th>"
-            "<th>spilled</th><th>spilled blocks</th></tr>"]
+    rows = [f"<table class='{css_class}'><tr><th>file</th><th>line</th><th>function</th><th>allocated</th>"
+            "<th>blocks</th><th>spilled</th><th>spilled blocks</th></tr>"]
     for s in sites:
-        rows.append(f"<tr><td>{html.escape(s['file'])}</td><td>{s['line']}</td><td>{_mib(s['bytes'])}</td>"
+        rows.append(f"<tr><td>{html.escape(s['file'])}</td><td>{s['line']}</td>"
+                    f"<td>{html.escape(s.get('function', ''))}</td><td>{_mib(s['bytes'])}</td>"
                     f"<td>{s['blocks']}</td><td>{_mib(s.get('spilled_bytes', 0))}</td>"
                     f"<td>{s.get('spilled_blocks', 0)}</td></tr>")
     rows.append("</table>")
@@ -140,8 +144,9 @@ def _spill_sites(records, limit=10):
     for r in records:
         for s in r["sites"]:
             if s.get("spilled_blocks"):
-                entry = totals.setdefault((s["file"], s["line"]), {"file": s["file"], "line": s["line"], "bytes": 0,
-                                                                  "blocks": 0, "spilled_bytes": 0, "spilled_blocks": 0})
+                entry = totals.setdefault((s["file"], s["line"]), {
+                    "file": s["file"], "line": s["line"], "function": s.get("function", ""), "bytes": 0,
+                    "blocks": 0, "spilled_bytes": 0, "spilled_blocks": 0})
                 for key in ("bytes", "blocks", "spilled_bytes", "spilled_blocks"):
                     entry[key] += s.get(key, 0)
     return sorted(totals.values(), key=lambda e: e["spilled_bytes"], reverse=True)[:limit]
