@@ -304,9 +304,14 @@ def _trace_chunk_maps(on: bool) -> None:
 def _report_chunk_maps() -> None:
     """Hand the queued chunk maps and releases to tracemalloc now."""
 
+def _describe_min_bytes(n: int) -> None:
+    """
+    Describe workspace blocks of n bytes and more while tracemalloc traces (0: every block).
+    """
+
 def _described_blocks() -> list:
     """
-    The live workspace blocks described while tracemalloc traced (4 KiB and more): a list of
+    The live workspace blocks described while tracemalloc traced (_describe_min_bytes): a list of
     (address, bytes, workspace, cycle, dtype str or None, shape or None).
     """
 

@@ -460,6 +460,21 @@ def test_live_blocks_carry_workspace_cycle_dtype_and_shape(history):
     del grid, narrow, tiny
     from wsarray import _native
     assert not [d for d in _native._described_blocks() if d[2] == "DESCRIBED"]  # freed blocks forgotten
+    memory.record_history(True, stacks=True, describe_min_bytes=0)  # every block, on request
+    try:
+        with ws:
+            tiny = wnp.arange(10.0)
+            line = sys._getframe().f_lineno - 1
+            blocks = memory.snapshot()["stacks"]["live_blocks"]
+            small = next(b for b in blocks if (b["site"]["file"], b["site"]["line"]) == (__file__, line))
+            assert small["bytes"] == 80 and small["dtype"] == "float64" and small["shape"] == [10]
+            assert small["workspace"] == "DESCRIBED" and small["cycle"] == 3
+            assert tiny.shape == (10,)  # alive (described) while the snapshot was taken
+    finally:
+        memory.record_history(True, stacks=True)  # back to the default bound
+    for bad in (-1, 1.5, True, "4k"):
+        with pytest.raises(ValueError, match="describe_min_bytes"):
+            memory.record_history(True, describe_min_bytes=bad)
 
 
 def test_chunk_maps_and_spills_are_traced_in_their_own_domain(history):

@@ -37,7 +37,7 @@ def history_enabled():
     return _state["listener"] is not None
 
 
-def record_history(enabled=True, *, stacks=False, frames=8, max_entries=100_000):
+def record_history(enabled=True, *, stacks=False, frames=8, max_entries=100_000, describe_min_bytes=4096):
     """Start (or stop, ``enabled=False``) recording every workspace cycle of every thread into a
     ring of at most ``max_entries`` records (about ``max_entries * RECORD_BYTES`` bytes; the oldest
     go first and ``snapshot()["history"]["dropped"]`` counts them). Starting again keeps what was
@@ -47,12 +47,17 @@ def record_history(enabled=True, *, stacks=False, frames=8, max_entries=100_000)
     workspace block then carries the Python frames that made it (``snapshot()``'s ``live_blocks``
     and ``sites``, the viewer, out-of-memory errors), and the chunks and spills workspaces map from
     then on are traced too, in their own domain (``TRACEMALLOC_CHUNK_DOMAIN``: what workspaces hold
-    from the system, used or not). tracemalloc traces every Python allocation:
-    it slows the program (see the README's figures). Stopping stops tracemalloc if it started it."""
+    from the system, used or not). Blocks of ``describe_min_bytes`` and more made while tracing
+    also carry their workspace, cycle, dtype and shape (``live_blocks``; 0: every block, at about
+    150 ns more per small result). tracemalloc traces every Python allocation: it slows the program
+    (see the README's figures). Stopping stops tracemalloc if it started it."""
     if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
         raise ValueError(f"wsarray.memory.record_history: max_entries must be a positive int, not {max_entries!r}")
     if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= 1000:
         raise ValueError(f"wsarray.memory.record_history: frames must be an int in [1, 1000], not {frames!r}")
+    if isinstance(describe_min_bytes, bool) or not isinstance(describe_min_bytes, int) or describe_min_bytes < 0:
+        raise ValueError("wsarray.memory.record_history: describe_min_bytes must be an int >= 0, not "
+                         f"{describe_min_bytes!r}")
     with _lock:
         if not enabled:
             if _state["listener"] is not None:
@@ -67,6 +72,7 @@ def record_history(enabled=True, *, stacks=False, frames=8, max_entries=100_000)
             tracemalloc.start(frames)
             _state["started_tracemalloc"] = True
         _native._trace_chunk_maps(bool(stacks))  # chunks mapped from now on, in their own domain
+        _native._describe_min_bytes(describe_min_bytes)
         old = _state["ring"] or ()
         _state["ring"] = collections.deque(old, maxlen=max_entries)
         if _state["listener"] is None:

@@ -17,6 +17,7 @@ namespace nb = nanobind;
 namespace wsa_py {
 
 std::size_t g_described_blocks = 0;
+std::size_t g_describe_min_bytes = kDefaultDescribeMinBytes;
 
 namespace {
 
@@ -40,7 +41,7 @@ std::unordered_map<const void *, Description> &descriptions() {
 } // namespace
 
 void note_new_block(const wsa::Workspace &ws, const void *p, std::size_t bytes) {
-    if (bytes < kDescribedMinBytes || !PyGILState_Check()) return;
+    if (bytes < g_describe_min_bytes || !PyGILState_Check()) return;
     auto &map = descriptions();
     Description &d = map[p];  // a stale entry (a free not seen) is replaced
     d.bytes = bytes;

@@ -1,5 +1,5 @@
 /// src/python/allocation/block_descriptions.h -- while tracemalloc traces (wsarray.memory's
-/// stacks=True), what is known of each live workspace block of kDescribedMinBytes and more: its
+/// stacks=True), what is known of each live workspace block of g_describe_min_bytes and more: its
 /// workspace, the cycle it was made in, and the dtype and shape of the array made over it. The
 /// snapshot's live blocks read them (wsarray.memory.sites.live_blocks); tracemalloc gives the frames.
 #pragma once
@@ -13,9 +13,11 @@ class Workspace;
 
 namespace wsa_py {
 
-/// Blocks from this size on are described: smaller ones' operations would pay a visible share for
-/// the bookkeeping (a map entry per block), and large blocks are what a snapshot is read for.
-constexpr std::size_t kDescribedMinBytes = 4 << 10;
+/// Blocks from this size on are described (wsarray.memory.record_history(describe_min_bytes=)): by
+/// default 4 KiB, as smaller ones' operations would pay a visible share for the bookkeeping (a map
+/// entry per block), and large blocks are what a snapshot is read for; 0 describes every block.
+extern std::size_t g_describe_min_bytes;
+constexpr std::size_t kDefaultDescribeMinBytes = 4 << 10;
 
 /// How many blocks are described now (0: nothing to do on any path).
 extern std::size_t g_described_blocks;

@@ -46,8 +46,8 @@ static int (*g_trace_untrack)(unsigned, std::uintptr_t) = nullptr;
 /// A workspace block tracemalloc just traced (it is tracing): described if large enough, and its
 /// cycle's site counted if larger still.
 static void note_traced_block(wsa::Workspace &ws, void *p, std::size_t n) {
-    if (n < kDescribedMinBytes || !PyGILState_Check()) return;
-    note_new_block(ws, p, n);
+    if ((n < g_describe_min_bytes && n < kSiteMinBytes) || !PyGILState_Check()) return;
+    note_new_block(ws, p, n);  // checks g_describe_min_bytes itself
     if (n >= kSiteMinBytes) note_site(&ws, p, n);
 }
 

@@ -104,8 +104,10 @@ void export_memory_manager(nb::module_ &m) {
     m.def("_trace_chunk_maps", &trace_chunk_maps, nb::arg("on"),
           "Report workspace chunk maps to tracemalloc (wsarray.memory.TRACEMALLOC_CHUNK_DOMAIN) from now on, or stop.");
     m.def("_report_chunk_maps", &report_chunk_maps, "Hand the queued chunk maps and releases to tracemalloc now.");
+    m.def("_describe_min_bytes", [](std::size_t n) { g_describe_min_bytes = n; }, nb::arg("n"),
+          "Describe workspace blocks of n bytes and more while tracemalloc traces (0: every block).");
     m.def("_described_blocks", &described_blocks,
-          "The live workspace blocks described while tracemalloc traced (4 KiB and more): a list of\n"
+          "The live workspace blocks described while tracemalloc traced (_describe_min_bytes): a list of\n"
           "(address, bytes, workspace, cycle, dtype str or None, shape or None).");
     m.def("_numpy_allocation_counts", []() {
         NumpyAllocationCounts c = numpy_allocation_counts();
