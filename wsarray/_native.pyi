@@ -304,15 +304,18 @@ def _trace_chunk_maps(on: bool) -> None:
 def _report_chunk_maps() -> None:
     """Hand the queued chunk maps and releases to tracemalloc now."""
 
-def _describe_min_bytes(n: int) -> None:
+def _record_blocks(frames: int) -> None:
     """
-    Describe workspace blocks of n bytes and more while tracemalloc traces (0: every block).
+    Record each new workspace block with this many Python frames (0: stop; at most 16).
     """
 
-def _described_blocks() -> list:
+def _recording_blocks() -> int:
+    """Frames new blocks record (0: not recording)."""
+
+def _recorded_blocks() -> list:
     """
-    The live workspace blocks described while tracemalloc traced (_describe_min_bytes): a list of
-    (address, bytes, workspace, cycle, dtype str or None, shape or None).
+    The live recorded workspace blocks: a list of (address, bytes, workspace, cycle, dtype str
+    or None, shape or None, frames ((filename, lineno), innermost first)).
     """
 
 def _numpy_allocation_counts() -> tuple:

@@ -230,16 +230,34 @@ def test_stacks_name_the_lines_holding_workspace_memory(tmp_path):
             page = memory.render_snapshot_html(snap)
             assert "<table id='sites'>" in page and f"{line}" in page
             json.dumps(snap)
+            assert not tracemalloc.is_tracing()  # wsarray's own record: tracemalloc stays off
         del held
-        traced = tracemalloc.take_snapshot().filter_traces(
-            [tracemalloc.DomainFilter(True, memory.TRACEMALLOC_DOMAIN)]).traces
-        assert len(traced) == 0  # blocks given back are no longer traced
+        from wsarray import _native
+        assert not [r for r in _native._recorded_blocks() if r[2] == "STACKS"]  # given back: forgotten
     finally:
         memory.record_history(False)
         from wsarray.memory import history as h
         with h._lock:
             h._state.update(ring=None, last={}, threads={}, dropped=0)
-    assert not tracemalloc.is_tracing()  # stopped: record_history started it
+    assert not tracemalloc.is_tracing()
+
+
+def test_tracemalloc_sees_workspace_blocks_whenever_a_program_traces():
+    import tracemalloc
+
+    def traced():
+        return [t.size for t in tracemalloc.take_snapshot().filter_traces(
+            [tracemalloc.DomainFilter(True, memory.TRACEMALLOC_DOMAIN)]).traces]
+
+    tracemalloc.start(4)
+    try:
+        with wnp.workspace("TRACED"):
+            held = wnp.ones(5000)
+            assert 40000 in traced()
+            del held
+        assert 40000 not in traced()  # given back: untraced
+    finally:
+        tracemalloc.stop()
 
 
 def test_out_of_memory_errors_say_what_holds_the_memory():
@@ -331,7 +349,7 @@ def test_the_readme_walkthrough_runs(tmp_path, monkeypatch):
     snap = memory.load_snapshot(tmp_path / "mem.json")
     records = [r for r in snap["history"]["records"] if r["workspace"] == "LOOP"]
     assert len(records) == 20 and any("grew" in r["events"] for r in records)
-    assert snap["stacks"]["tracing"] and snap["stacks"]["sites"]
+    assert snap["stacks"]["recording"] and snap["stacks"]["sites"]
 
 
 def test_a_png_for_reports(history, tmp_path):
@@ -442,7 +460,7 @@ def test_live_blocks_carry_workspace_cycle_dtype_and_shape(history):
         grid = wnp.ones((64, 32)) * 3  # 16 kB, float64
         line = sys._getframe().f_lineno - 1
         narrow = grid.T.astype(wnp.float32)  # 8 kB, float32, (32, 64)
-        tiny = wnp.arange(10.0)  # under 4 KiB: frames and size only
+        tiny = wnp.arange(10.0)  # a small block: described as well
         blocks = memory.snapshot()["stacks"]["live_blocks"]
         mine = [b for b in blocks if b["site"]["file"] == __file__]
         first = next(b for b in mine if b["site"]["line"] == line)
@@ -453,28 +471,19 @@ def test_live_blocks_carry_workspace_cycle_dtype_and_shape(history):
         second = next(b for b in mine if b["site"]["line"] == line + 2)
         assert second["dtype"] == "float32" and second["shape"] == [32, 64] and second["cycle"] == 2
         small = next(b for b in mine if b["site"]["line"] == line + 3)
-        assert small["bytes"] == 80 and small["dtype"] is None and small["workspace"] is None
+        assert small["bytes"] == 80 and small["dtype"] == "float64" and small["shape"] == [10]
+        assert small["workspace"] == "DESCRIBED" and small["cycle"] == 2
         page = memory.render_snapshot_html(memory.snapshot())
         assert "<td>float32</td><td>(32, 64)</td>" in page
         json.dumps(blocks)  # plain data
     del grid, narrow, tiny
     from wsarray import _native
-    assert not [d for d in _native._described_blocks() if d[2] == "DESCRIBED"]  # freed blocks forgotten
-    memory.record_history(True, stacks=True, describe_min_bytes=0)  # every block, on request
-    try:
-        with ws:
-            tiny = wnp.arange(10.0)
-            line = sys._getframe().f_lineno - 1
-            blocks = memory.snapshot()["stacks"]["live_blocks"]
-            small = next(b for b in blocks if (b["site"]["file"], b["site"]["line"]) == (__file__, line))
-            assert small["bytes"] == 80 and small["dtype"] == "float64" and small["shape"] == [10]
-            assert small["workspace"] == "DESCRIBED" and small["cycle"] == 3
-            assert tiny.shape == (10,)  # alive (described) while the snapshot was taken
-    finally:
-        memory.record_history(True, stacks=True)  # back to the default bound
-    for bad in (-1, 1.5, True, "4k"):
-        with pytest.raises(ValueError, match="describe_min_bytes"):
-            memory.record_history(True, describe_min_bytes=bad)
+    assert not [r for r in _native._recorded_blocks() if r[2] == "DESCRIBED"]  # freed blocks forgotten
+    memory.record_history(True)  # without stacks: new blocks are not recorded
+    with ws:
+        unrecorded = wnp.ones(600)
+        assert not [r for r in _native._recorded_blocks() if r[2] == "DESCRIBED"]
+        assert unrecorded.shape == (600,)
 
 
 def test_chunk_maps_and_spills_are_traced_in_their_own_domain(history):
@@ -486,25 +495,24 @@ def test_chunk_maps_and_spills_are_traced_in_their_own_domain(history):
             [tracemalloc.DomainFilter(True, memory.TRACEMALLOC_CHUNK_DOMAIN)])
         return sorted(t.size for t in snap.traces)
 
-    memory.record_history(True, stacks=True)
-    before = chunk_traces()
-    config = wnp.WorkspaceConfig(initial_size=1 << 20, learning="none", spill="external")
-    ws = wnp.workspace("CHUNK_TRACES", config)
-    with ws:
-        a = wnp.ones(1 << 18)  # 2 MiB: more than the chunk holds, a spill
-        with_chunk = chunk_traces()
-        assert len(with_chunk) == len(before) + 2
-        assert sum(with_chunk) - sum(before) >= (1 << 20) + (2 << 20)
-        snap = memory.snapshot()["stacks"]
-        assert snap["chunk_domain"] == memory.TRACEMALLOC_CHUNK_DOMAIN
-        assert snap["traced_chunk_bytes"] >= (1 << 20) + (2 << 20) and snap["traced_chunks"] >= 2
-        del a
-    ws.destroy()
-    assert chunk_traces() == before  # given back: untraced
-    memory.record_history(True)  # without stacks: maps are not queued
-    other = wnp.workspace("CHUNK_UNTRACED", wnp.WorkspaceConfig(initial_size=1 << 20))
-    assert chunk_traces() == before
-    other.destroy()
+    tracemalloc.start(1)  # a program that traces: tracemalloc sees the maps
+    try:
+        before = chunk_traces()
+        config = wnp.WorkspaceConfig(initial_size=1 << 20, learning="none", spill="external")
+        ws = wnp.workspace("CHUNK_TRACES", config)
+        with ws:
+            a = wnp.ones(1 << 18)  # 2 MiB: more than the chunk holds, a spill
+            with_chunk = chunk_traces()
+            assert len(with_chunk) == len(before) + 2
+            assert sum(with_chunk) - sum(before) >= (1 << 20) + (2 << 20)
+            snap = memory.snapshot()["stacks"]
+            assert snap["chunk_domain"] == memory.TRACEMALLOC_CHUNK_DOMAIN
+            assert snap["traced_chunk_bytes"] >= (1 << 20) + (2 << 20) and snap["traced_chunks"] >= 2
+            del a
+        ws.destroy()
+        assert chunk_traces() == before  # given back: untraced
+    finally:
+        tracemalloc.stop()
 
 
 def test_sites_name_their_function_from_the_source(tmp_path):

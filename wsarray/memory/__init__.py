@@ -222,4 +222,4 @@ from .debug import apply_environment as _apply_environment  # noqa: E402
 
 _apply_environment()
 _native._set_hook("memory_report", _memory_report)  # what an out-of-memory error adds
-_native._set_hook("made_at", _made_at)  # where a stale array was made (tracemalloc tracing)
+_native._set_hook("made_at", _made_at)  # where a stale array was made (recorded blocks)

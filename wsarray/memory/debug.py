@@ -12,7 +12,6 @@ import collections
 import os
 import sys
 import threading
-import tracemalloc
 import warnings
 import weakref
 
@@ -131,13 +130,13 @@ def _first_report(array):
 
 
 def _made_at(array):
-    """Where the Array's block was made, when tracemalloc traces (wsarray's domain)."""
-    return block_made_at(array) if tracemalloc.is_tracing() else ""
+    """Where the Array's block was made, when it was recorded (record_history(stacks=True))."""
+    return block_made_at(array)
 
 
 def escapes():
     """The latest escape reports (at most ESCAPES_KEPT), oldest first: [{workspace, cycle, variable,
-    function, file, line, thread, made_at}]; made_at is "" unless tracemalloc traced the array."""
+    function, file, line, thread, made_at}]; made_at is "" unless the array's block was recorded."""
     with _lock:
         return [dict(e) for e in _escapes]
 

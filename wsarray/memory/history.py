@@ -28,8 +28,7 @@ RECORD_BYTES = 1200
 SNAPSHOT_VERSION = 1
 
 _lock = threading.Lock()
-_state = {"ring": None, "listener": None, "started": None, "last": {}, "threads": {}, "dropped": 0,
-          "started_tracemalloc": False}
+_state = {"ring": None, "listener": None, "started": None, "last": {}, "threads": {}, "dropped": 0}
 
 
 def history_enabled():
@@ -37,42 +36,31 @@ def history_enabled():
     return _state["listener"] is not None
 
 
-def record_history(enabled=True, *, stacks=False, frames=8, max_entries=100_000, describe_min_bytes=4096):
+def record_history(enabled=True, *, stacks=False, frames=8, max_entries=100_000):
     """Start (or stop, ``enabled=False``) recording every workspace cycle of every thread into a
     ring of at most ``max_entries`` records (about ``max_entries * RECORD_BYTES`` bytes; the oldest
     go first and ``snapshot()["history"]["dropped"]`` counts them). Starting again keeps what was
     recorded and changes the bound; stopping keeps the records for ``snapshot()``.
 
-    ``stacks=True`` also starts ``tracemalloc`` (``frames`` deep) if it is not tracing: every live
-    workspace block then carries the Python frames that made it (``snapshot()``'s ``live_blocks``
-    and ``sites``, the viewer, out-of-memory errors), and the chunks and spills workspaces map from
-    then on are traced too, in their own domain (``TRACEMALLOC_CHUNK_DOMAIN``: what workspaces hold
-    from the system, used or not). Blocks of ``describe_min_bytes`` and more made while tracing
-    also carry their workspace, cycle, dtype and shape (``live_blocks``; 0: every block, at about
-    150 ns more per small result). tracemalloc traces every Python allocation: it slows the program
-    (see the README's figures). Stopping stops tracemalloc if it started it."""
+    ``stacks=True`` also records, for every workspace block made from then on, the Python frames
+    that made it (``frames`` deep, at most 16), its workspace and cycle, and the dtype and shape of
+    the array over it: ``snapshot()``'s ``live_blocks`` and ``sites``, each cycle's sites, the
+    viewer, where a stale or escaped array was made, out-of-memory errors. It is wsarray's own
+    record, not tracemalloc: a block keeps each frame's code and instruction, and line numbers are
+    worked out only when read (see the README's figures for the cost). tracemalloc, when a program
+    runs it, sees workspace blocks and chunk maps in wsarray's domains either way."""
     if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
         raise ValueError(f"wsarray.memory.record_history: max_entries must be a positive int, not {max_entries!r}")
     if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= 1000:
         raise ValueError(f"wsarray.memory.record_history: frames must be an int in [1, 1000], not {frames!r}")
-    if isinstance(describe_min_bytes, bool) or not isinstance(describe_min_bytes, int) or describe_min_bytes < 0:
-        raise ValueError("wsarray.memory.record_history: describe_min_bytes must be an int >= 0, not "
-                         f"{describe_min_bytes!r}")
     with _lock:
         if not enabled:
             if _state["listener"] is not None:
                 _native._remove_cycle_listener(_state["listener"])
                 _state["listener"] = None
-            _native._trace_chunk_maps(False)
-            if _state["started_tracemalloc"]:
-                tracemalloc.stop()
-                _state["started_tracemalloc"] = False
+            _native._record_blocks(0)
             return
-        if stacks and not tracemalloc.is_tracing():
-            tracemalloc.start(frames)
-            _state["started_tracemalloc"] = True
-        _native._trace_chunk_maps(bool(stacks))  # chunks mapped from now on, in their own domain
-        _native._describe_min_bytes(describe_min_bytes)
+        _native._record_blocks(frames if stacks else 0)  # clamped to 16 there
         old = _state["ring"] or ()
         _state["ring"] = collections.deque(old, maxlen=max_entries)
         if _state["listener"] is None:
@@ -143,8 +131,9 @@ def snapshot():
     """Everything known about wsarray's memory now, as plain data (dicts, lists, numbers, strings):
     ``workspaces`` (the calling thread's, with current statistics, and every other thread's as of
     its last recorded cycle), ``history`` (the cycle records, the ring's bound and what was dropped),
-    ``stacks`` (with tracemalloc tracing: the live workspace blocks of every thread by the line that
-    made them, ``sites``, and the largest ones with their frames, ``live_blocks``) and ``process``
+    ``stacks`` (the live workspace blocks recorded by ``record_history(stacks=True)``, of every
+    thread, by the line that made them, ``sites``, and the largest ones with their frames,
+    ``live_blocks``; with tracemalloc tracing, the chunk bytes it holds) and ``process``
     (pid, Python, time). File names, lines and sizes only: array contents are never included."""
     me = threading.get_ident()
     current = _native._statistics()
@@ -165,12 +154,14 @@ def snapshot():
                            "as_of": "last recorded cycle", **_plain(stats)})
     tracing = tracemalloc.is_tracing()
     chunk_bytes, chunks = traced_chunk_bytes() if tracing else (0, 0)
+    recording = bool(_native._recording_blocks())
     return {"version": SNAPSHOT_VERSION, "kind": "wsarray.memory.snapshot",
             "process": {"pid": os.getpid(), "python": sys.version.split()[0], "time": time.time()},
             "workspaces": workspaces,
-            "stacks": {"tracing": tracing, "domain": TRACEMALLOC_DOMAIN, "chunk_domain": TRACEMALLOC_CHUNK_DOMAIN,
+            "stacks": {"recording": recording, "tracing": tracing, "domain": TRACEMALLOC_DOMAIN,
+                       "chunk_domain": TRACEMALLOC_CHUNK_DOMAIN,
                        "traced_chunk_bytes": chunk_bytes, "traced_chunks": chunks,
-                       "sites": top_sites() if tracing else [], "live_blocks": live_blocks() if tracing else []},
+                       "sites": top_sites(), "live_blocks": live_blocks()},
             "escapes": escapes(),
             "history": {"recording": history_enabled(), "max_entries": bound, "dropped": dropped,
                         "record_bytes": RECORD_BYTES, "records": records}}

@@ -1,8 +1,12 @@
-"""Which lines hold workspace memory: every block a workspace hands out for an array is reported to
-Python's ``tracemalloc`` under wsarray's own domain (``TRACEMALLOC_DOMAIN``) while it lives, so when
-tracemalloc traces (``record_history(stacks=True)`` starts it), the live blocks come with the Python
-frames that made them. Frames inside NumPy and wsarray are skipped: a site is the first frame of the
-program's own code."""
+"""Which lines hold workspace memory. While ``record_history(stacks=True)`` records, every block a
+workspace hands out keeps the Python frames that made it (their code and instruction: the line
+numbers are worked out only when read, here), its workspace, cycle, and the dtype and shape of
+the array over it (src/python/allocation/block_descriptions.h). Frames inside NumPy and wsarray
+are skipped: a site is the first frame of the program's own code.
+
+Python's ``tracemalloc`` sees workspace memory too whenever a program traces: each block under
+wsarray's domain (``TRACEMALLOC_DOMAIN``) while it lives, and the chunks and spills workspaces map
+under ``TRACEMALLOC_CHUNK_DOMAIN`` (what they hold from the system, used or not)."""
 
 import os
 import tracemalloc
@@ -15,9 +19,7 @@ __all__ = ["TRACEMALLOC_DOMAIN", "TRACEMALLOC_CHUNK_DOMAIN", "traced_chunk_bytes
            "memory_report", "made_at", "block_made_at"]
 
 TRACEMALLOC_DOMAIN = 0x77736100  # src/python/allocation/numpy_alloc.cpp: kWorkspaceTraceDomain
-# The chunks and spills workspaces map (what they hold from the system, used or not), while
-# record_history(stacks=True) traces: kChunkTraceDomain there.
-TRACEMALLOC_CHUNK_DOMAIN = 0x77736101
+TRACEMALLOC_CHUNK_DOMAIN = 0x77736101  # ... kChunkTraceDomain
 _LIBRARIES = tuple(os.path.dirname(m.__file__) + os.sep for m in (numpy,)) + (
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
 
@@ -31,21 +33,9 @@ def _program_frame(frames):
     return frames[0] if frames else None
 
 
-def _site(traceback):
-    """The program's frame of a tracemalloc Traceback (which orders its frames oldest first)."""
-    return _program_frame([(f.filename, f.lineno) for f in reversed(traceback)]) or ("?", 0)
-
-
-def _traces():
-    if not tracemalloc.is_tracing():
-        return []
-    snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.DomainFilter(True, TRACEMALLOC_DOMAIN)])
-    return snap.traces
-
-
 def traced_chunk_bytes():
-    """Bytes of the workspace chunks and spills tracemalloc holds now (mapped while
-    record_history(stacks=True) traced), and how many."""
+    """Bytes of the workspace chunks and spills tracemalloc holds now, and how many ((0, 0) unless
+    a program traces)."""
     from .. import _native
     _native._report_chunk_maps()
     if not tracemalloc.is_tracing():
@@ -54,28 +44,18 @@ def traced_chunk_bytes():
     return sum(t.size for t in snap.traces), len(snap.traces)
 
 
-def live_blocks(limit=100):
-    """The largest live workspace blocks (empty unless tracemalloc traces): [{bytes, site: {file,
-    line, function}, frames: [{file, line, function}], workspace, cycle, dtype, shape}]. Blocks of 4 KiB and more made
-    while tracing carry the workspace, the cycle they were made in and the dtype and shape of the
-    array over them; smaller ones None there (tracemalloc knows only their size and frames)."""
+def _records():
     from .. import _native
-    unmatched = {}
-    for t in _traces():
-        frames = tuple((f.filename, f.lineno) for f in reversed(t.traceback))
-        unmatched.setdefault((t.size, frames), []).append(t)
-    out = []
-    for address, nbytes, workspace, cycle, dtype, shape in _native._described_blocks():
-        frames = tuple(tuple(f) for f in (_native._block_traceback(address) or ()))
-        traced = unmatched.get((nbytes, frames))
-        if not traced:
-            continue  # made before tracing began, or freed meanwhile: tracemalloc has no record
-        traced.pop()
-        out.append(_block(nbytes, frames, workspace, cycle, dtype, list(shape) if shape is not None else None))
-    for (nbytes, frames), rest in unmatched.items():
-        out.extend(_block(nbytes, frames, None, None, None, None) for _ in rest)
-    out.sort(key=lambda b: b["bytes"], reverse=True)
-    return out[:limit]
+    return _native._recorded_blocks()
+
+
+def live_blocks(limit=100):
+    """The largest live workspace blocks made while ``record_history(stacks=True)`` recorded:
+    [{bytes, site: {file, line, function}, frames: [{file, line, function}], workspace, cycle,
+    dtype, shape}] (dtype and shape None until an array was made over the block)."""
+    records = sorted(_records(), key=lambda r: r[1], reverse=True)[:limit]
+    return [_block(nbytes, frames, workspace, cycle, dtype, list(shape) if shape is not None else None)
+            for _, nbytes, workspace, cycle, dtype, shape, frames in records]
 
 
 def _block(nbytes, frames, workspace, cycle, dtype, shape):
@@ -87,12 +67,12 @@ def _block(nbytes, frames, workspace, cycle, dtype, shape):
 
 def top_sites(limit=50):
     """Live workspace bytes grouped by the line that made them: [{file, line, function, bytes,
-    blocks}], largest first (empty unless tracemalloc traces)."""
+    blocks}], largest first (blocks made while ``record_history(stacks=True)`` recorded)."""
     sites = {}
-    for t in _traces():
-        key = _site(t.traceback)
+    for _, nbytes, _, _, _, _, frames in _records():
+        key = _program_frame(list(frames)) or ("?", 0)
         entry = sites.setdefault(key, [0, 0])
-        entry[0] += t.size
+        entry[0] += nbytes
         entry[1] += 1
     ranked = sorted(sites.items(), key=lambda kv: kv[1][0], reverse=True)[:limit]
     return [{"file": f, "line": line, "function": function_at(f, line), "bytes": b, "blocks": n}
@@ -107,8 +87,8 @@ def made_at(frames):
 
 
 def block_made_at(array):
-    """'file:line' where a wsarray array's block was made (also for a stale one), if tracemalloc
-    traced it, else ''."""
+    """'file:line' where a wsarray array's block was made (also for a stale one), if its block was
+    recorded (record_history(stacks=True)) or tracemalloc traced it, else ''."""
     from .. import _native
     frames = _native._array_block_traceback(array)
     text = made_at(frames) if frames else ""
@@ -139,12 +119,13 @@ def cycle_sites(raw, limit=10):
 def memory_report():
     """For a WorkspaceMemoryError: the lines holding the most workspace memory, or how to see them."""
     try:
-        if not tracemalloc.is_tracing():
+        from .. import _native
+        if not _native._recording_blocks():
             return ("wsarray: to see which lines hold this memory, call "
                     "wsarray.memory.record_history(True, stacks=True) before the loop")
         sites = top_sites(5)
         if not sites:
-            return "wsarray: no live workspace block was traced (tracing began after they were made?)"
+            return "wsarray: no live workspace block was recorded (recording began after they were made?)"
         lines = [f"  {s['bytes']} bytes in {s['blocks']} block(s) made at {s['file']}:{s['line']}" for s in sites]
         return "wsarray: the lines holding the most workspace memory now:\n" + "\n".join(lines)
     except Exception as e:  # noqa: BLE001 -- a report must never replace the error it explains

@@ -88,7 +88,7 @@ def render_html(snap, title="wsarray memory snapshot"):
                          f"<td>{b.get('cycle') or ''}</td><td>{html.escape(str(b.get('dtype') or ''))}</td>"
                          f"<td>{shape}</td><td>{frames}</td></tr>")
         parts.append("</table>")
-    elif not stacks.get("tracing"):
+    elif not stacks.get("recording"):
         parts.append("<p>Allocation sites: off (wsarray.memory.record_history(True, stacks=True) records them).</p>")
     if snap.get("escapes"):
         parts.append("<h2>Escapes</h2><p>Arrays still referenced when their cycle ended (debug mode 'escapes'): "

@@ -7,6 +7,8 @@
 
 #include "memory/workspace.h"
 
+#include <frameobject.h>
+
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -16,77 +18,149 @@ namespace nb = nanobind;
 
 namespace wsa_py {
 
-std::size_t g_described_blocks = 0;
-std::size_t g_describe_min_bytes = kDefaultDescribeMinBytes;
+int g_block_frames = 0;
+std::size_t g_recorded_blocks = 0;
 
 namespace {
 
-struct Description {
+struct Frame {
+    PyCodeObject *code = nullptr;  ///< a strong reference
+    int where = 0;                 ///< the instruction's byte offset (3.11+), or its line (3.10)
+};
+
+struct Record {
     std::size_t bytes = 0;
     std::string workspace;
     std::uint64_t cycle = 0;
-    /// Unset until an array over the block is made. Kept as NumPy's objects and numbers: making
-    /// text or tuples here would allocate Python objects, each traced by tracemalloc (frames and
-    /// line numbers: microseconds), on every described result.
+    /// Unset until an array over the block is made. Kept as NumPy's objects and numbers: text and
+    /// tuples are made only when the records are read.
     nb::object dtype;
     std::vector<Py_ssize_t> shape;
+    int nframes = 0;
+    Frame frames[kMaxBlockFrames];
+
+    Record() = default;
+    Record(const Record &) = delete;
+    Record &operator=(const Record &) = delete;
+    ~Record() { clear_frames(); }
+    void clear_frames() {
+        for (int i = 0; i < nframes; ++i) Py_XDECREF(frames[i].code);
+        nframes = 0;
+    }
 };
 
 /// Guarded by the GIL (every caller holds it).
-std::unordered_map<const void *, Description> &descriptions() {
-    static auto *map = new std::unordered_map<const void *, Description>();  // never destroyed: outlives exit
+std::unordered_map<const void *, Record> &records() {
+    static auto *map = new std::unordered_map<const void *, Record>();  // never destroyed: outlives exit
     return *map;
+}
+
+void capture(Record &r, int depth) {
+    PyFrameObject *f = PyEval_GetFrame();  // borrowed
+    Py_XINCREF(f);
+    while (f && r.nframes < depth) {
+        Frame &out = r.frames[r.nframes++];
+        out.code = PyFrame_GetCode(f);  // new reference
+#if PY_VERSION_HEX >= 0x030B0000
+        out.where = PyFrame_GetLasti(f);
+#else
+        out.where = PyFrame_GetLineNumber(f);
+#endif
+        PyFrameObject *back = PyFrame_GetBack(f);  // new reference
+        Py_DECREF(f);
+        f = back;
+    }
+    Py_XDECREF(f);
+}
+
+int line_of(const Frame &f) {
+#if PY_VERSION_HEX >= 0x030B0000
+    return f.where < 0 ? f.code->co_firstlineno : PyCode_Addr2Line(f.code, f.where);
+#else
+    return f.where;
+#endif
+}
+
+nb::tuple frames_of(const Record &r) {
+    nb::list out;
+    for (int i = 0; i < r.nframes; ++i)
+        out.append(nb::make_tuple(nb::handle(r.frames[i].code->co_filename), line_of(r.frames[i])));
+    return nb::tuple(out);
 }
 
 } // namespace
 
+void record_blocks(int frames) {
+    g_block_frames = frames < 0 ? 0 : frames > kMaxBlockFrames ? kMaxBlockFrames : frames;
+}
+
 void note_new_block(const wsa::Workspace &ws, const void *p, std::size_t bytes) {
-    if (bytes < g_describe_min_bytes || !PyGILState_Check()) return;
-    auto &map = descriptions();
-    Description &d = map[p];  // a stale entry (a free not seen) is replaced
-    d.bytes = bytes;
-    d.workspace = ws.name();
-    d.cycle = ws.generation();
-    d.dtype = nb::object();
-    d.shape.clear();
-    g_described_blocks = map.size();
+    if (!g_block_frames || !PyGILState_Check()) return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    auto &map = records();
+    Record &r = map[p];  // a stale record (a free not seen) is replaced
+    r.bytes = bytes;
+    r.workspace = ws.name();
+    r.cycle = ws.generation();
+    r.dtype = nb::object();
+    r.shape.clear();
+    r.clear_frames();
+    capture(r, g_block_frames);
+    g_recorded_blocks = map.size();
+    PyErr_Clear();  // a record's frames lost are not an error of the allocation
+    PyErr_Restore(type, value, tb);
 }
 
 void forget_block(const void *p) {
-    if (!g_described_blocks || !PyGILState_Check()) return;
-    auto &map = descriptions();
-    if (map.erase(p)) g_described_blocks = map.size();
+    if (!g_recorded_blocks || !PyGILState_Check()) return;
+    auto &map = records();
+    if (map.erase(p)) g_recorded_blocks = map.size();
 }
 
 void describe_block(PyObject *nd) {
     auto *arr = (PyArrayObject *) nd;
-    auto &map = descriptions();
+    auto &map = records();
     auto it = map.find(PyArray_DATA(arr));
     if (it == map.end() || it->second.dtype.is_valid()) return;
     it->second.dtype = nb::borrow((PyObject *) PyArray_DESCR(arr));
     it->second.shape.assign(PyArray_DIMS(arr), PyArray_DIMS(arr) + PyArray_NDIM(arr));
 }
 
-nb::list described_blocks() {
+PyObject *recorded_frames(const void *p) {
+    if (!g_recorded_blocks || !p) return nullptr;
+    auto &map = records();
+    auto it = map.find(p);
+    if (it == map.end() || it->second.nframes == 0) return nullptr;
+    try {
+        return frames_of(it->second).release().ptr();
+    } catch (const nb::python_error &) {
+        PyErr_Clear();
+        return nullptr;
+    }
+}
+
+nb::list recorded_blocks() {
     nb::list out;
-    auto &map = descriptions();
+    auto &map = records();
     for (auto it = map.begin(); it != map.end();) {
         if (wsa::Workspace::owned_size(it->first) == wsa::Workspace::kNotOwned) {  // freed unseen
             it = map.erase(it);
             continue;
         }
-        const Description &d = it->second;
+        const Record &r = it->second;
         nb::object dtype = nb::none(), shape = nb::none();
-        if (d.dtype.is_valid()) {
-            dtype = nb::str(d.dtype);
+        if (r.dtype.is_valid()) {
+            dtype = nb::str(r.dtype);
             nb::list dims;
-            for (Py_ssize_t n : d.shape) dims.append(n);
+            for (Py_ssize_t n : r.shape) dims.append(n);
             shape = nb::tuple(dims);
         }
-        out.append(nb::make_tuple((std::uintptr_t) it->first, d.bytes, d.workspace, d.cycle, dtype, shape));
+        out.append(
+            nb::make_tuple((std::uintptr_t) it->first, r.bytes, r.workspace, r.cycle, dtype, shape, frames_of(r)));
         ++it;
     }
-    g_described_blocks = map.size();
+    g_recorded_blocks = map.size();
     return out;
 }
 

@@ -1,7 +1,12 @@
-/// src/python/allocation/block_descriptions.h -- while tracemalloc traces (wsarray.memory's
-/// stacks=True), what is known of each live workspace block of g_describe_min_bytes and more: its
-/// workspace, the cycle it was made in, and the dtype and shape of the array made over it. The
-/// snapshot's live blocks read them (wsarray.memory.sites.live_blocks); tracemalloc gives the frames.
+/// src/python/allocation/block_descriptions.h -- while wsarray.memory.record_history(stacks=True)
+/// records, what is known of each live workspace block: its size, workspace, the cycle it was made
+/// in, the Python frames that made it, and the dtype and shape of the array made over it. The
+/// snapshot's sites and live blocks, the stale-array and escape messages ("made at") and the
+/// out-of-memory report read them.
+///
+/// Capturing frames is cheap on purpose: a block keeps each frame's code object and instruction
+/// offset, and line numbers are computed only when someone reads them (tracemalloc computes them
+/// for every allocation, which made stacks=True cost several times NumPy's call).
 #pragma once
 #include <nanobind/nanobind.h>
 
@@ -13,28 +18,35 @@ class Workspace;
 
 namespace wsa_py {
 
-/// Blocks from this size on are described (wsarray.memory.record_history(describe_min_bytes=)): by
-/// default 4 KiB, as smaller ones' operations would pay a visible share for the bookkeeping (a map
-/// entry per block), and large blocks are what a snapshot is read for; 0 describes every block.
-extern std::size_t g_describe_min_bytes;
-constexpr std::size_t kDefaultDescribeMinBytes = 4 << 10;
+/// Frames kept per block at most (record_history(frames=) is clamped to this).
+constexpr int kMaxBlockFrames = 16;
 
-/// How many blocks are described now (0: nothing to do on any path).
-extern std::size_t g_described_blocks;
+/// How many frames new blocks record (0: recording is off).
+extern int g_block_frames;
+/// How many blocks have a record now (0: nothing to do on any path).
+extern std::size_t g_recorded_blocks;
 
-/// A block of `bytes` at `p` just handed out by `ws` and traced by tracemalloc. Under the GIL.
+/// Record blocks from now on with `frames` frames each (0: stop; records already made stay until
+/// their blocks are freed). Under the GIL.
+void record_blocks(int frames);
+
+/// A block of `bytes` at `p` just handed out by `ws`. Under the GIL.
 void note_new_block(const wsa::Workspace &ws, const void *p, std::size_t bytes);
-/// The block at `p` is being freed (a no-op for blocks not described). Under the GIL.
+/// The block at `p` is being freed (a no-op for blocks without a record). Under the GIL.
 void forget_block(const void *p);
-/// The array `nd` (an exact ndarray, a fresh result) was made over a described block: note its dtype
-/// and shape (the first array made over the block's start names it). Under the GIL.
+/// The array `nd` (an exact ndarray, a fresh result) was made over a recorded block: note its
+/// dtype and shape (the first array made over the block's start names it). Under the GIL.
 void describe_block(PyObject *nd);
 inline void describe_block_if_any(PyObject *nd) {
-    if (g_described_blocks) describe_block(nd);
+    if (g_recorded_blocks) describe_block(nd);
 }
 
-/// The live described blocks: a list of (address, bytes, workspace, cycle, dtype str or None,
-/// shape tuple or None).
-nanobind::list described_blocks();
+/// The frames recorded for the block at `p` (a tuple of (filename, lineno), innermost first), or
+/// null with no error set when it has no record.
+PyObject *recorded_frames(const void *p);
+
+/// The live recorded blocks: a list of (address, bytes, workspace, cycle, dtype str or None,
+/// shape tuple or None, frames tuple of (filename, lineno) innermost first).
+nanobind::list recorded_blocks();
 
 } // namespace wsa_py

@@ -43,12 +43,15 @@ constexpr std::size_t kSiteMinBytes = 256 << 10;
 static int (*g_trace_track)(unsigned, std::uintptr_t, std::size_t) = nullptr;
 static int (*g_trace_untrack)(unsigned, std::uintptr_t) = nullptr;
 
-/// A workspace block tracemalloc just traced (it is tracing): described if large enough, and its
-/// cycle's site counted if larger still.
-static void note_traced_block(wsa::Workspace &ws, void *p, std::size_t n) {
-    if ((n < g_describe_min_bytes && n < kSiteMinBytes) || !PyGILState_Check()) return;
-    note_new_block(ws, p, n);  // checks g_describe_min_bytes itself
-    if (n >= kSiteMinBytes) note_site(&ws, p, n);
+/// A workspace block just handed out: to tracemalloc when a program traces (the block under
+/// wsarray's domain, and the chunk maps queued meanwhile), and while record_history(stacks=True)
+/// records, the block's record (block_descriptions.h) and, for a large one, its cycle's site.
+static void note_block(wsa::Workspace &ws, void *p, std::size_t n) {
+    if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n) == 0) report_chunk_maps();
+    if (g_block_frames && PyGILState_Check()) {
+        note_new_block(ws, p, n);
+        if (n >= kSiteMinBytes) note_site(&ws, p, n);
+    }
 }
 
 // ---- chunk maps in tracemalloc -------------------------------------------------------------------
@@ -61,7 +64,7 @@ struct MapEvent {
     std::size_t size;
     bool mapped;
 };
-static std::atomic<bool> g_trace_chunks{false};   // wsarray.memory.record_history(stacks=True)
+static std::atomic<bool> g_trace_chunks{true};    // whenever a program may trace (tests turn it off)
 static std::atomic<bool> g_map_events_pending{false};
 static std::mutex g_map_events_mutex;             // a leaf lock: nothing is called while it is held
 static std::vector<MapEvent> *g_map_events = new std::vector<MapEvent>();  // never destroyed
@@ -98,12 +101,7 @@ void trace_chunk_maps(bool on) {
 static void *route_alloc(std::size_t n, bool zero) {
     try {
         void *p = tl_route->allocate(n ? n : 1, zero);
-        // 0: tracemalloc traced it (it is tracing): describe the block and count the cycle's site
-        // too (block_descriptions.h, cycle_sites.h).
-        if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n) == 0) {
-            note_traced_block(*tl_route, p, n);
-            report_chunk_maps();
-        }
+        note_block(*tl_route, p, n);
         ++tl_counts.routed;
         tl_last = p;
         tl_last_ws = tl_route;
@@ -142,7 +140,7 @@ static void *ws_calloc(void *, std::size_t nelem, std::size_t elsize) {
 static void ws_free(void *, void *p, std::size_t size) {
     if (!p) return;
     if (p == tl_last) tl_last = nullptr;
-    if (g_described_blocks) forget_block(p);
+    if (g_recorded_blocks) forget_block(p);
     if (wsa::Workspace::free_if_owned(p)) {
         if (g_trace_untrack) g_trace_untrack(kWorkspaceTraceDomain, (std::uintptr_t) p);
         if (g_map_events_pending.load(std::memory_order_relaxed) && PyGILState_Check()) report_chunk_maps();
@@ -162,7 +160,7 @@ static void *ws_realloc(void *, void *p, std::size_t n) {
     void *q = tl_route ? route_alloc(n, false) : g_default->allocator.malloc(g_default->allocator.ctx, n);
     if (!q) return nullptr;
     std::memcpy(q, p, old < n ? old : n);
-    if (g_described_blocks) forget_block(p);
+    if (g_recorded_blocks) forget_block(p);
     if (wsa::Workspace::free_if_owned(p) && g_trace_untrack) g_trace_untrack(kWorkspaceTraceDomain, (std::uintptr_t) p);
     return q;
 }
@@ -170,6 +168,7 @@ static void *ws_realloc(void *, void *p, std::size_t n) {
 NumpyAllocationCounts numpy_allocation_counts() { return tl_counts; }
 
 PyObject *block_traceback(const void *data) {
+    if (PyObject *frames = recorded_frames(data)) return frames;  // record_history(stacks=True)'s
     using Lookup = PyObject *(*)(unsigned int, std::uintptr_t);
     static Lookup lookup = (Lookup) dlsym(RTLD_DEFAULT, "_PyTraceMalloc_GetTraceback");
     if (!lookup || !data) return nullptr;
@@ -259,10 +258,7 @@ void *new_array_data(wsa::Workspace *target, std::size_t size, bool zeroed, PyOb
     if (target) {
         try {
             void *data = target->allocate(size, zeroed);
-            if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) data, size) == 0) {
-                note_traced_block(*target, data, size);
-                report_chunk_maps();
-            }
+            note_block(*target, data, size);
             return data;
         } catch (const std::exception &) {  // NumPy's path reports it (route_alloc's message)
             return nullptr;

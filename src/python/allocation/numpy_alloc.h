@@ -68,9 +68,9 @@ struct NumpyAllocationCounts {
 };
 NumpyAllocationCounts numpy_allocation_counts();
 
-/// The frames tracemalloc recorded when the workspace block at `data` was made (a tuple of
-/// (filename, lineno), most recent first), or null with no error set: not tracing then, not a
-/// traced block, or a Python without the lookup (_PyTraceMalloc_GetTraceback).
+/// The frames that made the workspace block at `data` (a tuple of (filename, lineno), most recent
+/// first): its record (record_history(stacks=True), block_descriptions.h), else tracemalloc's when
+/// a program traces; null with no error set when neither has it.
 PyObject *block_traceback(const void *data);
 
 /// Is a RouteGuard with a workspace up on this thread (NumPy's allocations going to a workspace)?

@@ -104,11 +104,12 @@ void export_memory_manager(nb::module_ &m) {
     m.def("_trace_chunk_maps", &trace_chunk_maps, nb::arg("on"),
           "Report workspace chunk maps to tracemalloc (wsarray.memory.TRACEMALLOC_CHUNK_DOMAIN) from now on, or stop.");
     m.def("_report_chunk_maps", &report_chunk_maps, "Hand the queued chunk maps and releases to tracemalloc now.");
-    m.def("_describe_min_bytes", [](std::size_t n) { g_describe_min_bytes = n; }, nb::arg("n"),
-          "Describe workspace blocks of n bytes and more while tracemalloc traces (0: every block).");
-    m.def("_described_blocks", &described_blocks,
-          "The live workspace blocks described while tracemalloc traced (_describe_min_bytes): a list of\n"
-          "(address, bytes, workspace, cycle, dtype str or None, shape or None).");
+    m.def("_record_blocks", &record_blocks, nb::arg("frames"),
+          "Record each new workspace block with this many Python frames (0: stop; at most 16).");
+    m.def("_recording_blocks", [] { return g_block_frames; }, "Frames new blocks record (0: not recording).");
+    m.def("_recorded_blocks", &recorded_blocks,
+          "The live recorded workspace blocks: a list of (address, bytes, workspace, cycle, dtype str\n"
+          "or None, shape or None, frames ((filename, lineno), innermost first)).");
     m.def("_numpy_allocation_counts", []() {
         NumpyAllocationCounts c = numpy_allocation_counts();
         return nb::make_tuple(c.routed, c.outside);
