@@ -298,7 +298,7 @@ def _array_block_traceback(arg: object, /) -> object:
 
 def _trace_chunk_maps(on: bool) -> None:
     """
-    Report workspace chunk maps to tracemalloc (wsarray.memory.TRACEMALLOC_CHUNK_DOMAIN) from now on, or stop.
+    Whether tracemalloc traces: workspace chunk maps are queued for it (TRACEMALLOC_CHUNK_DOMAIN) only then.
     """
 
 def _report_chunk_maps() -> None:

@@ -37,8 +37,10 @@ def traced_chunk_bytes():
     """Bytes of the workspace chunks and spills tracemalloc holds now, and how many ((0, 0) unless
     a program traces)."""
     from .. import _native
+    tracing = tracemalloc.is_tracing()
+    _native._trace_chunk_maps(tracing)  # the allocator also learns it at every block it hands out
     _native._report_chunk_maps()
-    if not tracemalloc.is_tracing():
+    if not tracing:
         return 0, 0
     snap = tracemalloc.take_snapshot().filter_traces([tracemalloc.DomainFilter(True, TRACEMALLOC_CHUNK_DOMAIN)])
     return sum(t.size for t in snap.traces), len(snap.traces)

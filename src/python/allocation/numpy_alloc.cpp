@@ -43,17 +43,6 @@ constexpr std::size_t kSiteMinBytes = 256 << 10;
 static int (*g_trace_track)(unsigned, std::uintptr_t, std::size_t) = nullptr;
 static int (*g_trace_untrack)(unsigned, std::uintptr_t) = nullptr;
 
-/// A workspace block just handed out: to tracemalloc when a program traces (the block under
-/// wsarray's domain, and the chunk maps queued meanwhile), and while record_history(stacks=True)
-/// records, the block's record (block_descriptions.h) and, for a large one, its cycle's site.
-static void note_block(wsa::Workspace &ws, void *p, std::size_t n) {
-    if (g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n) == 0) report_chunk_maps();
-    if (g_block_frames && PyGILState_Check()) {
-        note_new_block(ws, p, n);
-        if (n >= kSiteMinBytes) note_site(&ws, p, n);
-    }
-}
-
 // ---- chunk maps in tracemalloc -------------------------------------------------------------------
 // The core tells of each map and release with its lock held, where the GIL cannot be waited for:
 // the observer only queues the event; the next allocation or free through the handler, cycle end
@@ -64,7 +53,7 @@ struct MapEvent {
     std::size_t size;
     bool mapped;
 };
-static std::atomic<bool> g_trace_chunks{true};    // whenever a program may trace (tests turn it off)
+static std::atomic<bool> g_trace_chunks{false};   // tracemalloc traced at the last look (note_block)
 static std::atomic<bool> g_map_events_pending{false};
 static std::mutex g_map_events_mutex;             // a leaf lock: nothing is called while it is held
 static std::vector<MapEvent> *g_map_events = new std::vector<MapEvent>();  // never destroyed
@@ -96,6 +85,22 @@ void report_chunk_maps() {
 void trace_chunk_maps(bool on) {
     g_trace_chunks.store(on, std::memory_order_relaxed);
     if (!on) report_chunk_maps();  // releases queued before now still untrack their maps
+}
+
+/// A workspace block just handed out: to tracemalloc when a program traces (the block under
+/// wsarray's domain, and the chunk maps queued meanwhile), and while record_history(stacks=True)
+/// records, the block's record (block_descriptions.h) and, for a large one, its cycle's site.
+static void note_block(wsa::Workspace &ws, void *p, std::size_t n) {
+    // PyTraceMalloc_Track answers 0 while tracemalloc traces: that answer also turns the queueing
+    // of chunk maps on and off, so a program that does not trace pays nothing per spill.
+    const bool traced = g_trace_track && g_trace_track(kWorkspaceTraceDomain, (std::uintptr_t) p, n) == 0;
+    if (traced != g_trace_chunks.load(std::memory_order_relaxed))
+        g_trace_chunks.store(traced, std::memory_order_relaxed);
+    if (traced) report_chunk_maps();
+    if (g_block_frames && PyGILState_Check()) {
+        note_new_block(ws, p, n);
+        if (n >= kSiteMinBytes) note_site(&ws, p, n);
+    }
 }
 
 static void *route_alloc(std::size_t n, bool zero) {

@@ -90,10 +90,11 @@ void forget_routed_allocation();
 /// registry lookup (the result holds the block, so it cannot have been reused).
 wsa::Workspace *routed_owner_of(const void *p);
 
-/// Report workspace chunk and spill maps (and their releases) made while trace_chunk_maps(true) to
+/// Report workspace chunk and spill maps (and their releases) queued while tracemalloc traced to
 /// tracemalloc, under wsarray.memory.TRACEMALLOC_CHUNK_DOMAIN, if any are queued. Under the GIL.
 void report_chunk_maps();
-/// Queue the core's maps and releases for tracemalloc from now on (or stop). Under the GIL.
+/// Tell whether tracemalloc traces (maps are queued only then; each block the allocator hands
+/// out tells it too, from tracemalloc's answer). Under the GIL.
 void trace_chunk_maps(bool on);
 
 /// Throw the pending error of a NumPy call made under a RouteGuard (above): a failed

@@ -102,7 +102,7 @@ void export_memory_manager(nb::module_ &m) {
         return tb ? nb::steal(tb) : nb::none();
     }, "tracemalloc's frames of a wsarray.Array's block (see _block_traceback), or None.");
     m.def("_trace_chunk_maps", &trace_chunk_maps, nb::arg("on"),
-          "Report workspace chunk maps to tracemalloc (wsarray.memory.TRACEMALLOC_CHUNK_DOMAIN) from now on, or stop.");
+          "Whether tracemalloc traces: workspace chunk maps are queued for it (TRACEMALLOC_CHUNK_DOMAIN) only then.");
     m.def("_report_chunk_maps", &report_chunk_maps, "Hand the queued chunk maps and releases to tracemalloc now.");
     m.def("_record_blocks", &record_blocks, nb::arg("frames"),
           "Record each new workspace block with this many Python frames (0: stop; at most 16).");
