@@ -19,7 +19,8 @@ import tracemalloc
 
 from .. import _native
 from .debug import escapes
-from .sites import TRACEMALLOC_CHUNK_DOMAIN, TRACEMALLOC_DOMAIN, cycle_sites, live_blocks, top_sites, traced_chunk_bytes
+from .sites import (TRACEMALLOC_CHUNK_DOMAIN, TRACEMALLOC_DOMAIN, cycle_sites, live_blocks, read_records, top_sites,
+                    traced_chunk_bytes)
 
 __all__ = ["record_history", "history_enabled", "snapshot", "dump_snapshot", "load_snapshot", "RECORD_BYTES"]
 
@@ -155,13 +156,14 @@ def snapshot():
     tracing = tracemalloc.is_tracing()
     chunk_bytes, chunks = traced_chunk_bytes() if tracing else (0, 0)
     recording = bool(_native._recording_blocks())
+    blocks = read_records()  # read once for both views
     return {"version": SNAPSHOT_VERSION, "kind": "wsarray.memory.snapshot",
             "process": {"pid": os.getpid(), "python": sys.version.split()[0], "time": time.time()},
             "workspaces": workspaces,
             "stacks": {"recording": recording, "tracing": tracing, "domain": TRACEMALLOC_DOMAIN,
                        "chunk_domain": TRACEMALLOC_CHUNK_DOMAIN,
                        "traced_chunk_bytes": chunk_bytes, "traced_chunks": chunks,
-                       "sites": top_sites(), "live_blocks": live_blocks()},
+                       "sites": top_sites(records=blocks), "live_blocks": live_blocks(records=blocks)},
             "escapes": escapes(),
             "history": {"recording": history_enabled(), "max_entries": bound, "dropped": dropped,
                         "record_bytes": RECORD_BYTES, "records": records}}

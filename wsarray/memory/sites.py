@@ -46,16 +46,19 @@ def traced_chunk_bytes():
     return sum(t.size for t in snap.traces), len(snap.traces)
 
 
-def _records():
+def read_records():
+    """The native records of the live recorded blocks (read once, for several views of them)."""
     from .. import _native
     return _native._recorded_blocks()
 
 
-def live_blocks(limit=100):
+def live_blocks(limit=100, records=None):
     """The largest live workspace blocks made while ``record_history(stacks=True)`` recorded:
     [{bytes, site: {file, line, function}, frames: [{file, line, function}], workspace, cycle,
-    dtype, shape}] (dtype and shape None until an array was made over the block)."""
-    records = sorted(_records(), key=lambda r: r[1], reverse=True)[:limit]
+    dtype, shape}] (dtype and shape None until an array was made over the block). ``records``: the
+    native records when the caller has them already."""
+    records = read_records() if records is None else records
+    records = sorted(records, key=lambda r: r[1], reverse=True)[:limit]
     return [_block(nbytes, frames, workspace, cycle, dtype, list(shape) if shape is not None else None)
             for _, nbytes, workspace, cycle, dtype, shape, frames in records]
 
@@ -67,11 +70,11 @@ def _block(nbytes, frames, workspace, cycle, dtype, shape):
             "workspace": workspace, "cycle": cycle, "dtype": dtype, "shape": shape}
 
 
-def top_sites(limit=50):
+def top_sites(limit=50, records=None):
     """Live workspace bytes grouped by the line that made them: [{file, line, function, bytes,
     blocks}], largest first (blocks made while ``record_history(stacks=True)`` recorded)."""
     sites = {}
-    for _, nbytes, _, _, _, _, frames in _records():
+    for _, nbytes, _, _, _, _, frames in read_records() if records is None else records:
         key = _program_frame(list(frames)) or ("?", 0)
         entry = sites.setdefault(key, [0, 0])
         entry[0] += nbytes
