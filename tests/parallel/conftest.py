@@ -1,4 +1,5 @@
 import multiprocessing
+import signal
 import threading
 import time
 
@@ -41,3 +42,13 @@ def _no_worker_process_left():
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not multiprocessing.active_children(), multiprocessing.active_children()
+
+
+@pytest.fixture
+def sigint_raises_keyboard_interrupt():
+    """Ctrl-C raises KeyboardInterrupt in the test (the default handler), whatever pytest set."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals go to the main thread")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

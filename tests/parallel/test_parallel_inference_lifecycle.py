@@ -129,15 +129,6 @@ def interrupt_main_thread_when(event):
     return t
 
 
-@pytest.fixture
-def sigint_raises_keyboard_interrupt():
-    if threading.current_thread() is not threading.main_thread():
-        pytest.skip("signals go to the main thread")
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
-
-
 def test_an_interrupted_caller_cancels_its_waiting_request_and_the_pool_goes_on(
         sigint_raises_keyboard_interrupt):
     model = Gated()

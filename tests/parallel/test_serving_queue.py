@@ -455,15 +455,6 @@ def test_configure_checks_as_the_constructor_does(kwargs, error, match):
 
 # -- Ctrl-C -----------------------------------------------------------------------------------
 
-@pytest.fixture
-def sigint_raises_keyboard_interrupt():
-    if threading.current_thread() is not threading.main_thread():
-        pytest.skip("signals go to the main thread")
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
-
-
 def test_ctrl_c_in_output_takes_a_prioritized_request_with_a_deadline_out_of_the_queue(
         sigint_raises_keyboard_interrupt):
     model = Gated()
