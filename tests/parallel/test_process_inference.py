@@ -128,3 +128,25 @@ def test_interpreter_exit_with_a_live_process_pool_leaves_no_process():
                  open(f"/proc/{p}/stat").read().split()[2] != "Z"]
         time.sleep(0.05)
     assert not alive
+
+
+def _openblas_pthreads():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    return any(lib["internal_api"] == "openblas" and lib.get("threading_layer") == "pthreads"
+               for lib in threadpoolctl.threadpool_info())
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or not os.path.isdir("/proc/self/task"),
+                    reason="needs fork and /proc/<pid>/task")
+def test_a_replica_capped_at_one_blas_thread_runs_no_blas_helper_thread():
+    # After a fork OpenBLAS re-creates its helper threads at the first thread-count change, and
+    # each busy-waits for work that a one-thread pool never gives it, taking CPU from the other
+    # replicas. The replica stops them (wsarray/parallel/_blas.py, cap_worker_process).
+    if not _openblas_pthreads():
+        pytest.skip("NumPy's BLAS here is not OpenBLAS with pthreads")
+    numpy.ones((64, 64)) @ numpy.ones((64, 64))  # the owner's BLAS pool is up before the fork
+    with ParallelInference(Linear(), workers=2, backend="process", blas_threads=1) as pi:
+        for _ in range(3):
+            out, info = pi.output(numpy.ones((3, 6)))
+        for pid in {c.pid for c in multiprocessing.active_children()}:
+            assert os.listdir(f"/proc/{pid}/task") == [str(pid)], "a BLAS helper thread runs"

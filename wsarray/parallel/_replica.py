@@ -26,6 +26,7 @@ from ..data._child import begin, pickled_error, serve
 from ..data._collate import Leaf, layout, rebuild, write
 from ..data._segments import Segments
 from . import _sharing
+from ._blas import cap_worker_process
 
 class Spec:
     def __init__(self, model, owner_pid, blas_threads, max_segments):
@@ -35,18 +36,8 @@ class Spec:
 
 def main(spec, wid, conn, fdsock, close_fds):
     begin(close_fds)
-    _cap_blas(spec.blas_threads)
+    cap_worker_process(spec.blas_threads)
     serve(conn, spec.owner_pid, _Replica(spec, fdsock).handle)
-
-
-def _cap_blas(threads):
-    if threads is None:
-        return
-    try:
-        import threadpoolctl
-    except ImportError:
-        return
-    threadpoolctl.threadpool_limits(threads)
 
 
 class _Replica:
