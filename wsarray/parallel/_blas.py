@@ -96,23 +96,25 @@ def release_blas_cap(token):
 
 
 def cap_worker_process(threads):
-    """In a worker process of its own (a replica of the process backend): cap BLAS at ``threads``
-    for the process's life; nothing without threadpoolctl. At one thread, OpenBLAS's helper
-    threads are also stopped: OpenBLAS re-creates its pool after a fork on the first thread-count
-    change, and each new helper busy-waits for work (about 0.1 s of a core) that a one-thread pool
-    never gives it, taking that CPU from the sibling workers (measured: a forked replica's first
-    5 training steps took 137 ms with the helper, 89 ms without)."""
+    """In a worker process of its own (a replica of the process backend): cap every thread pool
+    threadpoolctl knows (BLAS, OpenMP) at ``threads`` for the process's life; nothing without
+    threadpoolctl. At one thread, OpenBLAS's helper threads are also stopped: OpenBLAS re-creates
+    its pool after a fork on the first thread-count change, and each new helper busy-waits for
+    work (about 0.1 s of a core) that a one-thread pool never gives it, taking that CPU from the
+    sibling workers (measured: a forked replica's first 5 training steps took 137 ms with the
+    helper, 89 ms without)."""
     if threads is None:
         return
     try:
         import threadpoolctl  # not on the shield: the worker ignores SIGINT (data/_child.begin)
     except ImportError:
         return
-    libraries = threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers
-    for library in libraries:
-        library.set_num_threads(threads)
-        if threads == 1 and library.internal_api == "openblas" and \
-                getattr(library, "threading_layer", None) == "pthreads":
+    controller = threadpoolctl.ThreadpoolController()
+    controller.limit(limits=threads)
+    if threads != 1:
+        return
+    for library in controller.select(internal_api="openblas").lib_controllers:
+        if getattr(library, "threading_layer", None) == "pthreads":
             # Exported by OpenBLAS for its own fork handler; joins the helpers. With one thread
             # set, no later call starts them again (only a thread-count change would).
             shutdown = getattr(library.dynlib, "blas_thread_shutdown_", None)
