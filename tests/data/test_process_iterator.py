@@ -202,6 +202,60 @@ def test_state_dict_resumes_bit_for_bit_in_a_new_process():
     assert json.loads(out.stdout) == rest
 
 
+def _labels(it, n=None):
+    out = []
+    for k, batch in enumerate(it):
+        out += [int(v) for v in numpy.asarray(batch[1])]
+        if n is not None and k + 1 == n:
+            break
+    return out
+
+
+def _plan_labels(seed, epoch, n=20):
+    return [int(i) * int(i) for i in numpy.random.default_rng([seed, epoch]).permutation(n)]
+
+
+def _wait_built(it, count):
+    deadline = time.monotonic() + 10
+    while it.stats()["built"] < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return it.stats()["built"]
+
+
+def test_the_next_epoch_is_built_while_the_last_one_ends_and_is_the_plans():
+    # 20 samples in batches of 6: 4 batches per epoch; queue_size 2: 2 of epoch 2 built ahead.
+    with AsyncIterator(Squares(20), backend="process", workers=2, batch_size=6, shuffle=True, seed=5,
+                       queue_size=2) as it:
+        first = _labels(it)
+        assert _wait_built(it, 6) == 6  # before the second for loop asks for anything
+        second = _labels(it)
+        st = it.stats()
+        assert st["epochs_prefetched"] == 1 and st["dropped"] == 0 and st["epoch"] == 2
+        third = _labels(it, 2)
+        state = it.state_dict()
+    assert first == _plan_labels(5, 1) and second == _plan_labels(5, 2)
+    assert third == _plan_labels(5, 3)[:12]
+    assert state["epoch"] == 3 and state["position"] == 2
+
+
+def test_a_reset_before_the_epoch_ended_drops_the_next_epochs_prefetched_batches():
+    with AsyncIterator(Squares(20), backend="process", workers=2, batch_size=6, shuffle=True, seed=5,
+                       queue_size=2) as it:
+        for _ in range(4):  # every batch of epoch 1, but not the end of it
+            next(it)
+        assert _wait_built(it, 5) == 5  # the end and one batch of epoch 2 in the queue of 2
+        it.reset()  # epoch 2 anew: what was built ahead is dropped, the plan is the same
+        second = _labels(it)
+        st = it.stats()
+        assert st["epochs_prefetched"] == 0 and st["dropped"] >= 1 and st["epoch"] == 2
+    assert second == _plan_labels(5, 2)
+
+
+def test_an_epoch_without_batches_ends_at_once_every_time():
+    with AsyncIterator(Squares(3), backend="process", workers=2, batch_size=5, drop_last=True) as it:
+        assert [list(it) for _ in range(3)] == [[], [], []]
+
+
 def test_load_state_dict_refuses_other_settings():
     with AsyncIterator(Squares(30), backend="process", workers=1, batch_size=4, seed=1) as it:
         state = it.state_dict()

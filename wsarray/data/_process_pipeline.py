@@ -13,6 +13,10 @@ dataset's positions are its plan's batches; an iterable one's position p belongs
 whose shard ended are skipped. A worker that dies is restarted and its batches re-run once; a
 batch whose worker dies twice raises ``WorkerError`` at its position. ``reset()`` and
 ``load_state_dict()`` start from a new generation: answers of older tasks only free their slots.
+Once a map-style epoch's last batch is handed out, the dispatcher goes on with the next epoch's
+batches (``dispatch_epoch`` runs one ahead of the consumer's ``epoch``), so that the workers are
+not idle while the loop ends its epoch and starts the next; a restart at the next epoch's first
+batch keeps them, any other restart drops them.
 
 ``queue_size="auto"`` starts at the worker count and adds one batch ahead each time the consumer
 waited for one (at most 4 per worker, never beyond the memory budget); it gives one back when,
@@ -80,6 +84,9 @@ class ProcessPipeline:
         self.ready, self.tasks, self.old_tasks = {}, {}, {}
         self.held = None
         self.epoch, self.epoch_first, self.next_dispatch, self.next_take = 1, 1, 1, 1
+        # The epoch the dispatcher hands out and its first batch number: one ahead of the
+        # consumer's once a map-style epoch's last batch is out (the next epoch is prefetched).
+        self.dispatch_epoch, self.dispatch_first = 1, 1
         self.generation = 0
         self.exhausted = {}      # iterable: worker -> the first of its batches it did not have
         self.finished = self.closed = self.paused = self.dispatch_done = self.freed = False
@@ -91,7 +98,7 @@ class ProcessPipeline:
         self.last_number = 0
         self.figures = dict(built=0, consumed=0, dropped=0, errors=0, consumer_wait_s=0.0, last_wait_s=0.0,
                             worker_restarts=0, rerun_batches=0, queue_grows=0, queue_shrinks=0,
-                            regions_resized=0)
+                            regions_resized=0, epochs_prefetched=0)
 
     # -- the consumer ----------------------------------------------------------------------------
 
@@ -220,12 +227,19 @@ class ProcessPipeline:
             number = self.next_dispatch
             if number >= self.next_take + self.queue_limit:
                 return
-            position = number - self.epoch_first
+            position = number - self.dispatch_first
             if self.plan.kind == "map" and position >= self.plan.batches:
                 self.ready[number] = Item(END, number)
-                self.dispatch_done = True
                 self.changed.set()
-                return
+                if not self.plan.batches:
+                    self.dispatch_done = True
+                    return
+                # Go on with the next epoch's batches (its plan is known: (seed, epoch)), so that
+                # the workers build them while the consumer ends this epoch; _restart_at keeps
+                # them when the next epoch starts at its beginning, as a for loop's does.
+                self.dispatch_epoch, self.dispatch_first = self.dispatch_epoch + 1, number + 1
+                self.next_dispatch += 1
+                continue
             worker = self._worker_for(position)
             if worker is None:
                 if len(self.exhausted) == self.workers:
@@ -240,7 +254,8 @@ class ProcessPipeline:
                 return
             if self.slots.target and not self._slot_available():
                 return
-            task = Task(number, position, self.epoch, self.generation, self.plan.indices(self.epoch, position))
+            epoch = self.dispatch_epoch
+            task = Task(number, position, epoch, self.generation, self.plan.indices(epoch, position))
             if self.slots.target:
                 task.slot, task.region, task.segment = self.slots.acquire(self.queue_limit + 2)
             self.tasks[number] = task
@@ -394,20 +409,31 @@ class ProcessPipeline:
 
     def _restart_at(self, epoch, position, exhausted):
         with self.lock:
-            self.generation += 1
-            for item in list(self.ready.values()):
-                if item.slot is not None:
-                    self.slots.release(item.slot)
-                self.figures["dropped"] += item.kind == BATCH
-            self.ready.clear()
-            self.old_tasks.update(self.tasks)
-            self.tasks = {}
-            self.epoch = epoch
-            self.epoch_first = self.next_dispatch = self.next_take = max(self.next_dispatch, self.next_take) + 1
-            self.epoch_first -= position
-            self.exhausted = dict(exhausted or {})
-            self.finished = self.dispatch_done = False
+            if (self.finished and position == 0 and not exhausted and epoch == self.epoch + 1
+                    and self.dispatch_epoch == epoch and self.dispatch_first == self.next_take):
+                # The next epoch from its start, which the dispatcher is already handing out.
+                self.epoch, self.epoch_first, self.finished = epoch, self.next_take, False
+                self.figures["epochs_prefetched"] += 1
+            else:
+                self._drop_prefetched(epoch, position, exhausted)
         self._wake()
+
+    def _drop_prefetched(self, epoch, position, exhausted):
+        """Start over at (``epoch``, ``position``): what was prefetched is dropped (lock held)."""
+        self.generation += 1
+        for item in list(self.ready.values()):
+            if item.slot is not None:
+                self.slots.release(item.slot)
+            self.figures["dropped"] += item.kind == BATCH
+        self.ready.clear()
+        self.old_tasks.update(self.tasks)
+        self.tasks = {}
+        self.epoch = epoch
+        self.epoch_first = self.next_dispatch = self.next_take = max(self.next_dispatch, self.next_take) + 1
+        self.epoch_first -= position
+        self.dispatch_epoch, self.dispatch_first = epoch, self.epoch_first
+        self.exhausted = dict(exhausted or {})
+        self.finished = self.dispatch_done = False
 
     def one_shot(self):
         return False

@@ -115,7 +115,9 @@ class AsyncIterator(Generic[_BatchT]):
     collated by ``collate`` (default: stacked, as ``default_collate``); ``shuffle``, ``drop_last``
     and ``seed`` fix the plan, ``state_dict()`` / ``load_state_dict()`` resume it exactly;
     ``queue_size`` (default "auto") within ``memory_budget``; ``start_method`` "fork" or "spawn";
-    ``worker_init_fn(worker_id)``; ``timeout`` seconds per ``next()``. The batch-validity rule,
+    ``worker_init_fn(worker_id)``; ``timeout`` seconds per ``next()``. A map-style dataset's
+    next epoch is built ahead while the current one ends (within the queue), and kept when the
+    next epoch starts at its beginning (a ``for`` loop over the finished iterator). The batch-validity rule,
     errors at their position, ``close()`` and Ctrl-C behave as above; a dead worker is replaced
     (its batch re-run, or ``WorkerError`` at its position). See the data pipeline page.
     """
@@ -231,7 +233,9 @@ class AsyncIterator(Generic[_BatchT]):
         self._p.release(self._key())
 
     def reset(self) -> None:
-        """Start a new epoch: drop the prefetched batches and iterate the source again.
+        """Start a new epoch: drop the prefetched batches and iterate the source again (with
+        ``backend="process"`` and a map-style dataset, the next epoch's batches already built
+        once the current epoch ended are kept: they are the same batches).
 
         Waits for the batch being built to finish. The batch the consumer holds stays valid until
         its next ``next()``. Raises ValueError for a one-shot source (an iterator such as a
