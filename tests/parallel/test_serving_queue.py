@@ -308,12 +308,18 @@ class MaskedModel:
     def __init__(self, gate=None):
         self.gate = gate
         self.entered = threading.Event()
-        self.shapes = []
-        self.masks = []
+        self.calls = []  # (shape, mask) of each call, appended as one: workers call it at once
+
+    @property
+    def shapes(self):
+        return [shape for shape, _ in self.calls]
+
+    @property
+    def masks(self):
+        return [mask for _, mask in self.calls]
 
     def __call__(self, x, mask):
-        self.shapes.append(tuple(x.shape))
-        self.masks.append(numpy.array(numpy.asarray(mask)))
+        self.calls.append((tuple(x.shape), numpy.array(numpy.asarray(mask))))
         self.entered.set()
         if self.gate is not None:
             assert self.gate.wait(GATE_LIMIT_S), "the test never opened the gate"
