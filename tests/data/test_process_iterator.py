@@ -238,6 +238,16 @@ def test_the_next_epoch_is_built_while_the_last_one_ends_and_is_the_plans():
     assert state["epoch"] == 3 and state["position"] == 2
 
 
+def test_epochs_shorter_than_the_queue_are_built_epochs_ahead_and_come_in_order():
+    # 8 samples in batches of 4: 2 batches per epoch, a queue of 8 runs several epochs ahead.
+    with AsyncIterator(Squares(8), backend="process", workers=2, batch_size=4, shuffle=True, seed=2,
+                       queue_size=8) as it:
+        epochs = [_labels(it) for _ in range(5)]
+        st = it.stats()
+        assert st["epochs_prefetched"] == 4 and st["dropped"] == 0 and st["epoch"] == 5
+    assert epochs == [_plan_labels(2, e, 8) for e in range(1, 6)]
+
+
 def test_a_reset_before_the_epoch_ended_drops_the_next_epochs_prefetched_batches():
     with AsyncIterator(Squares(20), backend="process", workers=2, batch_size=6, shuffle=True, seed=5,
                        queue_size=2) as it:

@@ -410,8 +410,10 @@ class ProcessPipeline:
     def _restart_at(self, epoch, position, exhausted):
         with self.lock:
             if (self.finished and position == 0 and not exhausted and epoch == self.epoch + 1
-                    and self.dispatch_epoch == epoch and self.dispatch_first == self.next_take):
-                # The next epoch from its start, which the dispatcher is already handing out.
+                    and self.dispatch_epoch >= epoch):
+                # The next epoch from its start, which the dispatcher is handing out already (its
+                # batches follow the end of this one; with epochs shorter than the queue, the
+                # dispatcher may be epochs ahead).
                 self.epoch, self.epoch_first, self.finished = epoch, self.next_take, False
                 self.figures["epochs_prefetched"] += 1
             else:
