@@ -266,6 +266,20 @@ def test_an_epoch_without_batches_ends_at_once_every_time():
         assert [list(it) for _ in range(3)] == [[], [], []]
 
 
+def test_a_state_saved_at_the_end_of_an_epoch_resumes_with_the_next_epoch():
+    # The common checkpoint: after the epoch's for loop. Its state says the whole epoch was handed
+    # out, and loading it gives the next epoch from its start.
+    with AsyncIterator(Squares(20), backend="process", workers=2, batch_size=6, shuffle=True, seed=9) as it:
+        _labels(it)
+        state = json.loads(json.dumps(it.state_dict()))
+        second = _labels(it)
+    assert state["epoch"] == 1 and state["position"] == 4 and state["finished"] is True
+    with AsyncIterator(Squares(20), backend="process", workers=2, batch_size=6, shuffle=True, seed=9) as again:
+        again.load_state_dict(state)
+        assert _labels(again) == second == _plan_labels(9, 2)
+        assert again.stats()["epoch"] == 2
+
+
 def test_load_state_dict_refuses_other_settings():
     with AsyncIterator(Squares(30), backend="process", workers=1, batch_size=4, seed=1) as it:
         state = it.state_dict()

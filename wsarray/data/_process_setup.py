@@ -113,7 +113,10 @@ def _plan(source, workers, batch_size, shuffle, seed, drop_last, fn):
 def state_dict(p):
     """The JSON-able state ``load_state_dict`` resumes from (see AsyncIterator.state_dict)."""
     with p.lock:
-        state = dict(p.plan.state(), version=STATE_VERSION, epoch=p.epoch, position=p.position(),
+        position = p.position()
+        if p.finished and p.plan.kind == "map":
+            position = p.plan.batches  # the epoch's end was handed out too, and it is no batch
+        state = dict(p.plan.state(), version=STATE_VERSION, epoch=p.epoch, position=position,
                      finished=p.finished)
         if p.plan.kind == "iterable":
             state["exhausted"] = {str(k): v for k, v in p.exhausted.items()}
