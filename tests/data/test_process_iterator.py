@@ -42,6 +42,27 @@ def values(batch):
     return numpy.asarray(x).copy(), numpy.asarray(y).copy()
 
 
+def _labels(it, n=None):
+    out = []
+    for k, batch in enumerate(it):
+        out += [int(v) for v in numpy.asarray(batch[1])]
+        if n is not None and k + 1 == n:
+            break
+    return out
+
+
+def _plan_labels(seed, epoch, n=20):
+    """Squares' labels of epoch ``epoch`` shuffled from ``seed``: the plan's permutation."""
+    return [int(i) * int(i) for i in numpy.random.default_rng([seed, epoch]).permutation(n)]
+
+
+def _wait_built(it, count):
+    deadline = time.monotonic() + 10
+    while it.stats()["built"] < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return it.stats()["built"]
+
+
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
 def test_batches_equal_numpy_stacking_in_order(start_method):
     with AsyncIterator(Squares(23), backend="process", workers=2, batch_size=5,
@@ -85,8 +106,7 @@ def test_shuffle_is_a_seeded_permutation_per_epoch():
     assert a[0] != a[1]  # a new permutation each epoch
     for epoch in a:
         assert sorted(round(v ** 0.5) for v in epoch) == list(range(20))
-    want = numpy.random.default_rng([7, 1]).permutation(20)
-    assert a[0] == [int(i) * int(i) for i in want]
+    assert a[0] == _plan_labels(7, 1)
 
 
 def test_random_augmentation_is_the_same_whichever_worker_builds_it():
@@ -200,26 +220,6 @@ def test_state_dict_resumes_bit_for_bit_in_a_new_process():
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
     assert json.loads(out.stdout) == rest
-
-
-def _labels(it, n=None):
-    out = []
-    for k, batch in enumerate(it):
-        out += [int(v) for v in numpy.asarray(batch[1])]
-        if n is not None and k + 1 == n:
-            break
-    return out
-
-
-def _plan_labels(seed, epoch, n=20):
-    return [int(i) * int(i) for i in numpy.random.default_rng([seed, epoch]).permutation(n)]
-
-
-def _wait_built(it, count):
-    deadline = time.monotonic() + 10
-    while it.stats()["built"] < count and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return it.stats()["built"]
 
 
 def test_the_next_epoch_is_built_while_the_last_one_ends_and_is_the_plans():
