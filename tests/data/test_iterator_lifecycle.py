@@ -306,6 +306,9 @@ def test_reset_starts_a_new_epoch_of_a_reiterable_source():
     with AsyncIterator(src, queue_size=2) as it:
         assert [float(next(it)[0]), float(next(it)[0])] == [0.0, 1.0]
         held = next(it)
+        deadline = time.monotonic() + 10  # the producer has a batch ready ahead, which reset drops
+        while it.stats()["ready"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.005)
         it.reset()
         assert float(held[0]) == 2.0  # the held batch stays valid until the next next()
         assert first_values(it) == [float(i) for i in range(6)]
