@@ -32,6 +32,17 @@ def _gate_after_fork() -> None:
     In a forked child: the forking thread is the one signal handlers run on now.
     """
 
+def defer_signals(fn: Callable[..., Any], /, *args: object) -> Any:
+    """
+    defer_signals(fn, *args): fn(*args), with the Python signal handlers of the main thread held back until it returns; each signal that arrived meanwhile is then handled once (a handler's exception raises here, after fn). On other threads, and nested, fn just runs.
+    """
+
+def _record_signal(signum: int, frame: object, /) -> None:
+    """The signal handler while a call is deferred (defer_signals)."""
+
+def _signals_after_fork() -> None:
+    """In a forked child: put back the handlers a deferred call of the parent swapped."""
+
 class _ScopeStack:
     """The scopes open in a context (wsarray internal)."""
 

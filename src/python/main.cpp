@@ -5,6 +5,7 @@
 #include "types/function.h"
 #include "common/gate.h"
 #include "common/hooks.h"
+#include "common/signal_deferral.h"
 #include "fast/fusion.h"
 #include "workspaces/cycle_end.h"
 #include "workspaces/memory_manager.h"
@@ -25,6 +26,7 @@ NB_MODULE(_native, m) {
     export_errors(m);            // WorkspaceError, WorkspaceMemoryError
     export_hooks(m);             // _set_hook: what the package answers for the core (hooks.h)
     export_gate(m);              // Gate (waits a signal handler cannot break: wsarray/_interrupts.py)
+    export_signal_deferral(m);   // defer_signals (calls a signal handler cannot split: wsarray/_interrupts.py)
     export_scopes(m);            // the context-local stack of scopes
     export_workspace_config(m);  // WorkspaceConfig, parse_size
     export_device_source(m);     // _config_with_device_source (device layers)

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy
@@ -305,12 +306,13 @@ def test_iterable_dataset_is_sharded_round_robin_and_deterministic():
     assert first[:3] == [[0, 3], [1, 4], [2, 5]]
 
 
-def test_close_leaves_no_process_and_no_shared_file():
+def test_close_leaves_no_process_no_thread_and_no_shared_file():
     before = shm_files()
     it = AsyncIterator(Squares(400, delay=0.005), backend="process", workers=2, batch_size=4)
     next(it)
     pids = it.stats()["worker_pids"]
     assert it.close() is True
+    assert [t.name for t in threading.enumerate() if t.name.startswith("wsarray-data-")] == []
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
@@ -530,8 +532,8 @@ def test_interpreter_exit_with_running_workers_does_not_hang_or_orphan():
     assert not any(_running(p) for p in pids)
 
 
-def test_close_run_on_the_interrupt_shield_does_not_wait_for_itself():
-    # A finalizer may close an iterator on whatever thread collects it, the shield's included.
+def test_close_run_in_a_shielded_call_does_not_wait_for_itself():
+    # A finalizer may close an iterator wherever it is collected, inside a shielded call included.
     from wsarray._interrupts import shielded
     it = AsyncIterator(Squares(40), backend="process", workers=2, batch_size=4)
     next(it)

@@ -3,7 +3,7 @@
 output/submit/shutdown, AsyncIterator's next/reset/close with a thread or worker processes,
 ParallelWrapper.fit). An interrupt may land between any two bytecodes of wsarray's Python code;
 afterwards nothing hangs (each run is bounded by its subprocess's timeout), no thread of wsarray's
-is left (the interrupt shield, one per process, aside), no worker process is left, every request
+is left, no worker process is left, every request
 is answered once, and batches arrive in order, none twice.
 
 Each storm runs in a fresh interpreter (a handler raising inside pytest's own machinery would be
@@ -47,7 +47,7 @@ PRELUDE = textwrap.dedent("""
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             left = [t.name for t in threading.enumerate()
-                    if t is not threading.main_thread() and t.name != "wsarray-interrupt-shield"]
+                    if t is not threading.main_thread()]
             if not left:
                 return
             time.sleep(0.05)

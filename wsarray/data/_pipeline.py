@@ -179,8 +179,8 @@ class Pipeline:
     # -- the producer thread -----------------------------------------------------------------
 
     def start_producer(self):
-        """Start a producer thread (caller holds ``lock``, on a thread no Ctrl-C lands on: a
-        consumer thread or the interrupt shield; none is running)."""
+        """Start a producer thread (caller holds ``lock``, where no Ctrl-C lands: a consumer
+        thread or a shielded call; none is running)."""
         stop = GateEvent()
         thread = threading.Thread(target=contextvars.Context().run, args=(_produce, self, stop),
                                   name=f"wsarray-data-{self.label}", daemon=True)
@@ -355,10 +355,15 @@ class Pipeline:
             with self.lock:
                 self.changed.clear()
                 if not self.running:
-                    return True
+                    thread = self.thread
+                    break
             if deadline is not None and time.monotonic() >= deadline:
                 return False
             self.changed.wait(WAIT_S)
+        # Its work is done; the thread itself ends a moment later: gone once this returns.
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(1.0)
+        return True
 
     def _drop_ready_now(self):
         with self.lock:

@@ -28,7 +28,7 @@ import os
 import threading
 import time
 
-from .._interrupts import Gate, on_shield, shield_barrier, shielded, start_thread
+from .._interrupts import Gate, shielded, start_thread
 from ._child import unpickled_error
 from ._collate import Leaf, rebuild
 from ._processes import WorkerPool, exit_description, wait
@@ -472,19 +472,17 @@ class ProcessPipeline:
             self.closed = self.stopping = True
             stopper = self.stopper
             if stopper is None:
-                # Closed on the shield itself (a finalizer run there): the stopper must not wait
-                # for the shield, which waits for it.
-                stopper = self.stopper = threading.Thread(target=self._stop_all, args=(timeout, not on_shield()),
+                stopper = self.stopper = threading.Thread(target=self._stop_all, args=(timeout,),
                                                           name=f"wsarray-data-{self.label}-stop", daemon=True)
                 shielded(start_thread, stopper)  # a start cut short would leave the thread registered
         self._wake()
         self.stopped.wait()
+        if stopper is not threading.current_thread():
+            stopper.join(1.0)  # it set `stopped` last: gone a moment later, and once this returns
         return self.stop_result
 
-    def _stop_all(self, timeout, barrier=True):
+    def _stop_all(self, timeout):
         try:
-            if barrier:
-                shield_barrier()  # workers a start on the shield is still making are stopped too
             thread = self.thread
             if thread is not None:
                 thread.join(max(timeout, 0.5))

@@ -19,7 +19,7 @@ import threading
 
 import numpy
 
-from .._interrupts import Gate, on_shield, shield_barrier, shielded, start_thread
+from .._interrupts import Gate, shielded, start_thread
 from .._workspaces import WorkspaceConfig
 from ..data._batches import copy_into_current_scope, map_arrays
 from ..data._child import unpickled_error
@@ -201,20 +201,19 @@ def remote_models(model, entry, workers, *, who, start_method, blas_threads):
 def stop_all(replicas, timeout=2.0):
     """Stop every replica's process on a thread of its own and wait for it (see the banner)."""
     done, result = Gate(), []
-    barrier = not on_shield()  # on the shield itself, nothing of the shield's can be running
 
     def work():
         try:
-            if barrier:
-                shield_barrier()  # a start still being made on the shield finishes first
             result.append(all([r.stop(timeout) for r in replicas]))
         finally:
             done.set()
 
     # Started on the shield: Thread.start() interrupted before the thread exists would leave it
     # registered forever (and the caller waiting for a stop that never runs).
-    shielded(start_thread, threading.Thread(target=work, name="wsarray-parallel-stop", daemon=True))
+    thread = threading.Thread(target=work, name="wsarray-parallel-stop", daemon=True)
+    shielded(start_thread, thread)
     done.wait()
+    thread.join(1.0)  # it set `done` last: gone a moment later, and once this returns
     return bool(result and result[0])
 
 

@@ -187,6 +187,8 @@ PyType_Spec gate_spec = {"wsarray._native.Gate", sizeof(GateObject), 0, Py_TPFLA
 
 } // namespace
 
+bool on_main_thread() { return PyThread_get_thread_ident() == g_main_thread; }
+
 void export_gate(nb::module_ &m) {
     g_main_thread = nb::cast<unsigned long>(nb::module_::import_("threading").attr("main_thread")().attr("ident"));
     nb::object type = nb::steal(PyType_FromSpec(&gate_spec));

@@ -7,4 +7,7 @@ namespace wsa_py {
 /// Define wsarray._native.Gate (gate.cpp).
 void export_gate(nanobind::module_ &m);
 
+/// Whether the calling thread is the one Python runs signal handlers on.
+bool on_main_thread();
+
 } // namespace wsa_py
