@@ -32,6 +32,11 @@ def _gate_after_fork() -> None:
     In a forked child: the forking thread is the one signal handlers run on now.
     """
 
+def _poke(fd: int) -> None:
+    """
+    Write one byte to a non-blocking pipe `fd` (a wake-up) without releasing the GIL; errors are ignored, fd < 0 does nothing.
+    """
+
 def defer_signals(fn: Callable[..., Any], /, *args: object) -> Any:
     """
     defer_signals(fn, *args): fn(*args), with the Python signal handlers of the main thread held back until it returns; each signal that arrived meanwhile is then handled once (a handler's exception raises here, after fn). On other threads, and nested, fn just runs.

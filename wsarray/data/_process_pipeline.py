@@ -28,6 +28,7 @@ import os
 import threading
 import time
 
+from .. import _native
 from .._interrupts import Gate, shielded, start_thread
 from ._child import unpickled_error
 from ._collate import Leaf, rebuild
@@ -81,6 +82,7 @@ class ProcessPipeline:
         self.changed = Gate()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_w, False)
+        self._wake_pending = False
         self.ready, self.tasks, self.old_tasks = {}, {}, {}
         self.held = None
         self.epoch, self.epoch_first, self.next_dispatch, self.next_take = 1, 1, 1, 1
@@ -216,10 +218,12 @@ class ProcessPipeline:
             thread.start()
 
     def _wake(self):
-        try:
-            os.write(self._wake_w, b"x")
-        except (BlockingIOError, OSError):
-            pass
+        """Wake the dispatcher (once until it looked: it clears ``_wake_pending`` after draining
+        the pipe, then hands out what the change allows). The byte is written with the GIL held:
+        os.write() would hand the GIL to the woken dispatcher and wait for its work."""
+        if not self._wake_pending:
+            self._wake_pending = True
+            _native._poke(self._wake_w)
 
     def dispatch_all(self):
         """Hand out tasks while the queue, the slots and the workers allow (lock held)."""
@@ -499,7 +503,9 @@ class ProcessPipeline:
             self.ready.clear()
             self.held = None
         self.slots.destroy()
-        for fd in (self._wake_r, self._wake_w):
+        # -1 first: a late wake-up must not write into whatever file reuses the number.
+        fds, self._wake_r, self._wake_w = (self._wake_r, self._wake_w), -1, -1
+        for fd in fds:
             try:
                 os.close(fd)
             except OSError:
@@ -534,6 +540,7 @@ def _dispatch(p):
                         os.read(p._wake_r, 4096)
                     except OSError:
                         pass
+                    p._wake_pending = False  # after the drain: a wake-up meanwhile is not lost
                     continue
                 worker, what = objects[obj]
                 if what == "conn":

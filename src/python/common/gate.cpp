@@ -18,12 +18,14 @@
 
 #include "common/errors.h"
 
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <new>
 #include <pythread.h>
+#include <unistd.h>
 
 namespace wsa_py {
 
@@ -196,6 +198,17 @@ void export_gate(nb::module_ &m) {
     m.attr("Gate") = type;
     m.def("_gate_after_fork", [] { g_main_thread = PyThread_get_thread_ident(); },
           "In a forked child: the forking thread is the one signal handlers run on now.");
+    // os.write() releases the GIL around the write: the thread it wakes takes the GIL then, and
+    // the writer waits for that thread's work before its own next bytecode.
+    m.def("_poke",
+          [](int fd) {
+        if (fd < 0) return;
+        const char byte = 'x';
+        while (::write(fd, &byte, 1) < 0 && errno == EINTR) {}
+        // EAGAIN: the pipe is full, its reader is awake already; anything else: it is gone.
+    }, nb::arg("fd"),
+          "Write one byte to a non-blocking pipe `fd` (a wake-up) without releasing the GIL; errors are "
+          "ignored, fd < 0 does nothing.");
 }
 
 } // namespace wsa_py
