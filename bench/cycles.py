@@ -7,15 +7,20 @@
 
 Rows: an empty cycle (`with ws: pass`, the handle held), `np.workspace(name)` of an existing
 workspace, a 10-operation chain with `float(np.max(...))` outside workspaces, the same chain with
-one cycle per iteration, NumPy's chain, and `zeros(64)` inside an open cycle and outside. Each
+one cycle per iteration, NumPy's chain, and `zeros(64)` inside an open cycle and outside. Two
+floors, what any cycle pays before its own work: a `with` block over the cheapest context manager
+CPython has (a `threading.Lock`, in C), and one context-variable set and reset (asyncio's
+isolation of the scope stack needs one per cycle). Each
 repeat times every row once (rotating their order) and divides by the same repeat's NumPy `a + b`,
 so a drifting load on a shared machine hits all rows alike; the table gives the median time and
 the median ratio with their spread.
 """
 
 import argparse
+import contextvars
 import json
 import statistics
+import threading
 import timeit
 
 NUMBER = 20_000
@@ -47,6 +52,14 @@ def rows():
         with ws:
             chain(np, a, b)
 
+    lock = threading.Lock()
+
+    def lock_block():
+        with lock:
+            pass
+
+    var = contextvars.ContextVar("bench_cycles")
+
     nb = n[::-1].copy()
     return {
         "numpy a + b": lambda: n + nb,
@@ -56,6 +69,8 @@ def rows():
         "chain, one cycle per iteration": chain_in_cycle,
         "numpy chain": lambda: chain(numpy, n, nb),
         "zeros(64), outside": lambda: np.zeros(64),
+        "floor: with lock: pass": lock_block,
+        "floor: ContextVar set + reset": lambda: var.reset(var.set(None)),
     }, ws, np
 
 
