@@ -240,3 +240,59 @@ def test_an_interrupt_storm_never_splits_a_call():
     out = subprocess.run([sys.executable, "-P", "-c", STORM], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.startswith("ok")
+
+
+ASYNCIO_CTRL_C = textwrap.dedent("""
+    import asyncio, os, signal, sys, threading
+    import numpy
+    from wsarray.data import AsyncIterator
+
+    class Samples:  # map-style, for the process backend
+        def __len__(self):
+            return 10_000_000
+
+        def __getitem__(self, i):
+            return numpy.full(100, float(i))
+
+    def stream():
+        i = 0
+        while True:
+            yield numpy.full(100, float(i))
+            i += 1
+
+    async def main():
+        if sys.argv[1] == "process":
+            it = AsyncIterator(Samples(), backend="process", workers=2, batch_size=None)
+        else:
+            it = AsyncIterator(stream(), queue_size=2)
+        asyncio.get_running_loop().call_later(0.5, os.kill, os.getpid(), signal.SIGINT)
+        n = 0
+        try:
+            while True:
+                batch = next(it)  # shielded state changes on the main thread, inside a coroutine
+                assert float(batch[0]) == n
+                n += 1
+                await asyncio.sleep(0)
+        finally:
+            it.close()
+            print("batches", n)
+
+    try:
+        asyncio.run(main())  # its SIGINT handler cancels main(), then raises KeyboardInterrupt
+    except KeyboardInterrupt:
+        print("interrupted")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    print("left", [t.name for t in threading.enumerate() if t is not threading.main_thread()])
+""")
+
+
+@pytest.mark.parametrize("backend", ["thread", "process"])
+def test_ctrl_c_in_an_asyncio_program_reaches_asyncios_handler_once(backend):
+    # asyncio.run() installs a Python SIGINT handler of its own: a Ctrl-C that lands in a shielded
+    # call is handed to it after the call, which cancels the main task; nothing is left running.
+    out = subprocess.run([sys.executable, "-P", "-c", ASYNCIO_CTRL_C, backend], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.split("\n")
+    assert lines[0].startswith("batches ") and int(lines[0].split()[1]) > 0, out.stdout
+    assert lines[1:3] == ["interrupted", "left []"], out.stdout
