@@ -1,5 +1,5 @@
 /// src/python/common/gate.cpp -- wsarray._native.Gate: an event (set, clear, wait) whose every operation is
-/// one C++ call.
+/// one C++ call; and _poke, a wake-up byte written to a pipe without letting go of the GIL.
 ///
 /// threading.Event and threading.Condition are Python code around locks: a signal handler that
 /// raises (Ctrl-C) in the middle of Condition.wait() leaves the lock released or held when the
