@@ -189,6 +189,28 @@ def test_a_call_keeps_nothing_once_it_returned():
     assert seen[0]() is None and seen[1]() is None
 
 
+def test_a_handler_is_not_kept_alive_once_it_is_replaced(handlers):
+    class Handler:
+        def __call__(self, signum, frame):
+            pass
+
+    handler = Handler()
+    seen = weakref.ref(handler)
+    handlers(signal.SIGUSR1, handler)
+    shielded(lambda: None)  # swapped out and put back
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    del handler
+    gc.collect()
+    assert seen() is None  # (a handler holds its module's globals: kept, they would outlive the interpreter)
+
+
+def test_a_recorder_left_installed_outside_a_call_still_lets_ctrl_c_interrupt(handlers):
+    handlers(signal.SIGINT, _native._record_signal)  # as a copy someone kept would be installed
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        sum(range(1000))
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_fork_inside_a_call_leaves_the_child_its_handlers(handlers):
     def note(signum, frame):

@@ -20,6 +20,7 @@
 
 #include "common/gate.h"
 
+#include <csignal>
 #include <vector>
 
 namespace wsa_py {
@@ -45,7 +46,7 @@ bool g_active = false;              ///< a deferred call is running (on the main
 unsigned g_forks = 0;               ///< forks into a child while a call was deferred
 std::vector<Handler> g_swapped;     ///< the handlers the recorder stands in for now
 std::vector<Handler> g_recorded;    ///< the signals that arrived meanwhile (each once)
-std::vector<PyObject *> g_replaced;  ///< by signal number: the handler the recorder last replaced
+std::vector<PyObject *> g_replaced;  ///< by signal number: the handler a recorder still installed replaced
 
 /// The first exception of several: later ones are dropped (the first already interrupts).
 struct FirstError {
@@ -111,10 +112,14 @@ bool swap_in() {
 void put_back_and_replay(FirstError &first) {
     for (Handler &h : g_swapped) {
         int tries = 0;
-        while (!set_handler(h.signum, h.object)) {
+        bool back;
+        while (!(back = set_handler(h.signum, h.object))) {
             first.keep();
             if (++tries == kPutBackTries) break;
         }
+        // Kept only while a recorder stays installed: a handler holds its module (and whatever
+        // that module holds) alive, past the interpreter's end if nothing lets it go.
+        if (back) Py_CLEAR(g_replaced[h.signum]);
     }
     std::vector<Handler> swapped, recorded;
     swapped.swap(g_swapped);
@@ -186,9 +191,13 @@ PyObject *record_signal(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
     if (signum < 1 || signum >= (long) g_numbers.size()) Py_RETURN_NONE;
     if (!g_active) {
         // Installed with no call deferred (a put-back given up on, or a copy someone kept): the
-        // handler it stood in for handles the signal.
+        // handler it stood in for handles the signal; without one, SIGINT still interrupts.
         PyObject *handler = g_replaced[signum];
-        if (!handler) Py_RETURN_NONE;
+        if (!handler) {
+            if (signum != SIGINT) Py_RETURN_NONE;
+            PyErr_SetNone(PyExc_KeyboardInterrupt);
+            return nullptr;
+        }
         Py_INCREF(handler);
         PyObject *out = PyObject_Vectorcall(handler, args, 2, nullptr);
         Py_DECREF(handler);
