@@ -22,14 +22,12 @@ from three things that cannot be split:
   Nested, or on another thread, ``fn`` just runs.
 """
 
-import _thread
 import os
-import threading
 
 from . import _native
 from ._native import Gate
 
-__all__ = ["Gate", "GateEvent", "shielded", "start_thread", "on_main_thread"]
+__all__ = ["Gate", "GateEvent", "shielded", "start_thread"]
 
 
 class GateEvent:
@@ -70,22 +68,13 @@ def start_thread(thread):
     thread.start()
 
 
-def on_main_thread():
-    return _thread.get_ident() == _main_ident
-
-
-_main_ident = threading.main_thread().ident
-
-
 #: ``shielded(fn, *args)``: ``fn(*args)``, run where no signal handler can split it (see the
 #: module docstring).
 shielded = _native.defer_signals
 
 
 def _after_fork_in_child():
-    global _main_ident
-    _main_ident = _thread.get_ident()  # the forking thread is the child's main thread
-    _native._gate_after_fork()
+    _native._gate_after_fork()  # the forking thread is the child's main thread
     _native._signals_after_fork()  # a fork inside a shielded call: the child's handlers back
 
 
