@@ -3,6 +3,7 @@ queued work late): the stream rule, device statistics, chunks given back only af
 and which workspace gets an allocation when host and device workspaces nest."""
 import gc
 import threading
+import weakref
 
 import numpy
 import pytest
@@ -140,3 +141,26 @@ def test_open_device_workspaces_are_per_thread(dev):
         t.join(10)
         assert current_workspace("fake:0") is ws
     assert seen == [None] and not t.is_alive()
+
+
+def test_a_dropped_device_workspace_is_freed(dev):
+    # The core keeps the workspace's callbacks and takes no part in garbage collection: a callback
+    # referring back to the DeviceWorkspace made a cycle nothing could free (one per workspace).
+    ws = sized("FAKE_DROPPED", dev)
+    with ws:
+        ws.free(ws.allocate(KB))
+    ws.destroy()
+    assert ws.stats()["syncs"] == 1  # the chunk went back after a synchronize, and is counted
+    gone = weakref.ref(ws)
+    del ws
+    gc.collect()
+    assert gone() is None and dev.live_allocations == 0
+    # Dropped without destroy(): the object goes; the core's workspace keeps its chunk until the
+    # thread's workspaces are destroyed, which gives it back.
+    ws = sized("FAKE_UNDESTROYED", dev)
+    gone = weakref.ref(ws)
+    del ws
+    gc.collect()
+    assert gone() is None and dev.live_allocations == 1
+    wnp.memory.destroy_all_workspaces_for_current_thread()
+    assert dev.live_allocations == 0

@@ -99,6 +99,22 @@ def current_workspace(device):
     return None
 
 
+class _ChunkReturner:
+    """The core's callback that gives a chunk back to `backend`, counting the synchronizes."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.syncs = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, address, size):
+        # Kernels queued on any stream may still use the chunk: wait for the device first.
+        self.backend.synchronize()
+        with self._lock:
+            self.syncs += 1
+        self.backend.free(address, size)
+
+
 class DeviceWorkspace:
     """Workspace `name` of this thread whose chunks are `backend`'s memory (see the module text)."""
 
@@ -114,19 +130,15 @@ class DeviceWorkspace:
         self.config = config
         self._stats_lock = threading.Lock()  # frees (and their syncs) may come from any thread
         self._upstream = {}  # address -> size of blocks allocated on a foreign stream
-        self._upstream_bytes = self._foreign_spills = self._syncs = 0
+        self._upstream_bytes = self._foreign_spills = 0
         self._home = self._last_event = self._last_stream = None
+        # The core keeps the callbacks; neither may refer back to this object: the core's objects
+        # take no part in garbage collection, so such a cycle would never be freed.
+        self._returner = _ChunkReturner(backend)
         source_config = _native._config_with_device_source(
-            config, backend.name, backend.alloc, self._give_back_chunk, backend.alignment
+            config, backend.name, backend.alloc, self._returner, backend.alignment
         )
         self._ws = _native.workspace(name, source_config)
-
-    def _give_back_chunk(self, address, size):
-        # Kernels queued on any stream may still use the chunk: wait for the device first.
-        self.backend.synchronize()
-        with self._stats_lock:
-            self._syncs += 1
-        self.backend.free(address, size)
 
     def __enter__(self):
         stream = self.backend.current_stream()
@@ -199,7 +211,7 @@ class DeviceWorkspace:
                 device=self.device,
                 upstream_bytes=self._upstream_bytes,
                 foreign_stream_spills=self._foreign_spills,
-                syncs=self._syncs,
+                syncs=self._returner.syncs,
             )
         return s
 
