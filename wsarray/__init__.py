@@ -46,7 +46,7 @@ from ._devices.array import DeviceArray as DeviceArray
 from ._devices.array import DeviceMismatchError as DeviceMismatchError
 from ._numpy import *
 from ._numpy import fallback as _numpy_fallback
-from ._typing import Array as Array  # the core's class; a numpy.ndarray subclass to type checkers
+from ._annotations import Array as Array  # the core's class; a numpy.ndarray subclass to type checkers
 from ._workspaces import *
 
 if not TYPE_CHECKING:  # a module __getattr__ would make every misspelt name valid to a type checker

@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 import numpy.fft as _fft
 
-from ._typing import array_function as _F
+from ._annotations import array_function as _F
 from ._numpy._routing import numpy_function as _numpy_function
 from ._array_api._impl import fft as _impl
 

@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 import numpy.linalg as _la
 
-from ._typing import array_function as _F
-from ._typing import numpy_typed as _N
+from ._annotations import array_function as _F
+from ._annotations import numpy_typed as _N
 from ._numpy._routing import numpy_function as _numpy_function
 from ._array_api._impl import linalg as _impl
 

@@ -2,7 +2,7 @@
 
 ``NDArray[np.float64]`` is a ``wsarray.Array`` of that scalar type (``Array[shape, dtype]``, which
 type checkers see as a subclass of ``numpy.ndarray`` with ``detach()`` and the workspace methods:
-wsarray/_typing.py); ``ArrayLike`` and ``DTypeLike`` are NumPy's (what the namespace functions
+wsarray/_annotations.py); ``ArrayLike`` and ``DTypeLike`` are NumPy's (what the namespace functions
 accept). Code annotated with ``numpy.typing.NDArray`` keeps working: a wsarray array is one.
 """
 
@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import numpy as _np
 from numpy.typing import ArrayLike, DTypeLike
 
-from ._typing import Array
+from ._annotations import Array
 
 __all__ = ["Array", "ArrayLike", "DTypeLike", "NDArray"]
 

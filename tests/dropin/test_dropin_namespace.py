@@ -337,6 +337,24 @@ def test_every_name_of_numpys_modules_resolves(name):
             assert value is getattr(numpys, attr), (name, attr)
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::PendingDeprecationWarning")
+def test_every_module_of_numpys_package_is_numpys_or_stands_for_it():
+    # `from numpy._typing import _SupportsDType` (xarray) swapped: a private module of wsarray's own
+    # under one of NumPy's module names would shadow NumPy's and take the library down.
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.iter_modules(np.__path__):
+        if info.name in ("conftest", "tests", "_pyinstaller", "f2py", "distutils"):
+            continue
+        numpys = importlib.import_module("numpy." + info.name)
+        mine = importlib.import_module("wsarray." + info.name)
+        assert mine is numpys or info.name in MODULES, info.name
+    from wsarray._typing import _SupportsDType  # noqa: F401
+
+    assert wnp._typing is np._typing
+
+
 def test_numpys_private_and_deprecated_names_that_libraries_use():
     assert wnp._NoValue is np._NoValue and wnp._CopyMode is np._CopyMode
     assert wnp.linalg._linalg.EigResult is np.linalg._linalg.EigResult

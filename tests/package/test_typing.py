@@ -4,7 +4,7 @@ typing_programs/training_loop.py (workspaces, wsarray.data.AsyncIterator, wsarra
 namespace, wsarray.typing) and typing_programs/pipeline_tools.py (WorkspaceManager,
 PerformanceListener, save_batches/BatchDirectory, ParallelWrapper/ParallelInference, fuse,
 show_config) must check without an error, and run; typing_programs/mistakes.py marks
-each line mypy must report with ``# E:``. wsarray/_typing.py declares what type checkers see of
+each line mypy must report with ``# E:``. wsarray/_annotations.py declares what type checkers see of
 wsarray.Array: the last test keeps its wsarray methods in step with the compiled class.
 """
 import os
@@ -73,14 +73,14 @@ def test_each_mistake_is_reported(mypy_report):
 def test_the_declared_array_methods_are_the_compiled_ones():
     import ast
 
-    import wsarray._typing as typed
+    import wsarray._annotations as typed
 
     with open(typed.__file__) as f:
         tree = ast.parse(f.read())
     cls = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "Array")
     declared = {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
     own = {n for n in dir(wsarray.Array) if not hasattr(numpy.ndarray, n) and not n.startswith("_")}
-    assert own <= declared, f"declare {sorted(own - declared)} in wsarray/_typing.py"
+    assert own <= declared, f"declare {sorted(own - declared)} in wsarray/_annotations.py"
     instance = wsarray.zeros((2, 2))  # NumPy methods not on the class are reached through __getattr__
     assert [n for n in declared if not hasattr(instance, n)] == []
 

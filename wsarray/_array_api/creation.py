@@ -3,8 +3,8 @@
 import numpy as _np
 
 from .._devices import kinds as _kinds
-from .._typing import array_function as _F
-from .._typing import numpy_typed as _N
+from .._annotations import array_function as _F
+from .._annotations import numpy_typed as _N
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",

@@ -23,8 +23,8 @@ from numpy import (
     uint64,
 )
 
-from .._typing import array_function as _F
-from .._typing import numpy_typed as _N
+from .._annotations import array_function as _F
+from .._annotations import numpy_typed as _N
 from ._impl import data_types as _impl
 
 __all__ = [

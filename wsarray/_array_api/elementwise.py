@@ -8,7 +8,7 @@ objects, bound in wsarray/_numpy/math.py.
 
 import numpy as _np
 
-from .._typing import array_function as _F
+from .._annotations import array_function as _F
 from .._native import _set_operator
 from ._impl import elementwise as _impl
 

@@ -3,7 +3,7 @@ extension is ``wsarray.linalg``)."""
 
 import numpy as _np
 
-from .._typing import array_function as _F
+from .._annotations import array_function as _F
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 

@@ -2,8 +2,8 @@
 
 import numpy as _np
 
-from .._typing import array_function as _F
-from .._typing import numpy_typed as _N
+from .._annotations import array_function as _F
+from .._annotations import numpy_typed as _N
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 

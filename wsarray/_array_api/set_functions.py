@@ -3,8 +3,8 @@
 
 import numpy as _np
 
-from .._typing import array_function as _F
-from .._typing import numpy_typed as _N
+from .._annotations import array_function as _F
+from .._annotations import numpy_typed as _N
 from ._impl import sets as _impl
 
 __all__ = [

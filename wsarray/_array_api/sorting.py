@@ -1,7 +1,7 @@
 """Sorting functions of the array API standard: ``sort`` and ``argsort`` with the standard's
 ``descending``/``stable`` and NumPy's ``kind``/``order`` (see _impl/sorting.py)."""
 
-from .._typing import array_function as _F
+from .._annotations import array_function as _F
 from ._impl import sorting as _impl
 
 __all__ = ["argsort", "sort"]

@@ -2,7 +2,7 @@
 
 import numpy as _np
 
-from .._typing import array_function as _F
+from .._annotations import array_function as _F
 
 __all__ = ["all", "any", "diff"]
 

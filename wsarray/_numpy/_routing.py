@@ -19,5 +19,5 @@ def numpy_function(func: _FuncT, name: str) -> _FuncT:
     """A wsarray function running NumPy's ``func`` under ``name`` ("median", "linalg.norm").
 
     Typed as ``func`` itself: type checkers see NumPy's signature and result types (wsarray's arrays
-    are NumPy arrays to them; see wsarray/_typing.py)."""
+    are NumPy arrays to them; see wsarray/_annotations.py)."""
     return cast(_FuncT, Function(func, name))
