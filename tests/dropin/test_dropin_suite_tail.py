@@ -108,7 +108,7 @@ def test_structured_buffer_exported_as_numpy_where_it_round_trips(dtype, scope):
     # (padding bytes are not copied into the workspace: compare the fields)
     assert back.dtype == dtype
     np.testing.assert_array_equal(back, ref)
-    assert np.shares_memory(back, w.to_numpy())
+    assert np.shares_memory(back, w.__array__())
 
 
 def test_structured_buffer_refused_as_numpy_refuses():

@@ -77,7 +77,7 @@ def _register_token():
 def _serialize(x):
     from distributed.protocol.numpy import serialize_numpy_ndarray
 
-    return serialize_numpy_ndarray(x.to_numpy())  # to_numpy() checks the array's cycle
+    return serialize_numpy_ndarray(x.__array__())  # __array__() checks the array's cycle
 
 
 def _deserialize(header, frames):

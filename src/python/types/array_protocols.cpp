@@ -1,5 +1,5 @@
 /// src/python/types/array_protocols.cpp -- the protocols other libraries use on wsarray.Array: NumPy's
-/// (__array__, __array_interface__, __array_ufunc__, __array_function__, to_numpy()), the array
+/// (__array__, __array_interface__, __array_ufunc__, __array_function__), the array
 /// API standard's (__array_namespace__, to_device), DLPack, the buffer protocol, copy, pickle and
 /// sys.getsizeof().
 #include "types/array_internal.h"
@@ -57,11 +57,10 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
         }
         PyErr_SetString(PyExc_BufferError, metadata ? "wsarray.Array.__buffer__(): arrays of dtypes with metadata "
                                                       "do not export a buffer (its format string drops the "
-                                                      "metadata); use np.asarray(x) or x.to_numpy()"
+                                                      "metadata); use numpy.asarray(x)"
                                                     : "wsarray.Array.__buffer__(): this void dtype does not export a "
                                                       "buffer: NumPy reads its format string back as another dtype "
-                                                      "(raw bytes, padded structures); use np.asarray(x) or "
-                                                      "x.to_numpy()");
+                                                      "(raw bytes, padded structures); use numpy.asarray(x)");
         view->obj = nullptr;
         return -1;
     }
@@ -154,13 +153,6 @@ void export_array_protocols(ArrayDefs &cls) {
                                             " has no exact description there; use np.asarray(x))");
         }
         return interface;
-    });
-    // a.to_numpy(): the NumPy array over the same memory (no copy), as pandas and xarray offer it.
-    // matplotlib and seaborn call it before they fall back to reading an object element by element
-    // (plt.hist of 10^6 elements: 5.5 s that way, 0.03 s through NumPy).
-    cls.def("to_numpy", [](nb::handle s) {
-        Array &a = self_of(s, "Array.to_numpy");
-        return a.data();
     });
     // The Arrays among the inputs are checked (and unwrapped) by apply(); self needs no extra step.
     cls.def("__array_ufunc__",
