@@ -4,9 +4,10 @@ Both APIs draw from NumPy's own generators, so a seed gives exactly NumPy's numb
 
 * the legacy functions (``seed``, ``rand``, ``randn``, ``randint``, ``normal``, ``choice``,
   ``shuffle``, ...) use NumPy's global ``RandomState``, shared with ``numpy.random``;
-* ``default_rng(seed)`` / ``Generator(bit_generator)`` and ``RandomState(seed)`` return wrappers
-  around NumPy's objects whose methods run through the wsarray engine (arguments unwrapped,
-  allocations routed into the current workspace, arrays returned as ``wsarray.Array``).
+* ``default_rng(seed)`` / ``Generator(bit_generator)`` and ``RandomState(seed)`` return
+  subclasses of NumPy's classes (code that checks ``isinstance(rng, numpy.random.Generator)`` takes
+  them) whose methods run through the wsarray engine (arguments unwrapped, allocations routed into
+  the current workspace, arrays returned as ``wsarray.Array``).
 
 Bit generators and ``SeedSequence`` hold no arrays and are NumPy's own classes.
 """
@@ -165,7 +166,7 @@ def _shuffle(numpy_shuffle, name, x, **kwargs):
 
 class _AcceptsNumpys(type):
     """isinstance(x, wsarray.random.Generator) holds for NumPy's own Generator too (an unpickled one,
-    one a library made): the wrapper differs only in returning wsarray arrays."""
+    one a library made): the subclass differs only in returning wsarray arrays."""
 
     def __instancecheck__(cls, obj):
         return type.__instancecheck__(cls, obj) or isinstance(obj, cls._numpy_class)
@@ -174,43 +175,47 @@ class _AcceptsNumpys(type):
         return type.__subclasscheck__(cls, sub) or issubclass(sub, cls._numpy_class)
 
 
-class _Routed(metaclass=_AcceptsNumpys):
-    """Common part of Generator and RandomState: NumPy's object behind, methods routed."""
+def _routed_methods(numpy_class, kind, own):
+    """A method for each public method of ``numpy_class`` (but those in ``own``): NumPy's, run
+    through the engine (arguments unwrapped, arrays allocated in the current workspace and returned
+    as wsarray arrays). Every public method of NumPy's Generator / RandomState returns numbers or
+    arrays, so routing them all is exact."""
 
-    __slots__ = ("_impl",)
+    def method(name, routed):
+        def call(self, *args, **kwargs):
+            return routed(self, *args, **kwargs)
+
+        call.__name__, call.__qualname__ = name, f"{kind}.{name}"
+        call.__doc__ = getattr(numpy_class, name).__doc__
+        return call
+
+    return {name: method(name, _F(getattr(numpy_class, name), f"random.{kind}.{name}"))
+            for name in dir(numpy_class)
+            if not name.startswith("_") and name not in own and callable(getattr(numpy_class, name))}
+
+
+class _Routed:
+    """Common part of Generator and RandomState (subclasses of NumPy's, so that code checking
+    ``isinstance(rng, numpy.random.Generator)``, SciPy's and scikit-learn's among it, takes them)."""
+
+    __slots__ = ()
     _kind = ""
     _numpy_class = ()
 
-    def __getattr__(self, name):
-        # Every public method of NumPy's Generator / RandomState returns numbers or arrays (or
-        # shuffles its argument in place), so routing them all through the engine is exact.
-        if name.startswith("_"):
-            raise AttributeError(f"'wsarray.random.{self._kind}' object has no attribute '{name}'")
-        value = getattr(self._impl, name)
-        if callable(value):
-            return _F(value, f"random.{self._kind}.{name}")
-        return value
-
     def __reduce__(self):
-        # NumPy's pickle (bit generator, state), rebuilt as this wrapper: _ctor takes NumPy's
+        # NumPy's pickle (bit generator, state), rebuilt as this class: _ctor takes NumPy's
         # helper's arguments, so old-style pickles that name the bit generator load too.
-        _, args, state = self._impl.__reduce__()
+        _, args, state = super().__reduce__()
         return (_CTORS[self._kind], args, state)
-
-    def __getstate__(self):
-        return self._impl.__getstate__()
 
     def __setstate__(self, state):
         if isinstance(state, self._numpy_class):  # pickles of earlier wsarray versions hold NumPy's object
-            self._impl = state
-        elif state is not None:
-            self._impl.__setstate__(state)
+            state = state.__getstate__()
+        if state is not None:
+            super().__setstate__(state)
 
     def __repr__(self):  # NumPy's text, with this object's address
-        return f"{self._impl} at 0x{id(self):X}"
-
-    def __str__(self):
-        return str(self._impl)
+        return f"{self._numpy_class.__repr__(self).split(' at 0x')[0]} at 0x{id(self):X}"
 
 
 if TYPE_CHECKING:
@@ -218,38 +223,53 @@ if TYPE_CHECKING:
     # as NumPy's arrays, as for NumPy's other names), so a misspelt method is reported.
     from numpy.random import Generator, RandomState
 else:
-    class Generator(_Routed):
-        """``numpy.random.Generator`` whose results are wsarray arrays (same numbers as NumPy)."""
+    def _bit_generator_of(x):
+        """A Generator given to Generator(): its bit generator (the same stream, shared)."""
+        return x.bit_generator if isinstance(x, _nr.Generator) else x
 
-        __slots__ = ()
+    class Generator(_Routed, _nr.Generator, metaclass=_AcceptsNumpys):
+        """``numpy.random.Generator`` whose results are wsarray arrays (same numbers as NumPy); a
+        subclass of NumPy's. ``Generator(numpy_generator)`` draws from that generator's bit
+        generator."""
+
         _kind = "Generator"
         _numpy_class = _nr.Generator
+        locals().update(_routed_methods(_nr.Generator, "Generator", ("spawn", "shuffle")))
+
+        def __new__(cls, bit_generator):
+            return _nr.Generator.__new__(cls, _bit_generator_of(bit_generator))
 
         def __init__(self, bit_generator):
-            impl = bit_generator if isinstance(bit_generator, _nr.Generator) else _nr.Generator(bit_generator)
-            self._impl = impl
+            _nr.Generator.__init__(self, _bit_generator_of(bit_generator))
 
         def shuffle(self, x, axis=0):
             """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
-            return _shuffle(self._impl.shuffle, "random.Generator.shuffle", x, axis=axis)
+            return _shuffle(_nr.Generator.shuffle.__get__(self), "random.Generator.shuffle", x, axis=axis)
 
         def spawn(self, n_children):
-            return [Generator(g) for g in self._impl.spawn(n_children)]
+            return [Generator(g) for g in _nr.Generator.spawn(self, n_children)]
 
+    def _seed_of(x):
+        """A RandomState given to RandomState(): its bit generator (the same stream, shared)."""
+        return x._bit_generator if isinstance(x, _nr.RandomState) else _plain(x)
 
-    class RandomState(_Routed):
-        """``numpy.random.RandomState`` whose results are wsarray arrays (same numbers as NumPy)."""
+    class RandomState(_Routed, _nr.RandomState, metaclass=_AcceptsNumpys):
+        """``numpy.random.RandomState`` whose results are wsarray arrays (same numbers as NumPy); a
+        subclass of NumPy's."""
 
-        __slots__ = ()
         _kind = "RandomState"
         _numpy_class = _nr.RandomState
+        locals().update(_routed_methods(_nr.RandomState, "RandomState", ("shuffle",)))
+
+        def __new__(cls, seed=None):
+            return _nr.RandomState.__new__(cls, _seed_of(seed))
 
         def __init__(self, seed=None):
-            self._impl = seed if isinstance(seed, _nr.RandomState) else _nr.RandomState(_plain(seed))
+            _nr.RandomState.__init__(self, _seed_of(seed))
 
         def shuffle(self, x):
             """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
-            return _shuffle(self._impl.shuffle, "random.RandomState.shuffle", x)
+            return _shuffle(_nr.RandomState.shuffle.__get__(self), "random.RandomState.shuffle", x)
 
 
 def _generator_ctor(*args, **kwargs):
@@ -269,7 +289,7 @@ def default_rng(seed: Any = None) -> Generator:
     """Like ``numpy.random.default_rng``; the Generator's results are wsarray arrays."""
     if type(seed) is Generator:  # (isinstance holds for NumPy's Generator too: that one is wrapped)
         return seed
-    return Generator(_nr.default_rng(seed._impl if isinstance(seed, _Routed) else _plain(seed)))
+    return Generator(_nr.default_rng(_plain(seed)))
 
 
 beta = _F(_nr.beta, "random.beta")

@@ -85,3 +85,65 @@ def test_numpy_asarray_of_a_wsarray_array_is_a_view_of_it():
     assert type(v) is np.ndarray and not v.flags.owndata and np.shares_memory(v, a)
     v[0] = 5
     assert a[0] == 5 and a.flags.owndata
+
+
+def test_wsarrays_random_generators_are_numpys_to_libraries():
+    # SciPy's and scikit-learn's check_random_state take only numpy.random's classes (and their
+    # subclasses): scipy.stats' rvs(random_state=np.random.default_rng(0)) refused wsarray's.
+    import pickle
+
+    import numpy as np
+    import scipy.stats
+    from sklearn.utils import check_random_state
+
+    import wsarray as wnp
+
+    for make in (lambda m: m.default_rng(0), lambda m: m.RandomState(0), lambda m: m.Generator(m.PCG64(0))):
+        mine, numpys = make(wnp.random), make(np.random)
+        assert isinstance(mine, type(numpys)) and type(mine) is not type(numpys)
+        np.testing.assert_array_equal(scipy.stats.norm.rvs(size=5, random_state=mine),
+                                      scipy.stats.norm.rvs(size=5, random_state=numpys))
+        with wnp.workspace("RANDOM_SUBCLASSES"):
+            got = mine.random(3)
+            assert type(got) is wnp.Array and got.workspace == "RANDOM_SUBCLASSES"
+            np.testing.assert_array_equal(np.asarray(got), numpys.random(3))
+        back = pickle.loads(pickle.dumps(mine))
+        assert type(back) is type(mine)
+        np.testing.assert_array_equal(np.asarray(back.random(4)), numpys.random(4))
+    legacy = wnp.random.RandomState(0)
+    assert check_random_state(legacy) is legacy
+    # One given NumPy's generator draws from its bit generator: the same stream, shared.
+    shared = np.random.default_rng(3)
+    wrapped = wnp.random.Generator(shared)
+    assert wrapped.bit_generator is shared.bit_generator
+    first, second = float(wrapped.random()), shared.random()
+    reference = np.random.default_rng(3).random(2)
+    assert (first, second) == (reference[0], reference[1])
+    with pytest.raises(AttributeError, match="'str' object has no attribute 'capsule'"):
+        wnp.random.Generator("not a bit generator")  # NumPy's error
+
+
+def test_a_subclass_of_the_swapped_ndarray_names_wsarray_as_its_namespace():
+    # xarray compares x.__array_namespace__() with its `np`: NumPy's subclasses name NumPy.
+    import numpy as np
+
+    import wsarray as wnp
+
+    class Sub(wnp.ndarray):
+        pass
+
+    class SubSub(Sub):
+        pass
+
+    class Own(wnp.ndarray):
+        def __array_namespace__(self, *, api_version=None):
+            return "mine"
+
+    x = wnp.arange(3.0).view(Sub)
+    assert x.__array_namespace__() is wnp and x.view(SubSub).__array_namespace__() is wnp
+    assert x.__array_namespace__(api_version="2024.12") is wnp
+    with pytest.raises(ValueError, match=r"Sub\.__array_namespace__\(\): unsupported api_version '1999.01'"):
+        x.__array_namespace__(api_version="1999.01")
+    assert x.view(Own).__array_namespace__() == "mine"
+    assert np.ma.masked_array([1.0]).__array_namespace__() is np  # NumPy's own subclasses: NumPy
+    assert wnp.arange(3.0).__array_namespace__() is wnp

@@ -7,9 +7,12 @@ whose type is ``type``, as ``numpy.ndarray``'s):
   ``numpy.ndarray`` only (``isinstance(x, numpy.ndarray)`` holds for both);
 * ``class Named(wsarray.ndarray)`` makes a class that behaves as a NumPy ndarray subclass: its
   instances are NumPy's (``wsarray.asarray(x).view(Named)``, ``Named(shape)``), and what it
-  inherits, ``super()`` calls included, is ``numpy.ndarray``'s (src/python/types/array_subclasses.cpp);
+  inherits, ``super()`` calls included, is ``numpy.ndarray``'s (src/python/types/array_subclasses.cpp),
+  but for ``__array_namespace__()``, which gives wsarray (NumPy's subclasses give NumPy);
 * ``wsarray.ndarray(shape, dtype)`` makes a wsarray array in the current workspace.
 """
+
+import sys as _sys
 
 import numpy as _numpy
 
@@ -22,10 +25,21 @@ __all__ = ["ndarray"]
 _NUMPY_DEFAULTS = ("__array_ufunc__", "__array_function__")
 
 
+def _array_namespace(self, /, *, api_version=None):
+    """wsarray: ``class Sub(np.ndarray)`` written with ``import wsarray as np`` names ``np`` as its
+    namespace, as NumPy's subclasses name NumPy (xarray and others compare it with their ``np``)."""
+    namespace = _sys.modules["wsarray"]
+    if api_version is not None and api_version not in namespace._SUPPORTED_API_VERSIONS:
+        raise ValueError(f"{type(self).__name__}.__array_namespace__(): unsupported api_version {api_version!r}")
+    return namespace
+
+
 def _init_subclass(cls, **kwargs):
     for name in _NUMPY_DEFAULTS:
         if getattr(cls, name) is getattr(ndarray, name):
             setattr(cls, name, vars(_numpy.ndarray)[name])
+    if cls.__array_namespace__ is ndarray.__array_namespace__:
+        cls.__array_namespace__ = _array_namespace
     super(ndarray, cls).__init_subclass__(**kwargs)
 
 
