@@ -32,6 +32,11 @@ def _gate_after_fork() -> None:
     In a forked child: the forking thread is the one signal handlers run on now.
     """
 
+def _open_gates(*args, **kwargs) -> Any:
+    """
+    _open_gates(gates): set() every Gate of the list, releasing the GIL once for all the wake-ups.
+    """
+
 def _poke(fd: int) -> None:
     """
     Write one byte to a non-blocking pipe `fd` (a wake-up) without releasing the GIL; errors are ignored, fd < 0 does nothing.

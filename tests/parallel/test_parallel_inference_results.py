@@ -193,3 +193,39 @@ def test_requests_are_any_array_like_and_a_workspace_array_is_copied_out_of_its_
         numpy.testing.assert_array_equal(numpy.asarray(future.result(timeout=10)),
                                          numpy.arange(6.0).reshape(3, 2))
         assert isinstance(future, concurrent.futures.Future)  # a Future (whose waits a Ctrl-C cannot break)
+
+
+def test_a_batchs_futures_complete_together_for_every_way_of_waiting():
+    # A worker completes a batch's futures first and wakes their waiting callers after, all at
+    # once: a done-callback on the worker that asks for the result, concurrent.futures.wait and
+    # as_completed, and callers blocked in result() or output() all see the results.
+    model = Gated()
+    with ParallelInference(model, workers=1, batch_limit=64) as pi:
+        first = pi.submit(numpy.zeros((1, 3)))
+        model.wait_entered()  # the worker holds it: the next requests wait and join one batch
+        xs = [numpy.full((2, 3), float(k)) for k in range(8)]
+        futures = [pi.submit(x) for x in xs]
+        in_callbacks = {}
+        for k, f in enumerate(futures):
+            f.add_done_callback(lambda f, k=k: in_callbacks.setdefault(
+                k, (threading.current_thread().name, numpy.asarray(f.result(timeout=10)), f.exception(timeout=10))))
+        blocked = [None] * 4
+        waiters = [threading.Thread(target=lambda k=k: blocked.__setitem__(k, futures[k].result(timeout=30)))
+                   for k in range(4)]
+        for t in waiters:
+            t.start()
+        model.gate.set()
+        done, not_done = concurrent.futures.wait(futures, timeout=30)
+        assert not not_done
+        assert sorted(futures.index(f) for f in concurrent.futures.as_completed(futures, timeout=30)) == list(range(8))
+        for t in waiters:
+            t.join(30)
+        first.result(timeout=30)
+    assert len(model.batches) == 2 and model.batches[1].shape == (16, 3)  # one batch of the eight
+    for k, x in enumerate(xs):
+        name, value, error = in_callbacks[k]
+        assert name.startswith("wsarray-parallel-inference") and error is None  # on the worker
+        assert_same(value, x * 2.0)
+        assert_same(futures[k].result(), x * 2.0)
+    for k in range(4):
+        assert_same(blocked[k], xs[k] * 2.0)

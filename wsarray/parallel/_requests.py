@@ -12,11 +12,11 @@ pad buckets, trimmed back to the request's length: wsarray/parallel/_buckets.py)
 """
 
 import queue
-from concurrent.futures import Future
+from concurrent.futures import Future, _base
 
 import numpy
 
-from .._native import Array
+from .._native import Array, _open_gates as open_gates
 from .._interrupts import Gate
 
 
@@ -36,11 +36,19 @@ class RequestFuture(Future):
         super().__init__()
         self._gate = Gate()  # opened once the future is done (finished or cancelled)
         self.on_cancel = None
+        # A list while a worker completes a batch: the gate goes there, and the worker opens the
+        # gates of the whole batch at once (wsarray._native._open_gates) right after.
+        self.gate_sink = None
 
     def _invoke_callbacks(self):
         # Future calls this once it is done (result, exception, cancel), before the callbacks,
-        # which may ask for the result themselves.
-        self._gate.set()
+        # which may ask for the result themselves (they need no gate: see _wait).
+        sink = self.gate_sink
+        if sink is None:
+            self._gate.set()
+        else:
+            self.gate_sink = None
+            sink.append(self._gate)
         self.on_cancel = None  # it refers to the request, which refers to this future
         super()._invoke_callbacks()
 
@@ -57,19 +65,42 @@ class RequestFuture(Future):
             self._gate.set()  # cancelled (also when a cancel() was interrupted before it opened it)
         return running
 
+    def _wait(self, timeout):
+        # A done future needs no wait (its gate may still be in a worker's batch of gates to open).
+        return self._state in _DONE or self._gate.wait(timeout)
+
     def wait_done(self, timeout=None):
         """True once done; False after ``timeout`` seconds (None: no limit)."""
-        return self._gate.wait(timeout)
+        return self._wait(timeout)
 
     def result(self, timeout=None):
-        if not self._gate.wait(timeout):
+        if not self._wait(timeout):
             raise TimeoutError()
         return super().result(0)
 
     def exception(self, timeout=None):
-        if not self._gate.wait(timeout):
+        if not self._wait(timeout):
             raise TimeoutError()
         return super().exception(0)
+
+
+_DONE = (_base.FINISHED, _base.CANCELLED_AND_NOTIFIED)
+
+
+def complete_all(finish, items):
+    """Call ``finish(request, ...)`` for each ``(request, kwargs)`` of ``items``, then wake all their
+    waiting callers at once (one release of the GIL instead of one per request); the gates open even
+    if a ``finish`` raises."""
+    gates = []
+    try:
+        for request, kwargs in items:
+            request.future.gate_sink = gates
+            try:
+                finish(request, **kwargs)
+            finally:
+                request.future.gate_sink = None
+    finally:
+        open_gates(gates)
 
 
 class Request:

@@ -21,7 +21,7 @@ from .._interrupts import GateEvent, shielded
 from . import _blas
 from ._deadlines import DeadlineReaper
 from ._queue import BatchQueue
-from ._requests import RequestShed, detached, split_detached
+from ._requests import RequestShed, complete_all, detached, split_detached
 from ._stats import PoolStats
 from ._workers import Worker, join_workers, next_pool_number, start_workers
 
@@ -190,8 +190,7 @@ class InferenceService:
                 for r in live:
                     self._serve_alone(worker, ws, model, r)
                 return
-            for r, result in zip(live, results):
-                self._finish(r, result=result)
+            complete_all(self._finish, [(r, {"result": result}) for r, result in zip(live, results)])
         except BaseException as crash:  # our own failure: no caller is left waiting forever
             for r in live:
                 if not r.future.done():

@@ -26,6 +26,7 @@
 #include <new>
 #include <pythread.h>
 #include <unistd.h>
+#include <vector>
 
 namespace wsa_py {
 
@@ -87,6 +88,49 @@ PyObject *gate_set(PyObject *o, PyObject *) {
         PyThreadState *saved = PyEval_SaveThread();
         g.cv.notify_all();
         PyEval_RestoreThread(saved);  // a plain call (see the file comment)
+    }
+    Py_RETURN_NONE;
+}
+
+/// _open_gates(gates): set() of every Gate in the list, with one release of the GIL for all the
+/// wake-ups (see the comment in export_gate).
+PyObject *open_gates(PyObject *, PyObject *arg) {
+    if (!PyList_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "wsarray._native._open_gates(): expected a list of Gates, got %s",
+                     Py_TYPE(arg)->tp_name);
+        return nullptr;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(arg);
+    for (Py_ssize_t i = 0; i < n; ++i) {  // every item checked before any gate opens
+        PyObject *o = PyList_GET_ITEM(arg, i);
+        if (Py_TYPE(o)->tp_dealloc != gate_dealloc) {
+            PyErr_Format(PyExc_TypeError, "wsarray._native._open_gates(): item %zd is a %s, not a Gate", i,
+                         Py_TYPE(o)->tp_name);
+            return nullptr;
+        }
+    }
+    std::vector<PyObject *> woken;  // strong references: the list may change while the GIL is down
+    try {
+        woken.reserve((std::size_t) n);
+    } catch (const std::bad_alloc &) {
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *o = PyList_GET_ITEM(arg, i);
+        GateState &g = *((GateObject *) o)->state;
+        std::lock_guard<std::mutex> lock(g.m);
+        g.open = true;
+        ++g.sets;
+        if (g.sleepers > 0) {
+            Py_INCREF(o);
+            woken.push_back(o);
+        }
+    }
+    if (!woken.empty()) {
+        PyThreadState *saved = PyEval_SaveThread();
+        for (PyObject *o : woken) ((GateObject *) o)->state->cv.notify_all();
+        PyEval_RestoreThread(saved);
+        for (PyObject *o : woken) Py_DECREF(o);
     }
     Py_RETURN_NONE;
 }
@@ -198,6 +242,14 @@ void export_gate(nb::module_ &m) {
     m.attr("Gate") = type;
     m.def("_gate_after_fork", [] { g_main_thread = PyThread_get_thread_ident(); },
           "In a forked child: the forking thread is the one signal handlers run on now.");
+    // A worker that completes a batch's futures wakes their callers here all at once: set() one by
+    // one would hand the GIL to each woken caller in turn and wait to get it back every time.
+    static PyMethodDef open_gates_def = {"_open_gates", (PyCFunction) open_gates, METH_O,
+                                         "_open_gates(gates): set() every Gate of the list, releasing the "
+                                         "GIL once for all the wake-ups."};
+    nb::object open_gates_fn = nb::steal(PyCFunction_NewEx(&open_gates_def, nullptr, m.attr("__name__").ptr()));
+    if (!open_gates_fn) throw nb::python_error();
+    m.attr("_open_gates") = open_gates_fn;
     // os.write() releases the GIL around the write: the thread it wakes takes the GIL then, and
     // the writer waits for that thread's work before its own next bytecode.
     m.def("_poke",
