@@ -210,8 +210,8 @@ class _Routed:
 
     def __setstate__(self, state):
         if isinstance(state, self._numpy_class):  # pickles of earlier wsarray versions hold NumPy's object
-            state = state.__getstate__()
-        if state is not None:
+            self._take_state_of(state)
+        elif state is not None:
             super().__setstate__(state)
 
     def __repr__(self):  # NumPy's text, with this object's address
@@ -234,7 +234,6 @@ else:
 
         _kind = "Generator"
         _numpy_class = _nr.Generator
-        locals().update(_routed_methods(_nr.Generator, "Generator", ("spawn", "shuffle")))
 
         def __new__(cls, bit_generator):
             return _nr.Generator.__new__(cls, _bit_generator_of(bit_generator))
@@ -249,6 +248,9 @@ else:
         def spawn(self, n_children):
             return [Generator(g) for g in _nr.Generator.spawn(self, n_children)]
 
+        def _take_state_of(self, other):
+            self.bit_generator.state = other.bit_generator.state
+
     def _seed_of(x):
         """A RandomState given to RandomState(): its bit generator (the same stream, shared)."""
         return x._bit_generator if isinstance(x, _nr.RandomState) else _plain(x)
@@ -259,7 +261,6 @@ else:
 
         _kind = "RandomState"
         _numpy_class = _nr.RandomState
-        locals().update(_routed_methods(_nr.RandomState, "RandomState", ("shuffle",)))
 
         def __new__(cls, seed=None):
             return _nr.RandomState.__new__(cls, _seed_of(seed))
@@ -270,6 +271,14 @@ else:
         def shuffle(self, x):
             """Shuffle ``x`` in place (a Python list as it is; see ``wsarray.random.shuffle``)."""
             return _shuffle(_nr.RandomState.shuffle.__get__(self), "random.RandomState.shuffle", x)
+
+        def _take_state_of(self, other):
+            _nr.RandomState.__setstate__(self, other.__getstate__())
+
+    for _cls, _own in ((Generator, ("spawn", "shuffle")), (RandomState, ("shuffle",))):
+        for _name, _method in _routed_methods(_cls._numpy_class, _cls._kind, _own).items():
+            setattr(_cls, _name, _method)
+    del _cls, _own, _name, _method
 
 
 def _generator_ctor(*args, **kwargs):

@@ -144,6 +144,10 @@ def test_random_pickles_as_numpy(kind, scope):
     else:
         old.set_state(state)
     np.testing.assert_array_equal(np.asarray(old.random(3)), want_next)
+    # Pickles of earlier wsarray versions: the state was NumPy's object itself.
+    older = make(wnp.random)
+    older.__setstate__(pickle.loads(pickle.dumps(ref)))
+    np.testing.assert_array_equal(np.asarray(older.random(3)), want_next)
 
 
 def test_random_state_getstate_is_numpys():
