@@ -14,7 +14,8 @@ that crashes the interpreter or hangs is recorded as such and the suite runs on 
 (bench/numpy_suite_run.py). Only what passes unswapped counts: the table gives, per library,
 the tests NumPy passes, how many of them pass on wsarray, the crashes and hangs, and the
 failures grouped by cause. ``--install`` (the default) first installs each library from PyPI so
-that its requirements are present; the unpacked copy shadows the installed one on PYTHONPATH.
+that its requirements are present (NumPy and SciPy held at the installed versions); the unpacked
+copy shadows the installed one on PYTHONPATH.
 """
 
 import argparse
@@ -67,13 +68,31 @@ LIBRARIES = [
             pytest_args=("-p", "no:benchmark")),  # its tests name a parameter `benchmark`
     Library("numpy_groupies", "0.16.0", "grouping/aggregation", ("numpy_groupies/tests",)),
     Library("filterpy", "2.0.0", "Kalman filters", ("filterpy",)),
+    Library("transforms3d", "0.4.2", "3-D rotations and affines", ("transforms3d",)),
+    Library("scikit-fuzzy", "0.5.0", "fuzzy logic", ("skfuzzy",)),
+    Library("lmfit", "1.3.4", "curve fitting", ("tests",)),
+    Library("tensorly", "0.10.0", "tensor decompositions", ("tensorly",)),
+    Library("networkx", "3.6.1", "graphs (its whole suite)", ("networkx",)),
+    Library("array-api-compat", "1.16.0", "array API standard wrappers", ("tests",), source="src"),
+    Library("colour-science", "0.4.7", "colour science", ("colour",),
+            pytest_args=("--ignore=colour/plotting", "--ignore=colour/examples", "--ignore=colour/htmlcov")),
+    # The files are chosen by python_files (in PYTEST_ADDOPTS: the runner names its work folder
+    # after the command line's arguments, too long with 17 paths); its filterwarnings make every
+    # warning from xarray.* an error, the unregistered `asyncio` mark (no pytest-asyncio) included.
+    Library("xarray", "2026.9.0", "labelled arrays (17 of its test files)", ("xarray/tests",), extra=("pytz",),
+            env=(("PYTEST_ADDOPTS", "-W ignore::pytest.PytestUnknownMarkWarning -o 'python_files="
+                  + " ".join(f"test_{name}.py" for name in (
+                      "variable", "dataarray", "dataset", "computation", "duck_array_ops", "groupby",
+                      "indexing", "missing", "rolling", "weighted", "nputils", "namedarray", "formatting",
+                      "interp", "array_api", "concat", "merge")) + "'"),)),
 ]
 VARIANTS = ("numpy", "wsarray")
 
 
 def swap_imports(source):
     """``source`` with every import of NumPy made an import of wsarray at the same path; line
-    numbers kept. ``import numpy.linalg`` (which binds ``numpy``) binds ``numpy`` to wsarray."""
+    numbers kept. ``import numpy.linalg`` (which binds ``numpy``) binds ``numpy`` to wsarray; the
+    module named by a string literal in ``pytest.importorskip``/``importlib.import_module`` too."""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     edits = []  # (line, start col, end col, text), all on one line
@@ -96,10 +115,25 @@ def swap_imports(source):
             line = lines[node.lineno - 1].encode()
             start = line.index(b"numpy", node.col_offset)
             edits.append((node.lineno, start, start + len("numpy"), "wsarray"))
+        elif (isinstance(node, ast.Call) and _called_name(node.func) in _IMPORTING_CALLS and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+              and _is_numpy(node.args[0].value) and node.args[0].lineno == node.args[0].end_lineno):
+            # pytest.importorskip("numpy"), importlib.import_module("numpy.linalg"): imports too.
+            arg = node.args[0]
+            line = lines[arg.lineno - 1].encode()
+            start = line.index(b"numpy", arg.col_offset)
+            edits.append((arg.lineno, start, start + len("numpy"), "wsarray"))
     for lineno, start, end, text in sorted(edits, reverse=True):
         line = lines[lineno - 1].encode()
         lines[lineno - 1] = (line[:start] + text.encode() + line[end:]).decode()
     return "".join(lines)
+
+
+_IMPORTING_CALLS = ("importorskip", "import_module", "__import__")
+
+
+def _called_name(func):
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def _is_numpy(module):
@@ -208,9 +242,23 @@ def summarize(library, results):
             "failures": sorted(broken), "causes": causes.most_common()}
 
 
-def install(libraries):
+def install(libraries, cache):
+    """The libraries and their test requirements, with NumPy and SciPy held at the versions installed
+    (a library's requirements must not change the NumPy that wsarray was built against)."""
     requirements = [f"{lib.name}=={lib.version}" for lib in libraries] + [r for lib in libraries for r in lib.extra]
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *requirements], check=True)
+    from importlib.metadata import PackageNotFoundError, version
+
+    pins = []
+    for name in ("numpy", "scipy"):
+        try:
+            pins.append(f"{name}=={version(name)}")
+        except PackageNotFoundError:
+            pass
+    os.makedirs(cache, exist_ok=True)
+    constraints = os.path.join(cache, "constraints.txt")
+    with open(constraints, "w") as f:
+        f.write("\n".join(pins) + "\n")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-c", constraints, *requirements], check=True)
 
 
 def main(argv=None):
@@ -234,7 +282,7 @@ def main(argv=None):
         if unknown:
             parser.error(f"unknown libraries: {', '.join(sorted(unknown))}")
     if options.install:
-        install(chosen)
+        install(chosen, options.cache)
     rows = []
     for library in chosen:
         row = summarize(library, run_library(library, options))

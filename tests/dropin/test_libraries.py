@@ -35,14 +35,18 @@ def test_library_imports_are_swapped_as_a_user_would():
               "from numpy import (\n    array,\n    zeros,\n)\nfrom numpy.testing import assert_equal\n"
               "from numpy._core.multiarray import normalize_axis_index\nimport numpyro, os\n"
               "from numpyx import y\ndef f():\n    import numpy as inner\n    return inner\n"
-              "text = 'import numpy as np'\n")
+              "text = 'import numpy as np'\n"
+              "m = pytest.importorskip('numpy')\nk = importlib.import_module(\"numpy.linalg\")\n"
+              "o = pytest.importorskip(name)\np = pytest.importorskip('numpyro')\nq = print('numpy')\n")
     swapped = swap_imports(source)
     assert swapped.splitlines() == [
         "import wsarray as np", "import wsarray as numpy", "import wsarray.linalg as la",
         "import wsarray.random, wsarray as numpy", "from wsarray import (", "    array,", "    zeros,", ")",
         "from wsarray.testing import assert_equal", "from wsarray._core.multiarray import normalize_axis_index",
         "import numpyro, os", "from numpyx import y", "def f():", "    import wsarray as inner", "    return inner",
-        "text = 'import numpy as np'"]
+        "text = 'import numpy as np'",
+        "m = pytest.importorskip('wsarray')", 'k = importlib.import_module("wsarray.linalg")',
+        "o = pytest.importorskip(name)", "p = pytest.importorskip('numpyro')", "q = print('numpy')"]
     # What it gives runs: every swapped import resolves (private paths are NumPy's objects).
     scope = {}
     exec(compile("\n".join(swapped.splitlines()[:10]), "<swapped>", "exec"), scope)
