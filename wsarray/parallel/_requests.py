@@ -87,16 +87,16 @@ class RequestFuture(Future):
 _DONE = (_base.FINISHED, _base.CANCELLED_AND_NOTIFIED)
 
 
-def complete_all(finish, items):
-    """Call ``finish(request, ...)`` for each ``(request, kwargs)`` of ``items``, then wake all their
+def complete_all(finish, requests, results):
+    """Call ``finish(request, result=result)`` for each request and its result, then wake all their
     waiting callers at once (one release of the GIL instead of one per request); the gates open even
     if a ``finish`` raises."""
     gates = []
     try:
-        for request, kwargs in items:
+        for request, result in zip(requests, results):
             request.future.gate_sink = gates
             try:
-                finish(request, **kwargs)
+                finish(request, result=result)
             finally:
                 request.future.gate_sink = None
     finally:

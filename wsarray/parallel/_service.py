@@ -190,7 +190,7 @@ class InferenceService:
                 for r in live:
                     self._serve_alone(worker, ws, model, r)
                 return
-            complete_all(self._finish, [(r, {"result": result}) for r, result in zip(live, results)])
+            complete_all(self._finish, live, results)
         except BaseException as crash:  # our own failure: no caller is left waiting forever
             for r in live:
                 if not r.future.done():

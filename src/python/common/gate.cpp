@@ -72,21 +72,21 @@ void gate_dealloc(PyObject *o) {
     Py_DECREF(type);
 }
 
+/// Open `g`; whether threads sleep on it (to be woken).
+bool open_gate(GateState &g) {
+    std::lock_guard<std::mutex> lock(g.m);
+    g.open = true;
+    ++g.sets;
+    return g.sleepers > 0;
+}
+
 PyObject *gate_set(PyObject *o, PyObject *) {
-    GateState &g = *((GateObject *) o)->state;
-    bool sleepers;
-    {
-        std::lock_guard<std::mutex> lock(g.m);
-        g.open = true;
-        ++g.sets;
-        sleepers = g.sleepers > 0;
-    }
-    if (sleepers) {
+    if (open_gate(*((GateObject *) o)->state)) {
         // The wake-up without the GIL: the kernel may switch to a woken thread at once, and one
         // that then waits for a GIL this thread holds while it is switched out costs both (a
         // handoff through the interrupt shield spent a fifth of its GIL time here).
         PyThreadState *saved = PyEval_SaveThread();
-        g.cv.notify_all();
+        ((GateObject *) o)->state->cv.notify_all();
         PyEval_RestoreThread(saved);  // a plain call (see the file comment)
     }
     Py_RETURN_NONE;
@@ -117,11 +117,7 @@ PyObject *open_gates(PyObject *, PyObject *arg) {
     }
     for (Py_ssize_t i = 0; i < n; ++i) {
         PyObject *o = PyList_GET_ITEM(arg, i);
-        GateState &g = *((GateObject *) o)->state;
-        std::lock_guard<std::mutex> lock(g.m);
-        g.open = true;
-        ++g.sets;
-        if (g.sleepers > 0) {
+        if (open_gate(*((GateObject *) o)->state)) {
             Py_INCREF(o);
             woken.push_back(o);
         }
@@ -243,7 +239,8 @@ void export_gate(nb::module_ &m) {
     m.def("_gate_after_fork", [] { g_main_thread = PyThread_get_thread_ident(); },
           "In a forked child: the forking thread is the one signal handlers run on now.");
     // A worker that completes a batch's futures wakes their callers here all at once: set() one by
-    // one would hand the GIL to each woken caller in turn and wait to get it back every time.
+    // one would hand the GIL to each woken caller in turn and wait to get it back every time. A
+    // plain CPython function, as the Gate's methods (see the file comment).
     static PyMethodDef open_gates_def = {"_open_gates", (PyCFunction) open_gates, METH_O,
                                          "_open_gates(gates): set() every Gate of the list, releasing the "
                                          "GIL once for all the wake-ups."};
