@@ -76,15 +76,14 @@ LIBRARIES = [
     Library("array-api-compat", "1.16.0", "array API standard wrappers", ("tests",), source="src"),
     Library("colour-science", "0.4.7", "colour science", ("colour",),
             pytest_args=("--ignore=colour/plotting", "--ignore=colour/examples", "--ignore=colour/htmlcov")),
-    # The files are chosen by python_files (in PYTEST_ADDOPTS: the runner names its work folder
-    # after the command line's arguments, too long with 17 paths); its filterwarnings make every
-    # warning from xarray.* an error, the unregistered `asyncio` mark (no pytest-asyncio) included.
-    Library("xarray", "2026.9.0", "labelled arrays (17 of its test files)", ("xarray/tests",), extra=("pytz",),
-            env=(("PYTEST_ADDOPTS", "-W ignore::pytest.PytestUnknownMarkWarning -o 'python_files="
-                  + " ".join(f"test_{name}.py" for name in (
-                      "variable", "dataarray", "dataset", "computation", "duck_array_ops", "groupby",
-                      "indexing", "missing", "rolling", "weighted", "nputils", "namedarray", "formatting",
-                      "interp", "array_api", "concat", "merge")) + "'"),)),
+    # xarray's filterwarnings make every warning from xarray.* an error, the unregistered `asyncio`
+    # mark (no pytest-asyncio) included.
+    Library("xarray", "2026.9.0", "labelled arrays (17 of its test files)",
+            tuple(f"xarray/tests/test_{name}.py" for name in (
+                "variable", "dataarray", "dataset", "computation", "duck_array_ops", "groupby", "indexing",
+                "missing", "rolling", "weighted", "nputils", "namedarray", "formatting", "interp", "array_api",
+                "concat", "merge")),
+            extra=("pytz",), pytest_args=("-W", "ignore::pytest.PytestUnknownMarkWarning")),
 ]
 VARIANTS = ("numpy", "wsarray")
 

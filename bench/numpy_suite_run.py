@@ -9,6 +9,7 @@ and the file is run again without the tests already done. Setting ``stop`` (Ctrl
 the runner) makes every running ``run_file`` kill its pytest and raise ``Stopped``.
 """
 
+import hashlib
 import json
 import os
 import shutil
@@ -115,7 +116,10 @@ def run_file(root, rel, options, *, config=None, path=()):
     recording plugin is then named on the command line); ``path``: folders put before ``root`` on
     PYTHONPATH."""
     targets = rel if isinstance(rel, list) else [rel]
-    work = os.path.join(root, ".runs", "_".join(targets).replace("/", "_"))
+    name = "_".join(targets).replace("/", "_")
+    if len(name) > 120:  # many paths and options: a file name has 255 bytes at most
+        name = name[:80] + "_" + hashlib.sha1(name.encode()).hexdigest()[:16]
+    work = os.path.join(root, ".runs", name)
     os.makedirs(work, exist_ok=True)
     record, skip = os.path.join(work, "record.jsonl"), os.path.join(work, "skip.txt")
     python_path = os.pathsep.join([*path, root] + ([HERE] if config else []))
