@@ -73,7 +73,8 @@ for _hook, _answer in (("namespace", _sys.modules[__name__]), ("cpu", _device_di
 del _hook, _answer
 _numpy_fallback.install_import_fallback()  # import wsarray.<NumPy module wsarray has not> is NumPy's
 
-# Shown as wsarray.Array / wsarray.Function (type(x), help(), error messages), where users meet them.
+# Shown as wsarray.ndarray (the class is named as NumPy's) / wsarray.Function (type(x), help(), error
+# messages), where users meet them.
 Array.__module__ = _Function.__module__ = DeviceArray.__module__ = DeviceMismatchError.__module__ = "wsarray"
 
 __wsarray_version__ = _dist_version("wsarray")  # one source: pyproject.toml

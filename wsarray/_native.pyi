@@ -3,10 +3,10 @@ import types
 from typing import Any, Literal
 
 from wsarray import (
-    Array as Array,
     Function as Function,
     WorkspaceError as WorkspaceError,
-    WorkspaceMemoryError as WorkspaceMemoryError
+    WorkspaceMemoryError as WorkspaceMemoryError,
+    ndarray as Array
 )
 
 

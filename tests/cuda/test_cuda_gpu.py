@@ -66,7 +66,7 @@ def test_workspace_suite_matches_plain_cupy(cp):
         ref[1], ref[2] = ref[1] - 0.1 * r1, ref[2] - 0.1 * r2
         assert loss == pytest.approx(ref_loss, rel=1e-12)
     cp.testing.assert_allclose(cp.asarray(w1.get()), ref[1], rtol=1e-12)
-    with pytest.raises(wnp.WorkspaceError, match=r"wsarray.Array.sum\(\): this array was made in cycle 5"):
+    with pytest.raises(wnp.WorkspaceError, match=r"wsarray.ndarray.sum\(\): this array was made in cycle 5"):
         g1.sum()
     del g1, g2
     gc.collect()

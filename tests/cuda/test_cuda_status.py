@@ -100,7 +100,7 @@ def test_each_missing_piece_is_named(cupy_is, what, missing, words):
         ("WorkspaceConfig", lambda: wnp.WorkspaceConfig(device="cuda")),
         ("zeros", lambda: wnp.zeros(3, device="cuda:0")),
         ("asarray", lambda: wnp.asarray([1.0], device="cuda")),
-        ("Array.to_device", lambda: wnp.ones(2).to_device("cuda:0")),
+        ("ndarray.to_device", lambda: wnp.ones(2).to_device("cuda:0")),
         (r"__array_namespace_info__\(\).dtypes", lambda: wnp.__array_namespace_info__().dtypes(device="cuda")),
     ]
     for fn, call in calls:

@@ -81,7 +81,7 @@ def test_flat_is_numpys_iterator_over_the_array_and_checked_when_taken():
         assert type(f) is np.flatiter and f.base is a and f[wnp.asarray([1, 4])].tolist() == [1.0, 4.0]
         f[(a > 3).ravel()] = 0.0
         assert a.tolist() == [[0.0, 1.0, 2.0], [3.0, 0.0, 0.0]]
-    with pytest.raises(wnp.WorkspaceError, match="Array.flat"):
+    with pytest.raises(wnp.WorkspaceError, match="ndarray.flat"):
         a.flat
     # An iterator taken during the cycle is NumPy's C object: like a raw view, it reads the
     # array's own memory (never reused while the Array lives), unchecked.

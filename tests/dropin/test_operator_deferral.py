@@ -90,13 +90,12 @@ def outcome(f):
     except Exception as e:  # noqa: BLE001 -- the class is what is compared
         return type(e).__name__
     if isinstance(r, tuple) and r and r[0] in ("ufunc", "reflected"):
-        return tuple(tuple(n.replace("Array", "ndarray") for n in p) if isinstance(p, tuple) else
-                     (p.replace("Array", "ndarray") if isinstance(p, str) else p) for p in r)
+        return r
     if isinstance(r, tuple):
         return tuple(outcome(lambda v=v: v) for v in r)
     if isinstance(r, np.ndarray):
         return ("array", r.dtype.kind, r.shape)
-    return type(r).__name__.replace("Array", "ndarray")
+    return type(r).__name__
 
 
 def arrays(xp):
@@ -126,9 +125,9 @@ def test_inplace_operators_never_defer(op, other):
 def test_an_override_sees_the_array_itself_and_its_out():
     a = arrays(wnp)
     r = Overrides()
-    assert (a @ r)[3] == ("Array", "Overrides")
-    assert wnp.add(a, r, out=a)[3:] == (("Array", "Overrides"), True)
-    assert np.add(a, r)[3] == ("Array", "Overrides")  # NumPy's own ufunc on a wsarray array
+    assert (a @ r)[3] == ("ndarray", "Overrides")
+    assert wnp.add(a, r, out=a)[3:] == (("ndarray", "Overrides"), True)
+    assert np.add(a, r)[3] == ("ndarray", "Overrides")  # NumPy's own ufunc on a wsarray array
 
 
 def test_where_with_an_object_whose_override_declines_gives_numpys_object_array():

@@ -89,4 +89,4 @@ def test_bound_methods_are_named_as_numpys():
         method, numpys = getattr(a, name), getattr(np.ones(2), name)
         assert method.__name__ == numpys.__name__ == name
         assert method.__self__ is a and callable(method)
-        assert method.__qualname__ == "Array." + name and numpys.__qualname__ == "ndarray." + name
+        assert method.__qualname__ == "ndarray." + name and numpys.__qualname__ == "ndarray." + name

@@ -65,10 +65,10 @@ def test_operands_left_to_the_general_path_behave_as_numpys():
 
 def test_errors_are_numpys_and_name_the_operator():
     a = wa.ones((3, 4))
-    with raises_numpys(ValueError, "matmul: Input operand 1 has a mismatch", "Array.__matmul__"):
+    with raises_numpys(ValueError, "matmul: Input operand 1 has a mismatch", "ndarray.__matmul__"):
         a @ wa.ones((3, 4))
     with raises_numpys(ValueError, "matmul: Input operand 1 does not have enough dimensions",
-                       "Array.__matmul__"):
+                       "ndarray.__matmul__"):
         a @ 2.0
     with pytest.raises(TypeError):
         a @ "x"

@@ -41,7 +41,8 @@ def test_fuzz_namespace_methods_and_operators_against_numpy(tmp_path):
     report = json.loads(lines[-1])
     assert report["mismatches"] == [], report["mismatches"][:10]
     assert proc.returncode == 0, f"the fuzz child failed:\n{tail}"
-    assert report["calls"] >= 3 * EXAMPLES  # namespace, method and operator calls
+    # namespace, method and operator calls (Hypothesis skips a draw it has already run)
+    assert report["calls"] >= 3 * EXAMPLES * 0.95
     assert report["raised"] > report["calls"] // 10  # most arguments are wrong: errors were tested
     print(f"fuzz: {report['calls']} calls, {report['raised']} raised, {report['timeouts']} timeouts")
 

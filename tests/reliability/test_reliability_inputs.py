@@ -101,33 +101,33 @@ NAMESPACE_CASES = [
 
 # Array methods and operators: (id, name, call with a = a 1-d float array of 4 elements).
 ARRAY_CASES = [
-    ("getitem float", "Array.__getitem__", lambda a: a[1.5]),
-    ("getitem out of range", "Array.__getitem__", lambda a: a[10]),
-    ("getitem step 0", "Array.__getitem__", lambda a: a[::0]),
-    ("getitem too many", "Array.__getitem__", lambda a: a[0, 0]),
-    ("getitem str", "Array.__getitem__", lambda a: a["x"]),
-    ("setitem shape", "Array.__setitem__", lambda a: a.__setitem__(slice(0, 2), [1.0, 2.0, 3.0])),
-    ("setitem value", "Array.__setitem__", lambda a: a.__setitem__(0, "x")),
-    ("setitem fancy out of range", "Array.__setitem__", lambda a: a.__setitem__([0, 10], 1.0)),
-    ("add str", "Array.__add__", lambda a: a + "x"),
-    ("add junk", "Array.__add__", lambda a: a + Junk()),
-    ("matmul", "Array.__matmul__", lambda a: a @ a[:3]),
-    ("divmod str", "Array.__divmod__", lambda a: divmod(a, "x")),
-    ("int of many", "Array.__int__", lambda a: int(a)),
-    ("float of many", "Array.__float__", lambda a: float(a)),
-    ("complex of many", "Array.__complex__", lambda a: complex(a)),
-    ("index of float", "Array.__index__", lambda a: a[:1].__index__()),
-    ("bool of many", "Array.__bool__", lambda a: bool(a)),
-    ("len of 0-d", "Array.__len__", lambda a: len(np.asarray(a[0]) if type(a) is np.ndarray else wnp.asarray(a[0]))),
-    ("format spec", "Array.__format__",
+    ("getitem float", "ndarray.__getitem__", lambda a: a[1.5]),
+    ("getitem out of range", "ndarray.__getitem__", lambda a: a[10]),
+    ("getitem step 0", "ndarray.__getitem__", lambda a: a[::0]),
+    ("getitem too many", "ndarray.__getitem__", lambda a: a[0, 0]),
+    ("getitem str", "ndarray.__getitem__", lambda a: a["x"]),
+    ("setitem shape", "ndarray.__setitem__", lambda a: a.__setitem__(slice(0, 2), [1.0, 2.0, 3.0])),
+    ("setitem value", "ndarray.__setitem__", lambda a: a.__setitem__(0, "x")),
+    ("setitem fancy out of range", "ndarray.__setitem__", lambda a: a.__setitem__([0, 10], 1.0)),
+    ("add str", "ndarray.__add__", lambda a: a + "x"),
+    ("add junk", "ndarray.__add__", lambda a: a + Junk()),
+    ("matmul", "ndarray.__matmul__", lambda a: a @ a[:3]),
+    ("divmod str", "ndarray.__divmod__", lambda a: divmod(a, "x")),
+    ("int of many", "ndarray.__int__", lambda a: int(a)),
+    ("float of many", "ndarray.__float__", lambda a: float(a)),
+    ("complex of many", "ndarray.__complex__", lambda a: complex(a)),
+    ("index of float", "ndarray.__index__", lambda a: a[:1].__index__()),
+    ("bool of many", "ndarray.__bool__", lambda a: bool(a)),
+    ("len of 0-d", "ndarray.__len__", lambda a: len(np.asarray(a[0]) if type(a) is np.ndarray else wnp.asarray(a[0]))),
+    ("format spec", "ndarray.__format__",
      lambda a: format(np.asarray(a[0]) if type(a) is np.ndarray else wnp.asarray(a[0]), "Q")),
-    ("reshape", "Array.reshape", lambda a: a.reshape(3, 5)),
-    ("sum axis", "Array.sum", lambda a: a.sum(axis=3)),
-    ("astype", "Array.astype", lambda a: a.astype("nope")),
-    ("take", "Array.take", lambda a: a.take(100)),
-    ("fill", "Array.fill", lambda a: a.fill("x")),
-    ("transpose", "Array.transpose", lambda a: a.transpose(1, 0)),
-    ("clip junk", "Array.clip", lambda a: a.clip(Junk(), 1)),
+    ("reshape", "ndarray.reshape", lambda a: a.reshape(3, 5)),
+    ("sum axis", "ndarray.sum", lambda a: a.sum(axis=3)),
+    ("astype", "ndarray.astype", lambda a: a.astype("nope")),
+    ("take", "ndarray.take", lambda a: a.take(100)),
+    ("fill", "ndarray.fill", lambda a: a.fill("x")),
+    ("transpose", "ndarray.transpose", lambda a: a.transpose(1, 0)),
+    ("clip junk", "ndarray.clip", lambda a: a.clip(Junk(), 1)),
 ]
 
 
@@ -206,7 +206,7 @@ def test_failed_setitem_leaves_the_target_unchanged(setter):
         w = wnp.arange(5, dtype=wnp.int8)
         with pytest.raises(type(expected.value)) as got:
             setter(w)
-        assert names(got.value, "Array.__setitem__")
+        assert names(got.value, "ndarray.__setitem__")
         assert w.tolist() == [0, 1, 2, 3, 4]
 
 
@@ -306,11 +306,11 @@ def test_workspace_api_bad_input():
     a = wnp.ones(3)
     with pytest.raises(wnp.WorkspaceError, match=r"leverage_to\(\): workspace 'NOPE'"):
         a.leverage_to("NOPE")
-    with pytest.raises(TypeError, match=r"wsarray.Array.leverage_to\(\): .*str"):
+    with pytest.raises(TypeError, match=r"wsarray.ndarray.leverage_to\(\): .*str"):
         a.leverage_to(3)
-    with pytest.raises(ValueError, match=r"wsarray.Array.to_device\(\): device 'cuda:0' is not "):
+    with pytest.raises(ValueError, match=r"wsarray.ndarray.to_device\(\): device 'cuda:0' is not "):
         a.to_device("cuda")
-    with pytest.raises(ValueError, match=r"wsarray.Array.to_device\(\): unknown device 'tpu'"):
+    with pytest.raises(ValueError, match=r"wsarray.ndarray.to_device\(\): unknown device 'tpu'"):
         a.to_device("tpu")
     with pytest.raises(ValueError, match="api_version"):
         a.__array_namespace__(api_version="1999.01")

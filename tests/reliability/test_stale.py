@@ -60,9 +60,9 @@ def stale(request):
 def test_str_and_repr_of_a_stale_array_say_so_without_reading_it(stale):
     # One rule for both: print, logging, debuggers and containers' reprs keep working.
     kind, a = stale
-    expected = {"ended": "<wsarray.Array stale: cycle 1 of 'OLD' ended>",
-                "later_cycle": "<wsarray.Array stale: cycle 1 of 'OLD' ended>",
-                "destroyed": "<wsarray.Array stale: workspace 'OLD' was destroyed>"}[kind]
+    expected = {"ended": "<wsarray.ndarray stale: cycle 1 of 'OLD' ended>",
+                "later_cycle": "<wsarray.ndarray stale: cycle 1 of 'OLD' ended>",
+                "destroyed": "<wsarray.ndarray stale: workspace 'OLD' was destroyed>"}[kind]
     assert str(a) == repr(a) == expected
     assert repr([a]) == f"[{expected}]" and f"{a!s}" == expected
 

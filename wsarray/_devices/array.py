@@ -58,7 +58,7 @@ def _native_attribute(name):
     """A read-only property answering the native array's attribute ``name`` after the stale check."""
 
     def get(self):
-        return getattr(self._use(f"Array.{name}"), name)
+        return getattr(self._use(f"ndarray.{name}"), name)
 
     get.__name__ = name
     return property(get, doc=f"The array's {name} (NumPy's meaning).")
@@ -88,8 +88,8 @@ def _binary(name, reflected=False):
     op = getattr(operator, name)
 
     def method(self, other):
-        native = self._use(f"Array.__{name}__")
-        other = self._operand(other, f"Array.__{name}__")
+        native = self._use(f"ndarray.__{name}__")
+        other = self._operand(other, f"ndarray.__{name}__")
         if other is NotImplemented:
             return NotImplemented
         result = op(other, native) if reflected else op(native, other)
@@ -103,8 +103,8 @@ def _inplace(name):
     op = getattr(operator, f"i{name}")
 
     def method(self, other):
-        native = self._use(f"Array.__i{name}__")
-        other = self._operand(other, f"Array.__i{name}__")
+        native = self._use(f"ndarray.__i{name}__")
+        other = self._operand(other, f"ndarray.__i{name}__")
         if other is NotImplemented:
             return NotImplemented
         result = op(native, other)
@@ -120,7 +120,7 @@ def _unary(name):
     op = getattr(operator, name)
 
     def method(self):
-        return wrap(self._engine, self._engine.adopt(op(self._use(f"Array.__{name}__"))))
+        return wrap(self._engine, self._engine.adopt(op(self._use(f"ndarray.__{name}__"))))
 
     method.__name__ = f"__{name}__"
     return method
@@ -177,13 +177,13 @@ class DeviceArray:
 
     @property
     def T(self):  # noqa: N802 (NumPy's name)
-        return wrap(self._engine, self._use("Array.T").T)
+        return wrap(self._engine, self._use("ndarray.T").T)
 
     @property
     def mT(self):  # noqa: N802 (the standard's name)
-        native = self._use("Array.mT")
+        native = self._use("ndarray.mT")
         if native.ndim < 2:
-            raise ValueError("wsarray.Array.mT: the array must have at least 2 dimensions")
+            raise ValueError("wsarray.ndarray.mT: the array must have at least 2 dimensions")
         return wrap(self._engine, native.swapaxes(-1, -2))
 
     def __getattr__(self, name):
@@ -191,19 +191,19 @@ class DeviceArray:
         # ...), run on the device; its arrays come back as DeviceArrays.
         if name.startswith("__") or name in DeviceArray.__slots__:
             raise AttributeError(name)
-        native = self._use(f"Array.{name}")
+        native = self._use(f"ndarray.{name}")
         try:
             attr = self._engine.method(native, name)
         except AttributeError:
-            raise AttributeError(f"wsarray.Array on {self.device} has no attribute {name!r} "
+            raise AttributeError(f"wsarray.ndarray on {self.device} has no attribute {name!r} "
                                  f"({self._engine.kind} has none)") from None
         if not callable(attr):
             return wrap(self._engine, attr)
         engine = self._engine
 
         def method(*args, **kwargs):
-            args = [self._operand(a, f"Array.{name}") for a in args]
-            kwargs = {k: self._operand(v, f"Array.{name}") for k, v in kwargs.items()}
+            args = [self._operand(a, f"ndarray.{name}") for a in args]
+            kwargs = {k: self._operand(v, f"ndarray.{name}") for k, v in kwargs.items()}
             return wrap(engine, attr(*args, **kwargs), {id(native): self})
 
         method.__name__ = name
@@ -211,54 +211,54 @@ class DeviceArray:
 
     # ---- Python protocols ------------------------------------------------------------------
     def __len__(self):
-        return len(self._use("Array.__len__"))
+        return len(self._use("ndarray.__len__"))
 
     def __iter__(self):
         for i in range(len(self)):
             yield self[i]
 
     def __getitem__(self, key):
-        native = self._use("Array.__getitem__")
+        native = self._use("ndarray.__getitem__")
         key = self._index(key)
         return wrap(self._engine, self._engine.adopt(native[key]), {id(native): self})
 
     def __setitem__(self, key, value):
-        native = self._use("Array.__setitem__")
-        native[self._index(key)] = self._operand(value, "Array.__setitem__")
+        native = self._use("ndarray.__setitem__")
+        native[self._index(key)] = self._operand(value, "ndarray.__setitem__")
 
     def _index(self, key):
         if isinstance(key, tuple):
-            return tuple(self._operand(k, "Array.__getitem__") for k in key)
-        return self._operand(key, "Array.__getitem__")
+            return tuple(self._operand(k, "ndarray.__getitem__") for k in key)
+        return self._operand(key, "ndarray.__getitem__")
 
     def __bool__(self):
-        return bool(self._use("Array.__bool__"))
+        return bool(self._use("ndarray.__bool__"))
 
     def __float__(self):
-        return float(self._use("Array.__float__"))
+        return float(self._use("ndarray.__float__"))
 
     def __int__(self):
-        return int(self._use("Array.__int__"))
+        return int(self._use("ndarray.__int__"))
 
     def __complex__(self):
-        return complex(self._use("Array.__complex__"))
+        return complex(self._use("ndarray.__complex__"))
 
     def __index__(self):
-        return operator.index(self._use("Array.__index__"))
+        return operator.index(self._use("ndarray.__index__"))
 
     def __repr__(self):
-        host = self._engine.to_host(self._use("Array.__repr__"))
+        host = self._engine.to_host(self._use("ndarray.__repr__"))
         return f"{numpy.array_repr(host)[:-1]}, device='{self.device}')"
 
     def __str__(self):
-        return str(self._engine.to_host(self._use("Array.__str__")))
+        return str(self._engine.to_host(self._use("ndarray.__str__")))
 
     def __hash__(self):
-        raise TypeError("unhashable type: 'wsarray.Array'")
+        raise TypeError("unhashable type: 'wsarray.ndarray'")
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(
-            f"wsarray.Array.__array__(): this array is on device '{self.device}'; it is not converted to "
+            f"wsarray.ndarray.__array__(): this array is on device '{self.device}'; it is not converted to "
             "a NumPy array implicitly. Use .to_device('cpu') or .get() for a host copy"
         )
 
@@ -289,7 +289,7 @@ class DeviceArray:
     # ---- transfers, DLPack -----------------------------------------------------------------
     def get(self, stream=None):
         """A host copy (a numpy.ndarray), as CuPy's ``get()``."""
-        native = self._use("Array.get")
+        native = self._use("ndarray.get")
         if stream is not None:
             return native.get(stream=stream)
         return self._engine.to_host(native)
@@ -297,26 +297,26 @@ class DeviceArray:
     def to_device(self, device, /, *, stream=None):
         """This array on ``device``: itself on its own device; otherwise a copy ('cpu': a host
         wsarray.Array allocated like any host array, in the current host workspace)."""
-        native = self._use("Array.to_device")
-        target = parse_device(device, "Array.to_device")
+        native = self._use("ndarray.to_device")
+        target = parse_device(device, "ndarray.to_device")
         if target == self.device:
             return self
         if stream is not None and target == CPU:
-            raise ValueError("wsarray.Array.to_device(): the CPU has no streams; stream must be None")
+            raise ValueError("wsarray.ndarray.to_device(): the CPU has no streams; stream must be None")
         host = self._engine.to_host(native)
         if target == CPU:
             return sys.modules["wsarray"].asarray(host)  # a host array, in the current host workspace
-        engine = engine_for(target, "Array.to_device")
+        engine = engine_for(target, "ndarray.to_device")
         return DeviceArray(engine.to_device(host), engine)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        native = self._use("Array.__dlpack__")
+        native = self._use("ndarray.__dlpack__")
         kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
                                     ("dl_device", dl_device), ("copy", copy)) if v is not None}
         return native.__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
-        return self._engine.dlpack_device(self._use("Array.__dlpack_device__"))
+        return self._engine.dlpack_device(self._use("ndarray.__dlpack_device__"))
 
     # ---- workspace membership (the host Array's API) ----------------------------------------
     def _copy_in(self, workspace, fn):
@@ -326,36 +326,37 @@ class DeviceArray:
 
     def detach(self):
         """An independent copy outside every workspace (the engine's own memory)."""
-        return self._copy_in(None, "Array.detach")
+        return self._copy_in(None, "ndarray.detach")
 
     def _open_workspaces(self):
         return [ws for ws in _open_stack() if ws.device == self.device]
 
     def leverage(self):
         """A copy in the workspace of this device open just outside this array's (detached if none)."""
-        self._use("Array.leverage")
+        self._use("ndarray.leverage")
         if self._token is None:
             return self
         stack = self._open_workspaces()
         names = [ws._ws.name for ws in stack]
         if self._token.workspace in names:
             outer = stack[: names.index(self._token.workspace)]
-            return self._copy_in(outer[-1] if outer else None, "Array.leverage")
-        return self._copy_in(None, "Array.leverage")
+            return self._copy_in(outer[-1] if outer else None, "ndarray.leverage")
+        return self._copy_in(None, "ndarray.leverage")
 
     def leverage_to(self, name):
         """A copy in the open workspace ``name`` of this device (the array itself if it is there)."""
         if not isinstance(name, str):
-            raise TypeError(f"wsarray.Array.leverage_to(): the workspace name must be a str, not {type(name).__name__}")
-        self._use("Array.leverage_to")
+            raise TypeError("wsarray.ndarray.leverage_to(): the workspace name must be a str, "
+                            f"not {type(name).__name__}")
+        self._use("ndarray.leverage_to")
         target = [ws for ws in self._open_workspaces() if ws._ws.name == name]
         if not target:
             raise _native.WorkspaceError(
-                f"wsarray.Array.leverage_to(): workspace '{name}' of device '{self.device}' has no open cycle on "
+                f"wsarray.ndarray.leverage_to(): workspace '{name}' of device '{self.device}' has no open cycle on "
                 "this thread; leverage_to() copies into a workspace whose 'with' block encloses the current code")
         if self._token is not None and self._token.workspace == name:
             return self
-        return self._copy_in(target[-1], "Array.leverage_to")
+        return self._copy_in(target[-1], "ndarray.leverage_to")
 
     def is_attached(self):
         """True if the array's memory belongs to a workspace."""
@@ -386,6 +387,6 @@ class DeviceArray:
 
 def _rebuild(host, device):
     """Unpickle a device array (pickles hold a host copy)."""
-    engine = engine_for(Device(device), "Array.__setstate__")
+    engine = engine_for(Device(device), "ndarray.__setstate__")
     return DeviceArray(engine.to_device(host), engine)
 

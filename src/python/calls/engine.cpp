@@ -415,7 +415,7 @@ nb::object defer_to_foreign(const char *name, PyObject *func, PyObject *const *a
         if (r != Py_NotImplemented) return nb::steal(r);
         Py_DECREF(r);
     }
-    if (std::strncmp(name, "Array.", 6) != 0) {
+    if (std::strncmp(name, "ndarray.", 6) != 0) {
         // wsarray's own implementations (the standard's sort, clip, ...) would convert the
         // operand: NumPy's function of the same name dispatches to its library instead.
         // NumPy's functions that dispatch nothing (asarray, zeros; an `_implementation`, which an

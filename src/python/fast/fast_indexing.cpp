@@ -304,7 +304,7 @@ bool fast_store(Array &a, PyObject *key, PyObject *value) {
     char *p = element_address(nd, key);
     if (!p) return false;
     // NumPy's assignment to one element is exactly this call (its casts, overflow checks, errors).
-    if (PyArray_Pack(descr, p, value) < 0) raise_pending("Array.__setitem__");
+    if (PyArray_Pack(descr, p, value) < 0) raise_pending("ndarray.__setitem__");
     return true;
 }
 

@@ -147,7 +147,7 @@ void adopt_array_object(PyObject *o) {
     Array &a = array_of(o);
     if (a.nd_.is_valid()) return;
     if (fa->flags & NPY_ARRAY_WRITEBACKIFCOPY)
-        raise(PyExc_TypeError, "wsarray.Array: NumPy made this array to write its values back into another one "
+        raise(PyExc_TypeError, "wsarray.ndarray: NumPy made this array to write its values back into another one "
                                "(WRITEBACKIFCOPY); it is not usable as a wsarray array");
     PyObject *old_base = fa->base;  // the fields' reference, handed over below
     Py_INCREF(fa->descr);

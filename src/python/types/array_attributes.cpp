@@ -56,7 +56,7 @@ PyObject *array_getattro(PyObject *self, PyObject *name) {
         const char *text = PyUnicode_AsUTF8AndSize(name, &n);
         if (text && n > 0 && text[0] != '_') {
             return guarded([&]() -> PyObject * {
-                std::string fn = std::string("Array.") + text;
+                std::string fn = std::string("ndarray.") + text;
                 Array &a = self_of(self, fn.c_str());
                 if (!numpys_method(descr, name)) {
                     PyObject *r = PyObject_GenericGetAttr(self, name);  // NumPy's getter, on the fields
@@ -75,7 +75,7 @@ PyObject *array_getattro(PyObject *self, PyObject *name) {
 /// a.shape, a.dtype, a.ndim, a.size as getset slots (no method lookup, no argument dispatch).
 PyObject *get_shape(PyObject *s, void *) {
     return guarded([&]() -> PyObject * {
-        Array &a = self_of(s, "Array.shape");
+        Array &a = self_of(s, "ndarray.shape");
         PyObject *r = ndarray_shape(a.data().ptr());
         if (!r) throw nb::python_error();
         return r;
@@ -95,41 +95,41 @@ int set_ndarray_attr(PyObject *s, const char *attr, PyObject *value, const char 
     }, -1);
 }
 
-int set_shape(PyObject *s, PyObject *shape, void *) { return set_ndarray_attr(s, "shape", shape, "Array.shape"); }
+int set_shape(PyObject *s, PyObject *shape, void *) { return set_ndarray_attr(s, "shape", shape, "ndarray.shape"); }
 
 PyObject *get_dtype(PyObject *s, void *) {
     return guarded([&] {
-        Array &a = self_of(s, "Array.dtype");
+        Array &a = self_of(s, "ndarray.dtype");
         return ndarray_dtype(a.data().ptr());
     }, (PyObject *) nullptr);
 }
 
-int set_dtype(PyObject *s, PyObject *dtype, void *) { return set_ndarray_attr(s, "dtype", dtype, "Array.dtype"); }
+int set_dtype(PyObject *s, PyObject *dtype, void *) { return set_ndarray_attr(s, "dtype", dtype, "ndarray.dtype"); }
 
 PyObject *get_strides(PyObject *s, void *) {
     return guarded([&]() -> PyObject * {
-        Array &a = self_of(s, "Array.strides");
+        Array &a = self_of(s, "ndarray.strides");
         PyObject *r = PyObject_GetAttrString(a.data().ptr(), "strides");
-        if (!r) raise_pending("Array.strides");
+        if (!r) raise_pending("ndarray.strides");
         return r;
     }, (PyObject *) nullptr);
 }
 
 /// a.strides = ...: NumPy's (deprecated since NumPy 2.4, with its warning; bounds checked by NumPy).
 int set_strides(PyObject *s, PyObject *strides, void *) {
-    return set_ndarray_attr(s, "strides", strides, "Array.strides");
+    return set_ndarray_attr(s, "strides", strides, "ndarray.strides");
 }
 
 PyObject *get_ndim(PyObject *s, void *) {
     return guarded([&] {
-        Array &a = self_of(s, "Array.ndim");
+        Array &a = self_of(s, "ndarray.ndim");
         return PyLong_FromLong(ndarray_ndim(a.data().ptr()));
     }, (PyObject *) nullptr);
 }
 
 PyObject *get_size(PyObject *s, void *) {
     return guarded([&] {
-        Array &a = self_of(s, "Array.size");
+        Array &a = self_of(s, "ndarray.size");
         Py_ssize_t n = ndarray_size(a.data().ptr());
         return sizeof(long) >= sizeof(Py_ssize_t) ? PyLong_FromLong((long) n) : PyLong_FromSsize_t(n);  // ndarray_shape
     }, (PyObject *) nullptr);
@@ -150,7 +150,7 @@ PyType_Slot array_attribute_slots[] = {{Py_tp_getset, (void *) array_getset}, {0
 void export_array_attributes(nb::module_ &m, ArrayDefs &cls) {
     auto bound_method = nb::class_<BoundMethod>(m, "_BoundMethod");
     bound_method.def("__call__", [](BoundMethod &b, nb::args args, nb::kwargs kwargs) {
-        std::string fn = "Array." + b.name;
+        std::string fn = "ndarray." + b.name;
         self_of(b.self, fn.c_str());  // still in its cycle when called
         nb::object r = apply(fn.c_str(), b.method.ptr(), args.ptr(), kwargs.ptr(), b.self.ptr());
         resync_array_object(b.self.ptr());  // a.sort(), a.fill() change data, not the view; setflags may
@@ -159,13 +159,13 @@ void export_array_attributes(nb::module_ &m, ArrayDefs &cls) {
     // What code that forwards or wraps methods reads of a bound method (as of Python's own).
     bound_method.def("__getattr__", [](BoundMethod &b, const std::string &attr) -> nb::object {
         if (attr == "__name__") return nb::str(b.name.c_str());
-        if (attr == "__qualname__") return nb::str(("Array." + b.name).c_str());
+        if (attr == "__qualname__") return nb::str(("ndarray." + b.name).c_str());
         if (attr == "__self__") return b.self;
         if (attr == "__func__") return nb::getattr(nb::handle((PyObject *) ndarray_type()), b.name.c_str());
         if (attr == "__doc__" || attr == "__text_signature__") return nb::getattr(b.method, attr.c_str(), nb::none());
         raise(PyExc_AttributeError, "'method' object has no attribute '" + attr + "'");
     });
-    bound_method.def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.Array." + b.name + ">"; });
+    bound_method.def("__repr__", [](BoundMethod &b) { return "<bound method wsarray.ndarray." + b.name + ">"; });
     bound_method.def("__eq__", [](BoundMethod &b, nb::handle other) -> nb::object {
         if (!nb::isinstance<BoundMethod>(other)) return nb::borrow(Py_NotImplemented);
         BoundMethod &o = nb::cast<BoundMethod &>(other);
@@ -178,7 +178,7 @@ void export_array_attributes(nb::module_ &m, ArrayDefs &cls) {
     // a.real = ..., a.imag = ...: NumPy writes into the array. Reading goes through the same path
     // as other attributes. a.flat is NumPy's flat iterator over the Array itself.
     for (const char *attr : {"real", "imag"}) {
-        std::string fn = std::string("Array.") + attr, name = attr;
+        std::string fn = std::string("ndarray.") + attr, name = attr;
         cls.def_prop_rw(attr, [fn, name](nb::handle s) {
             Array &a = self_of(s, fn.c_str());
             return wrap_ndarray(a.data().attr(name.c_str()), s);
@@ -190,24 +190,24 @@ void export_array_attributes(nb::module_ &m, ArrayDefs &cls) {
     cls.def_prop_ro("flags", [](nb::handle s) {
         // NumPy's flags object for this Array: what it reads is the held ndarray's (an array that
         // owns its memory says OWNDATA), and what is set on it goes through a.setflags().
-        Array &a = self_of(s, "Array.flags");
+        Array &a = self_of(s, "ndarray.flags");
         static PyObject *numpys = PyDict_GetItemString(ndarray_type()->tp_dict, "flags");  // the getset
         auto *f = (FlagsObject *) Py_TYPE(numpys)->tp_descr_get(numpys, s.ptr(), (PyObject *) ArrayType);
-        if (!f) raise_pending("Array.flags");
+        if (!f) raise_pending("ndarray.flags");
         f->flags = PyArray_FLAGS((PyArrayObject *) a.data().ptr());
         return nb::steal((PyObject *) f);
     });
     cls.def("setflags", [](nb::handle s, nb::args args, nb::kwargs kwargs) {
-        Array &a = self_of(s, "Array.setflags");
+        Array &a = self_of(s, "ndarray.setflags");
         nb::object f = a.data().attr("setflags");
-        nb::object r = apply("Array.setflags", f.ptr(), args.ptr(), kwargs.ptr(), s.ptr());
+        nb::object r = apply("ndarray.setflags", f.ptr(), args.ptr(), kwargs.ptr(), s.ptr());
         resync_array_object(s.ptr());
         return r;
     });
     cls.def_prop_ro("base", [](nb::handle s) -> nb::object {
         // y = x[2:]; y.base is x, as in NumPy: the Array the view was made from, else (the array
         // that made the memory is gone) one Array kept for the base, so repeated reads agree.
-        Array &a = self_of(s, "Array.base");
+        Array &a = self_of(s, "ndarray.base");
         PyObject *b = ndarray_base(a.data().ptr());
         if (!b) return nb::none();
         if (a.base.is_valid() && array_of(a.base.ptr()).data().ptr() == b) return a.base;
@@ -220,7 +220,7 @@ void export_array_attributes(nb::module_ &m, ArrayDefs &cls) {
     });
     cls.def_prop_rw("device", [](nb::handle s) {
         // wsarray.Device (a str subclass: == "cpu" holds), from the one module that knows devices.
-        self_of(s, "Array.device");
+        self_of(s, "ndarray.device");
         return nb::borrow(hook(Hook::Cpu));
     }, [](nb::handle, nb::handle) {
         // Read-only, with NumPy's message (a property without setter would say "has no setter").
@@ -229,39 +229,39 @@ void export_array_attributes(nb::module_ &m, ArrayDefs &cls) {
     cls.def_prop_ro("T", [](nb::handle s) {
         // NumPy's .T: reversed axes for any rank (the array API's 2-D-only rule is a "should";
         // NumPy programs use v.T on vectors).
-        Array &a = self_of(s, "Array.T");
+        Array &a = self_of(s, "ndarray.T");
         static PyObject *name = PyUnicode_InternFromString("T");  // kept forever
         nb::object t = nb::steal(PyObject_GetAttr(a.data().ptr(), name));
-        if (!t) raise_pending("Array.T");
+        if (!t) raise_pending("ndarray.T");
         return wrap_derived(t, a, s);
     });
     cls.def_prop_ro("mT", [](nb::handle s) {
-        Array &a = self_of(s, "Array.mT");
+        Array &a = self_of(s, "ndarray.mT");
         nb::object t = nb::steal(PyObject_GetAttrString(a.data().ptr(), "mT"));
-        if (!t) raise_pending("Array.mT");  // NumPy's error for ndim < 2
+        if (!t) raise_pending("ndarray.mT");  // NumPy's error for ndim < 2
         return wrap_derived(t, a, s);
     });
     cls.def("resize", [](nb::handle s, nb::args args, nb::kwargs kwargs) {
         // NumPy refuses to resize an array that other names reference (refcheck=True): here the
         // names reference the Array (the caller's and this call's), not the ndarray it holds.
-        Array &a = self_of(s, "Array.resize");
+        Array &a = self_of(s, "ndarray.resize");
         nb::object refcheck =
             kwargs.contains("refcheck") ? nb::object(kwargs["refcheck"]) : nb::object(nb::bool_(true));
         int check = PyObject_IsTrue(refcheck.ptr());
-        if (check < 0) raise_pending("Array.resize");
+        if (check < 0) raise_pending("ndarray.resize");
         // A weak reference counts as a reference too, as NumPy's check of its weakreflist.
         // NumPy's views of it reference the held ndarray (beyond the Array's two references).
         static PyObject *weak_count = nullptr;
         if (check && (Py_REFCNT(s.ptr()) > 2 || Py_REFCNT(a.data().ptr()) > 2 ||
                       nb::cast<Py_ssize_t>(cached_attr(weak_count, "weakref", "getweakrefcount")(s)) > 0))
-            raise(PyExc_ValueError, "wsarray.Array.resize(): cannot resize an array that references or is "
+            raise(PyExc_ValueError, "wsarray.ndarray.resize(): cannot resize an array that references or is "
                                     "referenced\nby another object in this way.\nUse the np.resize function "
                                     "to get a new resized copy or\n set refcheck=False to disable this check");
         nb::object f = a.data().attr("resize");
         nb::dict kw;
         for (auto [k, v] : kwargs) kw[k] = v;
         kw["refcheck"] = nb::bool_(false);  // checked above, for the Array
-        nb::object r = apply("Array.resize", f.ptr(), args.ptr(), kw.ptr());
+        nb::object r = apply("ndarray.resize", f.ptr(), args.ptr(), kw.ptr());
         resync_array_object(s.ptr());
         return r;
     });
@@ -269,11 +269,11 @@ void export_array_attributes(nb::module_ &m, ArrayDefs &cls) {
         // a.view(wsarray.Array) (np.ndarray after the swap), or no type: an Array view. Any other
         // type is NumPy's answer: numpy.ndarray an ndarray view, np.matrix a matrix, ... NumPy
         // reads a type given first as the type (ndarray.view(dtype, type)).
-        Array &a = self_of(s, "Array.view");
+        Array &a = self_of(s, "ndarray.view");
         nb::object f = a.data().attr("view");
         // NumPy's own errors for more than two arguments or unknown keywords: passed on unchanged.
         if (args.size() > 2 || kwargs.size() > (size_t) (kwargs.contains("dtype") + kwargs.contains("type")))
-            return apply("Array.view", f.ptr(), args.ptr(), kwargs.ptr(), s.ptr());
+            return apply("ndarray.view", f.ptr(), args.ptr(), kwargs.ptr(), s.ptr());
         nb::dict given;
         const char *keys[2] = {"dtype", "type"};
         for (size_t i = 0; i < 2; ++i) {
@@ -288,17 +288,17 @@ void export_array_attributes(nb::module_ &m, ArrayDefs &cls) {
         }
         if (given.contains("type")) {  // NumPy's view, of NumPy's type: no Array
             nb::object r = nb::steal(PyObject_Call(f.ptr(), nb::tuple().ptr(), given.ptr()));
-            if (!r) raise_pending("Array.view");
+            if (!r) raise_pending("ndarray.view");
             return r;
         }
-        return apply("Array.view", f.ptr(), nb::tuple().ptr(), given.ptr(), s.ptr());
+        return apply("ndarray.view", f.ptr(), nb::tuple().ptr(), given.ptr(), s.ptr());
     });
     cls.def("__setstate__", [](nb::handle s, nb::handle state) {
         // ndarray.__setstate__ rebuilds the array in place: the held ndarray, then the view of it.
-        Array &a = self_of(s, "Array.__setstate__");
+        Array &a = self_of(s, "ndarray.__setstate__");
         nb::object f = a.data().attr("__setstate__");
         nb::object args = nb::make_tuple(state);
-        apply("Array.__setstate__", f.ptr(), args.ptr(), nullptr);
+        apply("ndarray.__setstate__", f.ptr(), args.ptr(), nullptr);
         resync_array_object(s.ptr());
     }, nb::arg("state").none());
     auto *type = (PyTypeObject *) cls.type.ptr();

@@ -26,7 +26,7 @@ std::string stale_repr(const Array &a) {
         break;
     default: why = "workspace '" + ws.name() + "' was destroyed";
     }
-    return "<wsarray.Array stale: " + why + ">";
+    return "<wsarray.ndarray stale: " + why + ">";
 }
 
 /// bool(a), as a type slot: a method defined on the type would make CPython look `__bool__` up
@@ -34,9 +34,9 @@ std::string stale_repr(const Array &a) {
 /// (NumPy's errors for arrays of more than one element).
 int array_bool(PyObject *s) {
     return guarded([&]() -> int {
-        Array &a = self_of(s, "Array.__bool__");
+        Array &a = self_of(s, "ndarray.__bool__");
         int r = PyObject_IsTrue(a.data().ptr());
-        if (r < 0) raise_pending("Array.__bool__");
+        if (r < 0) raise_pending("ndarray.__bool__");
         return r;
     }, -1);
 }
@@ -47,13 +47,13 @@ PyType_Slot array_conversion_slots[] = {{Py_nb_bool, (void *) array_bool}, {0, n
 
 void export_array_conversions(ArrayDefs &cls) {
     // Conversions to Python scalars follow NumPy (errors for arrays of more than one element).
-#define WSA_CONVERT(py, expr)               \
-    cls.def(py, [](nb::handle s) {          \
-        Array &a = self_of(s, "Array." py); \
-        PyObject *d = a.data().ptr();       \
-        nb::object r = nb::steal(expr);     \
-        if (!r) raise_pending("Array." py); \
-        return r;                           \
+#define WSA_CONVERT(py, expr)                 \
+    cls.def(py, [](nb::handle s) {            \
+        Array &a = self_of(s, "ndarray." py); \
+        PyObject *d = a.data().ptr();         \
+        nb::object r = nb::steal(expr);       \
+        if (!r) raise_pending("ndarray." py); \
+        return r;                             \
     });
     WSA_CONVERT("__int__", PyNumber_Long(d))
     WSA_CONVERT("__float__", PyNumber_Float(d))
@@ -65,25 +65,25 @@ void export_array_conversions(ArrayDefs &cls) {
     // format() included, still raises.
     cls.def("__str__", [](nb::handle s) -> nb::object {
         if (!token_valid(array_of(s.ptr()).token)) return nb::str(stale_repr(array_of(s.ptr())).c_str());
-        Array &a = self_of(s, "Array.__str__");
+        Array &a = self_of(s, "ndarray.__str__");
         nb::object r = nb::steal(PyObject_Str(a.data().ptr()));
-        if (!r) raise_pending("Array.__str__");
+        if (!r) raise_pending("ndarray.__str__");
         return r;
     });
     cls.def("__repr__", [](nb::handle s) -> nb::object {
         if (!token_valid(array_of(s.ptr()).token)) return nb::str(stale_repr(array_of(s.ptr())).c_str());
-        Array &a = self_of(s, "Array.__repr__");
+        Array &a = self_of(s, "ndarray.__repr__");
         nb::object r = nb::steal(PyObject_Repr(a.data().ptr()));
         if (!r) throw nb::python_error();
         return r;
     });
     cls.def("__format__", [](nb::handle s, nb::handle spec) {
         if (!PyUnicode_Check(spec.ptr()))
-            raise(PyExc_TypeError, "wsarray.Array.__format__(): the format spec must be a str, not " +
+            raise(PyExc_TypeError, "wsarray.ndarray.__format__(): the format spec must be a str, not " +
                                        std::string(Py_TYPE(spec.ptr())->tp_name));
-        Array &a = self_of(s, "Array.__format__");
+        Array &a = self_of(s, "ndarray.__format__");
         nb::object r = nb::steal(PyObject_Format(a.data().ptr(), spec.ptr()));
-        if (!r) raise_pending("Array.__format__");
+        if (!r) raise_pending("ndarray.__format__");
         return r;
     }, nb::arg("spec").none());
     // Unhashable, as NumPy's ndarray (0-d arrays included; reductions give hashable NumPy

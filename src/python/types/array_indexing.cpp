@@ -42,7 +42,7 @@ struct ArrayIter {
 
 /// The next item (the caller has checked that one is left).
 nb::object array_iter_next(ArrayIter &it) {
-    Array &a = self_of(it.array, "Array.__iter__");
+    Array &a = self_of(it.array, "ndarray.__iter__");
     // A numeric 1-D array's NumPy scalars, an array's rows: made directly (fast_indexing.h).
     if (PyObject *item = fast_iter_item(a, it.array.ptr(), it.next)) {
         ++it.next;
@@ -57,7 +57,7 @@ nb::object array_iter_next(ArrayIter &it) {
         return nb::steal(item);
     }
     // The general path reports the failure (a WorkspaceMemoryError for a full workspace).
-    return call2("Array.__iter__", ops.getitem, it.array, nb::int_(it.next++));
+    return call2("ndarray.__iter__", ops.getitem, it.array, nb::int_(it.next++));
 }
 
 /// next(iterator), as a type slot (no method lookup or argument dispatch per item).
@@ -81,13 +81,13 @@ PyType_Slot iterator_slots[] = {
 /// TypeError without a C++ exception, as cheaply as NumPy's.
 PyObject *array_iter(PyObject *self) {
     try {
-        Array &a = self_of(self, "Array.__iter__");
+        Array &a = self_of(self, "ndarray.__iter__");
         if (ndarray_ndim(a.data().ptr()) == 0) {  // NumPy's error
-            PyErr_SetString(PyExc_TypeError, "wsarray.Array.__iter__(): iteration over a 0-d array");
+            PyErr_SetString(PyExc_TypeError, "wsarray.ndarray.__iter__(): iteration over a 0-d array");
             return nullptr;
         }
         Py_ssize_t n = PyObject_Length(a.data().ptr());
-        if (n < 0) raise_pending("Array.__iter__");
+        if (n < 0) raise_pending("ndarray.__iter__");
         return nb::cast(ArrayIter{nb::borrow(self), 0, n}).release().ptr();
     } catch (nb::python_error &e) {
         e.restore();
@@ -103,7 +103,7 @@ PyObject *array_iter(PyObject *self) {
     // mask, indices) go straight to the ndarray; anything else (lists, tuples holding Arrays)
     // takes the general path, as do errors of basic indexing (which it names).
     if (array_key || is_basic_index(key)) {
-        PyObject *k = array_key ? self_of(key, "Array.__getitem__").data().ptr() : key;
+        PyObject *k = array_key ? self_of(key, "ndarray.__getitem__").data().ptr() : key;
         wsa::Workspace *target = current_target();
         auto take = [&](PyObject *r) -> PyObject * {
             // An array key (a mask, indices) gives an array NumPy allocated just now: outside
@@ -119,26 +119,26 @@ PyObject *array_iter(PyObject *self) {
         auto get = [&] { return PyObject_GetItem(a.data().ptr(), k); };
         // An array key's errors are NumPy's to report (named); basic indexing's, the general path's.
         if (array_key)
-            return routed_call("Array.__getitem__", target, get, [&](PyObject *r) { return nb::steal(take(r)); })
+            return routed_call("ndarray.__getitem__", target, get, [&](PyObject *r) { return nb::steal(take(r)); })
                 .release()
                 .ptr();
         if (PyObject *r = try_routed_call(target, get, take)) return r;
     }
-    return call2("Array.__getitem__", ops.getitem, s, key).release().ptr();
+    return call2("ndarray.__getitem__", ops.getitem, s, key).release().ptr();
 }
 
 /// a[key]. Slots instead of methods: Python calls them directly, without a method lookup and
 /// nanobind's argument dispatch (the per-call cost of indexing in loops).
 PyObject *array_subscript(PyObject *s, PyObject *key) {
     return guarded([&]() -> PyObject * {
-        Array &a = self_of(s, "Array.__getitem__");
+        Array &a = self_of(s, "ndarray.__getitem__");
         bool array_key = is_array(key);
         // One element of a numeric array, and views (a[1:], a[1:-1, 2:], a row): made directly
         // (fast_indexing.h). Neither takes an Array key.
         if (!array_key) {
             if (PyObject *r = fast_item(a, key)) return r;
             if (PyObject *r = fast_view(a, s, key)) return r;
-        } else if (PyObject *r = fast_mask(a, self_of(key, "Array.__getitem__"))) {
+        } else if (PyObject *r = fast_mask(a, self_of(key, "ndarray.__getitem__"))) {
             return r;
         }
         return subscript_routed(a, s, key, array_key);
@@ -158,7 +158,7 @@ int nesting_depth(PyObject *o) {
 }
 
 void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
-    Array &a = self_of(s, "Array.__setitem__");
+    Array &a = self_of(s, "ndarray.__setitem__");
     nb::object v = nb::borrow(value);
     // NumPy converts a list element by element while writing, so a bad element would leave
     // the target half-assigned: convert first (same casting), assign only if that worked. A
@@ -171,11 +171,11 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
             // error (its order of key and value checks), the target untouched; should NumPy
             // accept the value after all, it is assigned to the target as NumPy would.
             auto numpys_verdict = [&] {
-                nb::object scratch = routed_call("Array.__setitem__", nullptr, [&] {
+                nb::object scratch = routed_call("ndarray.__setitem__", nullptr, [&] {
                     return PyObject_CallMethod(ops.numpy, "empty_like", "O", a.data().ptr());
                 });
                 nb::object scratch_args = nb::make_tuple(scratch, key, value);
-                apply("Array.__setitem__", ops.setitem, scratch_args.ptr(), nullptr);
+                apply("ndarray.__setitem__", ops.setitem, scratch_args.ptr(), nullptr);
                 return nb::borrow(value);
             };
             // A list nested deeper than the target (a[0] = [1, 2], a[...] = [[1.0]] on 1-D):
@@ -193,7 +193,7 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
                 kw["dtype"] = dtype;
                 nb::object conv_args = nb::make_tuple(value);
                 try {
-                    v = apply("Array.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
+                    v = apply("ndarray.__setitem__", ops.array, conv_args.ptr(), kw.ptr());
                 } catch (nb::python_error &) {
                     v = numpys_verdict();
                 }
@@ -204,7 +204,7 @@ void setitem_general(nb::handle s, nb::handle key, nb::handle value) {
         }
     }
     nb::object args = nb::make_tuple(s, key, v);
-    apply("Array.__setitem__", ops.setitem, args.ptr(), nullptr);
+    apply("ndarray.__setitem__", ops.setitem, args.ptr(), nullptr);
 }
 
 /// A value NumPy writes in one step (no partial assignment possible): a Python number, a NumPy
@@ -213,21 +213,21 @@ PyObject *plain_value(PyObject *value) {
     if (PyFloat_CheckExact(value) || PyLong_CheckExact(value) || PyBool_Check(value) || PyComplex_CheckExact(value) ||
         is_numpy_scalar(value))
         return value;
-    if (is_array(value)) return self_of(value, "Array.__setitem__").data().ptr();
+    if (is_array(value)) return self_of(value, "ndarray.__setitem__").data().ptr();
     return nullptr;
 }
 
 int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
     return guarded([&]() -> int {
-        Array &a = self_of(s, "Array.__setitem__");
+        Array &a = self_of(s, "ndarray.__setitem__");
         if (!value) {  // del a[key]: NumPy's error
-            if (PyObject_DelItem(a.data().ptr(), key) < 0) raise_pending("Array.__delitem__");
+            if (PyObject_DelItem(a.data().ptr(), key) < 0) raise_pending("ndarray.__delitem__");
             return 0;
         }
         if (is_basic_index(key)) {
             if (PyObject *v = plain_value(value)) {
                 if (fast_store(a, key, v)) return 0;  // one element (fast_indexing.h)
-                routed_call("Array.__setitem__", current_target(), [&] {
+                routed_call("ndarray.__setitem__", current_target(), [&] {
                     return PyObject_SetItem(a.data().ptr(), key, v) < 0 ? nullptr : Py_NewRef(Py_None);
                 });
                 return 0;
@@ -240,13 +240,13 @@ int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
 
 Py_ssize_t array_length(PyObject *s) {
     return guarded([&]() -> Py_ssize_t {
-        Array &a = self_of(s, "Array.__len__");
+        Array &a = self_of(s, "ndarray.__len__");
         PyObject *d = a.data().ptr();
         // The first dimension, read directly (NumPy's mp_length, without the call through the
         // ndarray's type); a 0-d array gets NumPy's TypeError from NumPy itself.
         if (PyArray_CheckExact(d) && PyArray_NDIM((PyArrayObject *) d) > 0) return PyArray_DIM((PyArrayObject *) d, 0);
         Py_ssize_t n = PyObject_Length(d);
-        if (n < 0) raise_pending("Array.__len__");
+        if (n < 0) raise_pending("ndarray.__len__");
         return n;
     }, (Py_ssize_t) -1);
 }
@@ -275,10 +275,10 @@ void export_array_indexing(nb::module_ &m, ArrayDefs &cls) {
     nb::class_<ArrayIter>(m, "_ArrayIterator", nb::type_slots(iterator_slots));
 
     cls.def("__contains__", [](nb::handle s, nb::handle v) {
-        Array &a = self_of(s, "Array.__contains__");
-        nb::object uv = is_array(v.ptr()) ? self_of(v, "Array.__contains__").data() : nb::borrow(v);
+        Array &a = self_of(s, "ndarray.__contains__");
+        nb::object uv = is_array(v.ptr()) ? self_of(v, "ndarray.__contains__").data() : nb::borrow(v);
         int r = PySequence_Contains(a.data().ptr(), uv.ptr());
-        if (r < 0) raise_pending("Array.__contains__");
+        if (r < 0) raise_pending("ndarray.__contains__");
         return r == 1;
     }, nb::arg("value").none());
 }

@@ -23,27 +23,27 @@ nb::object copy_into(nb::handle self, wsa::Workspace *target, const char *fn) {
 
 void export_array_membership(ArrayDefs &cls) {
     // Workspace membership (ND4J names, snake_case).
-    cls.def("detach", [](nb::handle s) { return copy_into(s, nullptr, "Array.detach"); },
+    cls.def("detach", [](nb::handle s) { return copy_into(s, nullptr, "ndarray.detach"); },
             "An independent copy outside every workspace (valid forever).");
     cls.def("leverage", [](nb::handle s) {
-        Array &a = self_of(s, "Array.leverage");
+        Array &a = self_of(s, "ndarray.leverage");
         if (!a.token.ws) return nb::borrow(s);
         auto parent = wsa::parent_of(current_stack(), a.token.ws.get());
-        return copy_into(s, parent.get(), "Array.leverage");
+        return copy_into(s, parent.get(), "ndarray.leverage");
     }, "A copy in the workspace open just outside this array's workspace (detached if none).");
     cls.def("leverage_to", [](nb::handle s, nb::handle name_arg) {
-        Array &a = self_of(s, "Array.leverage_to");
+        Array &a = self_of(s, "ndarray.leverage_to");
         if (!PyUnicode_Check(name_arg.ptr()))
-            raise(PyExc_TypeError, "wsarray.Array.leverage_to(): the workspace name must be a str, not " +
+            raise(PyExc_TypeError, "wsarray.ndarray.leverage_to(): the workspace name must be a str, not " +
                                        std::string(Py_TYPE(name_arg.ptr())->tp_name));
-        std::string name = text_arg(name_arg, "Array.leverage_to", "the workspace name");
+        std::string name = text_arg(name_arg, "ndarray.leverage_to", "the workspace name");
         auto ws = wsa::ThreadWorkspaces::current().find(name);
         if (!ws || !wsa::is_open_in(current_stack(), ws.get()))
-            raise(WorkspaceError, "wsarray.Array.leverage_to(): workspace '" + name +
+            raise(WorkspaceError, "wsarray.ndarray.leverage_to(): workspace '" + name +
                                       "' has no open cycle on this thread; leverage_to() copies into a workspace "
                                       "whose 'with' block encloses the current code");
         if (a.token.ws == ws) return nb::borrow(s);
-        return copy_into(s, ws.get(), "Array.leverage_to");
+        return copy_into(s, ws.get(), "ndarray.leverage_to");
     }, nb::arg("name").none(), "A copy in the named open workspace (the array itself if it is there already).");
     cls.def("is_attached", [](nb::handle s) { return (bool) array_of(s.ptr()).token.ws; },
             "True if the array's memory belongs to a workspace.");

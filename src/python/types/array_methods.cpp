@@ -36,7 +36,7 @@ struct Method {
     Kind kind;
     const char *ufunc;  ///< Extreme / Reduce: the ufunc reduced
     // Filled at export:
-    std::string fn;                ///< "Array.<name>", for errors
+    std::string fn;                ///< "ndarray.<name>", for errors
     PyObject *interned = nullptr;  ///< the name as an interned str
     PyObject *reduce = nullptr;    ///< ufunc.reduce
     PyObject *ufunc_obj = nullptr; ///< the ufunc
@@ -121,7 +121,7 @@ void export_array_methods(PyTypeObject *type) {
     nb::module_ np = nb::module_::import_("numpy");
     for (std::size_t i = 0; i < methods.size(); ++i) {
         Method &m = methods[i];
-        m.fn = std::string("Array.") + m.name;
+        m.fn = std::string("ndarray.") + m.name;
         m.interned = PyUnicode_InternFromString(m.name);  // kept forever
         if (!m.interned) throw nb::python_error();
         if (m.ufunc) {

@@ -174,7 +174,7 @@ template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
 /// x @ y and (reflected) y @ x.
 PyObject *matmul_slot(PyObject *x, PyObject *y) {
     return guarded([&]() -> PyObject * {
-        const char *name = is_array(x) ? "Array.__matmul__" : "Array.__rmatmul__";
+        const char *name = is_array(x) ? "ndarray.__matmul__" : "ndarray.__rmatmul__";
         if (PyObject *r = fast_matmul(x, y, name)) return r;
         if (is_array(x) && should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
         return call2(name, ops.matmul, x, y).release().ptr();
@@ -183,15 +183,15 @@ PyObject *matmul_slot(PyObject *x, PyObject *y) {
 
 using wsa::BinaryOp;
 // clang-format off: a table laid out by hand
-constexpr BinarySlot kAdd{"Array.__add__", "Array.__radd__", "Array.__iadd__", true, BinaryOp::Add, &NumpyOps::add};
-constexpr BinarySlot kSub{"Array.__sub__", "Array.__rsub__", "Array.__isub__", true, BinaryOp::Sub, &NumpyOps::subtract};
-constexpr BinarySlot kMul{"Array.__mul__", "Array.__rmul__", "Array.__imul__", true, BinaryOp::Mul, &NumpyOps::multiply};
-constexpr BinarySlot kDiv{"Array.__truediv__", "Array.__rtruediv__", "Array.__itruediv__", true, BinaryOp::Div, &NumpyOps::true_divide};
-constexpr BinarySlot kFloorDiv{"Array.__floordiv__", "Array.__rfloordiv__", "Array.__ifloordiv__", false, BinaryOp::Add,
+constexpr BinarySlot kAdd{"ndarray.__add__", "ndarray.__radd__", "ndarray.__iadd__", true, BinaryOp::Add, &NumpyOps::add};
+constexpr BinarySlot kSub{"ndarray.__sub__", "ndarray.__rsub__", "ndarray.__isub__", true, BinaryOp::Sub, &NumpyOps::subtract};
+constexpr BinarySlot kMul{"ndarray.__mul__", "ndarray.__rmul__", "ndarray.__imul__", true, BinaryOp::Mul, &NumpyOps::multiply};
+constexpr BinarySlot kDiv{"ndarray.__truediv__", "ndarray.__rtruediv__", "ndarray.__itruediv__", true, BinaryOp::Div, &NumpyOps::true_divide};
+constexpr BinarySlot kFloorDiv{"ndarray.__floordiv__", "ndarray.__rfloordiv__", "ndarray.__ifloordiv__", false, BinaryOp::Add,
                                &NumpyOps::floor_divide};
-constexpr BinarySlot kMod{"Array.__mod__", "Array.__rmod__", "Array.__imod__", false, BinaryOp::Add, &NumpyOps::remainder};
+constexpr BinarySlot kMod{"ndarray.__mod__", "ndarray.__rmod__", "ndarray.__imod__", false, BinaryOp::Add, &NumpyOps::remainder};
 // ndarray's ** runs operator.pow (its fast paths: x ** 2 is np.square).
-constexpr BinarySlot kPow{"Array.__pow__", "Array.__rpow__", "Array.__ipow__", false, BinaryOp::Add, &NumpyOps::pow};
+constexpr BinarySlot kPow{"ndarray.__pow__", "ndarray.__rpow__", "ndarray.__ipow__", false, BinaryOp::Add, &NumpyOps::pow};
 // clang-format on
 
 /// x ** y (both orders); a three-argument pow() is refused as ndarray refuses it.
@@ -216,7 +216,7 @@ template <const BinarySlot &S> PyObject *inplace_slot(PyObject *x, PyObject *y) 
 PyObject *inplace_power_slot(PyObject *x, PyObject *y, PyObject *) {
     return guarded([&]() -> PyObject * {
         if (should_defer(y, /*inplace=*/true)) return nb::borrow(Py_NotImplemented).release().ptr();
-        return inplace("Array.__ipow__", ops.power, x, y).release().ptr();
+        return inplace("ndarray.__ipow__", ops.power, x, y).release().ptr();
     }, (PyObject *) nullptr);
 }
 
@@ -236,19 +236,19 @@ template <const UnarySlot &S> PyObject *unary_slot(PyObject *x) {
     }, (PyObject *) nullptr);
 }
 
-constexpr UnarySlot kNeg{"Array.__neg__", &NumpyOps::negative, true, wsa::UnaryOp::Negative};
-constexpr UnarySlot kAbs{"Array.__abs__", &NumpyOps::absolute, true, wsa::UnaryOp::Absolute};
-constexpr UnarySlot kPos{"Array.__pos__", &NumpyOps::positive, false, wsa::UnaryOp::Negative};
-constexpr UnarySlot kInvert{"Array.__invert__", &NumpyOps::invert, false, wsa::UnaryOp::Negative};
+constexpr UnarySlot kNeg{"ndarray.__neg__", &NumpyOps::negative, true, wsa::UnaryOp::Negative};
+constexpr UnarySlot kAbs{"ndarray.__abs__", &NumpyOps::absolute, true, wsa::UnaryOp::Absolute};
+constexpr UnarySlot kPos{"ndarray.__pos__", &NumpyOps::positive, false, wsa::UnaryOp::Negative};
+constexpr UnarySlot kInvert{"ndarray.__invert__", &NumpyOps::invert, false, wsa::UnaryOp::Negative};
 
 PyObject *array_richcompare(PyObject *self, PyObject *other, int cmp) {
     static const BinarySlot table[] = {
-        {"Array.__lt__", nullptr, nullptr, true, BinaryOp::Less, &NumpyOps::less},
-        {"Array.__le__", nullptr, nullptr, true, BinaryOp::LessEqual, &NumpyOps::less_equal},
-        {"Array.__eq__", nullptr, nullptr, true, BinaryOp::Equal, &NumpyOps::eq},
-        {"Array.__ne__", nullptr, nullptr, true, BinaryOp::NotEqual, &NumpyOps::ne},
-        {"Array.__gt__", nullptr, nullptr, true, BinaryOp::Greater, &NumpyOps::greater},
-        {"Array.__ge__", nullptr, nullptr, true, BinaryOp::GreaterEqual, &NumpyOps::greater_equal}};
+        {"ndarray.__lt__", nullptr, nullptr, true, BinaryOp::Less, &NumpyOps::less},
+        {"ndarray.__le__", nullptr, nullptr, true, BinaryOp::LessEqual, &NumpyOps::less_equal},
+        {"ndarray.__eq__", nullptr, nullptr, true, BinaryOp::Equal, &NumpyOps::eq},
+        {"ndarray.__ne__", nullptr, nullptr, true, BinaryOp::NotEqual, &NumpyOps::ne},
+        {"ndarray.__gt__", nullptr, nullptr, true, BinaryOp::Greater, &NumpyOps::greater},
+        {"ndarray.__ge__", nullptr, nullptr, true, BinaryOp::GreaterEqual, &NumpyOps::greater_equal}};
     static_assert(Py_LT == 0 && Py_LE == 1 && Py_EQ == 2 && Py_NE == 3 && Py_GT == 4 && Py_GE == 5);
     return guarded([&]() -> PyObject * {
         const BinarySlot &t = table[cmp];
@@ -295,22 +295,22 @@ void export_array_operators(nb::module_ &m, ArrayDefs &cls) {
     load_ops();
     m.def("_set_operator", &set_operator, nb::arg("name"), nb::arg("func"));
 
-#define WSA_BINARY(py, rpy, ipy, f)                                                           \
-    cls.def(py, [](nb::handle s, nb::handle o) {                                              \
-        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);                      \
-        return call2("Array." py, ops.f, s, o);                                               \
-    }, nb::arg("other").none());                                                              \
-    cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("Array." rpy, ops.f, o, s); }, \
-            nb::arg("other").none());                                                         \
-    cls.def(ipy, [](nb::handle s, nb::handle o) {                                             \
-        if (should_defer(o.ptr(), true)) return nb::borrow(Py_NotImplemented);                \
-        return inplace("Array." ipy, ops.f, s, o);                                            \
+#define WSA_BINARY(py, rpy, ipy, f)                                                             \
+    cls.def(py, [](nb::handle s, nb::handle o) {                                                \
+        if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);                        \
+        return call2("ndarray." py, ops.f, s, o);                                               \
+    }, nb::arg("other").none());                                                                \
+    cls.def(rpy, [](nb::handle s, nb::handle o) { return call2("ndarray." rpy, ops.f, o, s); }, \
+            nb::arg("other").none());                                                           \
+    cls.def(ipy, [](nb::handle s, nb::handle o) {                                               \
+        if (should_defer(o.ptr(), true)) return nb::borrow(Py_NotImplemented);                  \
+        return inplace("ndarray." ipy, ops.f, s, o);                                            \
     }, nb::arg("other").none());
     // x + y, y + x and x += y (also - * / // % **) are type slots (binary_slot, inplace_slot).
     // x @ y and y @ x are a type slot (matmul_slot); x @= y a method.
     cls.def("__imatmul__", [](nb::handle s, nb::handle o) {
         if (should_defer(o.ptr(), true)) return nb::borrow(Py_NotImplemented);
-        return inplace("Array.__imatmul__", ops.matmul, s, o);
+        return inplace("ndarray.__imatmul__", ops.matmul, s, o);
     }, nb::arg("other").none());
     WSA_BINARY("__and__", "__rand__", "__iand__", bitwise_and)
     WSA_BINARY("__or__", "__ror__", "__ior__", bitwise_or)
@@ -321,9 +321,9 @@ void export_array_operators(nb::module_ &m, ArrayDefs &cls) {
     // Comparisons: the tp_richcompare slot (array_richcompare).
     cls.def("__divmod__", [](nb::handle s, nb::handle o) -> nb::object {
         if (should_defer(o.ptr())) return nb::borrow(Py_NotImplemented);  // divmod(a, Polynomial)
-        return call2("Array.__divmod__", ops.divmod, s, o);
+        return call2("ndarray.__divmod__", ops.divmod, s, o);
     }, nb::arg("other").none());
-    cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("Array.__rdivmod__", ops.divmod, o, s); },
+    cls.def("__rdivmod__", [](nb::handle s, nb::handle o) { return call2("ndarray.__rdivmod__", ops.divmod, o, s); },
             nb::arg("other").none());
     // -x, +x, abs(x), ~x: type slots (unary_slot).
 }

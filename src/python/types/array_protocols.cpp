@@ -38,7 +38,7 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     Array &a = array_of(self);
     if (!token_valid(a.token)) {
         try {
-            check_valid(a, "Array.__buffer__");
+            check_valid(a, "ndarray.__buffer__");
         } catch (nb::python_error &e) {
             e.restore();
         }
@@ -55,10 +55,10 @@ int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
             view->obj = nullptr;
             return -1;
         }
-        PyErr_SetString(PyExc_BufferError, metadata ? "wsarray.Array.__buffer__(): arrays of dtypes with metadata "
+        PyErr_SetString(PyExc_BufferError, metadata ? "wsarray.ndarray.__buffer__(): arrays of dtypes with metadata "
                                                       "do not export a buffer (its format string drops the "
                                                       "metadata); use numpy.asarray(x)"
-                                                    : "wsarray.Array.__buffer__(): this void dtype does not export a "
+                                                    : "wsarray.ndarray.__buffer__(): this void dtype does not export a "
                                                       "buffer: NumPy reads its format string back as another dtype "
                                                       "(raw bytes, padded structures); use numpy.asarray(x)");
         view->obj = nullptr;
@@ -111,7 +111,7 @@ void export_array_protocols(ArrayDefs &cls) {
         // sys.getsizeof(a) as in NumPy (a classic exercise prints it; Dask's distributed spills
         // by it): the ndarray's own size, which counts the data it owns. Arrays are tracked by the GC (they are weakly referenceable), for which
         // sys.getsizeof() adds the GC header: taken off here, so the total is NumPy's.
-        Array &a = self_of(s, "Array.__sizeof__");
+        Array &a = self_of(s, "ndarray.__sizeof__");
         nb::module_ sys = nb::module_::import_("sys");
         static const Py_ssize_t gc_head = [&] {
             nb::list probe;
@@ -123,7 +123,7 @@ void export_array_protocols(ArrayDefs &cls) {
     });
 
     cls.def("__array__", [](nb::handle s, nb::handle dtype, nb::handle copy) {
-        Array &a = self_of(s, "Array.__array__");
+        Array &a = self_of(s, "ndarray.__array__");
         nb::dict kw;
         if (!dtype.is_none()) kw["dtype"] = dtype;
         kw["copy"] = copy.is_none() ? nb::object(nb::bool_(false)) : nb::borrow(copy);
@@ -140,7 +140,7 @@ void export_array_protocols(ArrayDefs &cls) {
     // x.__array_interface__ as NumPy's (the same memory; np.rec.array and other code read it). NumPy
     // itself converts an Array through the buffer protocol first, so this changes no conversion.
     cls.def_prop_ro("__array_interface__", [](nb::handle s) {
-        Array &a = self_of(s, "Array.__array_interface__");
+        Array &a = self_of(s, "ndarray.__array_interface__");
         nb::object interface = a.data().attr("__array_interface__");
         // The dict cannot describe every dtype (StringDType, padded or nested structures, metadata):
         // NumPy would build an array of another dtype from it. Absent then, NumPy (which tries
@@ -148,7 +148,7 @@ void export_array_protocols(ArrayDefs &cls) {
         // __array__, which hands over the ndarray itself.
         if (!interface_round_trips(a.data(), interface)) {
             nb::object dtype = a.data().attr("dtype");
-            raise(PyExc_AttributeError, "'wsarray.Array' object has no attribute '__array_interface__' (its dtype " +
+            raise(PyExc_AttributeError, "'wsarray.ndarray' object has no attribute '__array_interface__' (its dtype " +
                                             nb::cast<std::string>(nb::str(dtype)) +
                                             " has no exact description there; use np.asarray(x))");
         }
@@ -173,9 +173,9 @@ void export_array_protocols(ArrayDefs &cls) {
     // would), or NumPy's scalar for a 0-d `arr` when return_scalar is true.
     cls.def("__array_wrap__",
             [](nb::handle s, nb::handle arr, nb::handle /* context */, nb::handle return_scalar) {
-        self_of(s, "Array.__array_wrap__");
+        self_of(s, "ndarray.__array_wrap__");
         if (is_array(arr.ptr())) {
-            nb::object nd = self_of(arr, "Array.__array_wrap__").data();
+            nb::object nd = self_of(arr, "ndarray.__array_wrap__").data();
             if (PyObject_IsTrue(return_scalar.ptr()) == 1 && nb::cast<int>(nd.attr("ndim")) == 0)
                 return nb::object(nd[nb::tuple()]);
             return nb::borrow(arr);
@@ -204,43 +204,43 @@ void export_array_protocols(ArrayDefs &cls) {
         return apply(name.c_str(), impl.ptr(), args.ptr(), kwargs.ptr());
     }, nb::arg("func"), nb::arg("types"), nb::arg("args").none(), nb::arg("kwargs").none());
     cls.def("__array_namespace__", [](nb::handle s, nb::handle api_version) {
-        self_of(s, "Array.__array_namespace__");
+        self_of(s, "ndarray.__array_namespace__");
         nb::handle ws = hook(Hook::Namespace);
         if (!api_version.is_none()) {
             nb::object supported = ws.attr("_SUPPORTED_API_VERSIONS");
             if (!PySequence_Contains(supported.ptr(), api_version.ptr()))
-                raise(PyExc_ValueError, "wsarray.Array.__array_namespace__(): unsupported api_version " +
+                raise(PyExc_ValueError, "wsarray.ndarray.__array_namespace__(): unsupported api_version " +
                                             nb::cast<std::string>(nb::repr(api_version)));
         }
         return nb::borrow(ws);
     }, nb::kw_only(), nb::arg("api_version") = nb::none());
     cls.def("__dlpack__", [](nb::handle s, nb::kwargs kwargs) {
-        Array &a = self_of(s, "Array.__dlpack__");
+        Array &a = self_of(s, "ndarray.__dlpack__");
         nb::object f = a.data().attr("__dlpack__");
         nb::object r = nb::steal(PyObject_Call(f.ptr(), nb::tuple().ptr(), kwargs.ptr()));
         if (!r) {
-            name_error_for("Array.__dlpack__");
+            name_error_for("ndarray.__dlpack__");
             throw nb::python_error();
         }
         return r;
     });
     cls.def("__dlpack_device__",
-            [](nb::handle s) { return self_of(s, "Array.__dlpack_device__").data().attr("__dlpack_device__")(); });
+            [](nb::handle s) { return self_of(s, "ndarray.__dlpack_device__").data().attr("__dlpack_device__")(); });
     cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle stream) {
-        self_of(s, "Array.to_device");
+        self_of(s, "ndarray.to_device");
         if (!stream.is_none())  // the CPU has no streams: NumPy's check and message
             raise(PyExc_ValueError, "The stream argument in to_device() is not supported");
         // The device layer parses it (ValueError naming the function for an unknown device; for a
         // device that cannot be used, its kind's error saying what is missing) and makes the copy.
-        return hook(Hook::HostToDevice)(s, device, "Array.to_device");
+        return hook(Hook::HostToDevice)(s, device, "ndarray.to_device");
     }, nb::arg("device").none(), nb::kw_only(), nb::arg("stream") = nb::none());
 
-    cls.def("__copy__", [](nb::handle s) { return call1("Array.__copy__", ops.copy, s); });
+    cls.def("__copy__", [](nb::handle s) { return call1("ndarray.__copy__", ops.copy, s); });
     cls.def("__deepcopy__", [](nb::handle s, nb::handle memo) {
         // ndarray.__deepcopy__: the elements of an object array are deep-copied too.
-        nb::object f = self_of(s, "Array.__deepcopy__").data().attr("__deepcopy__");
+        nb::object f = self_of(s, "ndarray.__deepcopy__").data().attr("__deepcopy__");
         nb::object args = nb::make_tuple(memo.is_none() ? nb::object(nb::dict()) : nb::borrow(memo));
-        return apply("Array.__deepcopy__", f.ptr(), args.ptr(), nullptr);
+        return apply("ndarray.__deepcopy__", f.ptr(), args.ptr(), nullptr);
     }, nb::arg("memo").none());
     cls.def("__reduce_ex__", [](nb::handle s, int /* protocol: the pickler decides out-of-band buffers */) {
         // Pickling reads the array's own memory, which a workspace never reuses while the Array
@@ -249,7 +249,7 @@ void export_array_protocols(ArrayDefs &cls) {
         // vanish on that thread). Once its workspace is destroyed the memory is gone: that raises.
         Array &a = array_of(s.ptr());
         bool intact = a.token.ws && a.token.ws->alive();
-        if (!intact) self_of(s, "Array.__reduce__");
+        if (!intact) self_of(s, "ndarray.__reduce__");
         nb::handle ws = hook(Hook::Namespace);
         // A workspace array pickles a copy: a pickle-5 buffer may be read after the cycle (and a
         // remote worker must not pin workspace memory). A detached one pickles its ndarray itself,

@@ -56,7 +56,7 @@ void export_array(nb::module_ &m) {
     slots.push_back({Py_tp_doc, (void *) doc});
     slots.push_back({0, nullptr});
     // A class deriving from it behaves as a NumPy ndarray subclass (wsarray/_numpy/ndarray.py).
-    static PyType_Spec spec = {"wsarray.Array", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, nullptr};
+    static PyType_Spec spec = {"wsarray.ndarray", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, nullptr};
     spec.basicsize = (int) array_object_size();
     spec.slots = slots.data();
     nb::object bases = nb::make_tuple(nb::handle((PyObject *) ndarray_type()));
