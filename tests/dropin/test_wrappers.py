@@ -90,3 +90,51 @@ def test_bound_methods_are_named_as_numpys():
         assert method.__name__ == numpys.__name__ == name
         assert method.__self__ is a and callable(method)
         assert method.__qualname__ == "ndarray." + name and numpys.__qualname__ == "ndarray." + name
+
+
+def _functions_of(module, numpy_module):
+    for name in dir(numpy_module):
+        if name.startswith("_"):
+            continue
+        ours, numpys = getattr(module, name, None), getattr(numpy_module, name)
+        if isinstance(ours, wnp._native.Function):
+            yield name, ours, numpys
+
+
+@pytest.mark.parametrize("module", ["", "linalg", "fft", "random", "char", "strings", "emath"])
+def test_functions_bind_as_class_attributes_as_numpys_do(module):
+    # `class Ops: concat = np.concatenate`: NumPy's dispatchers and Python functions bind to an
+    # instance (Ops().concat is a method), its ufuncs and builtins do not; inspect agrees.
+    import inspect
+    import types
+
+    ours_mod = wnp if not module else getattr(wnp, module)
+    numpy_mod = np if not module else getattr(np, module)
+    checked = 0
+    for name, ours, numpys in _functions_of(ours_mod, numpy_mod):
+        owner = type("Owner", (), {"ours": ours, "numpys": numpys})()
+        numpy_binds = isinstance(owner.numpys, types.MethodType) and owner.numpys.__self__ is owner
+        ours_bound = owner.ours
+        assert (isinstance(ours_bound, types.MethodType) and ours_bound.__self__ is owner) == numpy_binds, name
+        if not numpy_binds:
+            assert ours_bound is ours, name
+        else:
+            assert ours_bound.__func__ is ours and inspect.isroutine(ours), name
+        assert type(owner).ours is ours, name  # through the class: the function itself
+        checked += 1
+    assert checked > (300 if not module else 3)
+
+
+def test_a_bound_function_calls_with_the_instance_first():
+    class Ops:
+        concatenate = wnp.concatenate
+        add = wnp.add
+
+    class Parts(list):
+        pass
+
+    ops = Parts([wnp.ones(2), wnp.zeros(1)])
+    ops.__class__ = type("PartsOps", (Parts, Ops), {})
+    joined = ops.concatenate()  # concatenate(ops): the instance is the sequence
+    assert type(joined) is wnp.ndarray and joined.tolist() == [1.0, 1.0, 0.0]
+    assert Ops().add(1, 2) == 3  # a ufunc does not bind
