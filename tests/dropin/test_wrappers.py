@@ -138,3 +138,39 @@ def test_a_bound_function_calls_with_the_instance_first():
     joined = ops.concatenate()  # concatenate(ops): the instance is the sequence
     assert type(joined) is wnp.ndarray and joined.tolist() == [1.0, 1.0, 0.0]
     assert Ops().add(1, 2) == 3  # a ufunc does not bind
+
+
+def test_attributes_can_be_set_on_functions_as_on_numpys():
+    # scikit-rf renames np.max/np.min (`max.__name__ = "max"`) to name properties after them;
+    # decorators mark functions; functools.wraps copies their __dict__.
+    import functools
+
+    f = wnp.nanmax
+    try:
+        f.__name__ = "largest"
+        f.__doc__ = "The largest element."
+        f.marker = ("tag", 1)
+        assert (wnp.nanmax.__name__, wnp.nanmax.__doc__, wnp.nanmax.marker) == (
+            "largest", "The largest element.", ("tag", 1))
+        assert wnp.nanmax.__dict__ == {"__name__": "largest", "__doc__": "The largest element.",
+                                       "marker": ("tag", 1)}
+
+        @functools.wraps(wnp.nanmax)
+        def wrapper(x):
+            return wnp.nanmax(x)
+
+        assert wrapper.__name__ == "largest" and wrapper.marker == ("tag", 1)
+        assert wnp.nanmax(wnp.asarray([1.0, np.nan, 3.0])) == 3.0  # still the function
+        del f.marker
+        with pytest.raises(AttributeError, match="wsarray.nanmax has no attribute 'marker'"):
+            f.marker  # noqa: B018
+        with pytest.raises(AttributeError, match="has no attribute 'marker'"):
+            del f.marker
+        with pytest.raises(TypeError, match="__class__ cannot be set"):
+            f.__class__ = type(wnp.sum)
+    finally:
+        for name in ("__name__", "__doc__", "marker"):
+            f.__dict__.pop(name, None)
+    assert wnp.nanmax.__name__ == "nanmax" and "Return the maximum" in wnp.nanmax.__doc__
+    np_max = np.nanmax
+    assert np_max.__name__ == "nanmax"  # NumPy's own function was not touched

@@ -41,6 +41,9 @@ struct Routed {
     int ufunc_nin = 0;
     /// A function with a device= parameter (creation, conversion): its device= is looked at.
     bool takes_device = false;
+    /// Attributes set on it, as on a NumPy function (`np.max.__name__ = "max"`, a library's
+    /// marker): a dict made on the first one, read before what the function it runs has.
+    nb::object attrs;
 };
 
 /// The NumPy callable the Function stands for: NumPy's ufunc of wsarray's own version of it, NumPy's
@@ -99,12 +102,14 @@ int routed_traverse(PyObject *self, visitproc visit, void *arg) {
     if (!nb::inst_ready(self)) return 0;
     Py_VISIT(nb::inst_ptr<Routed>(self)->func.ptr());
     Py_VISIT(nb::inst_ptr<Routed>(self)->numpy_ufunc.ptr());
+    Py_VISIT(nb::inst_ptr<Routed>(self)->attrs.ptr());
     return 0;
 }
 
 int routed_clear(PyObject *self) {
     nb::inst_ptr<Routed>(self)->func = nb::object();
     nb::inst_ptr<Routed>(self)->numpy_ufunc = nb::object();
+    nb::inst_ptr<Routed>(self)->attrs = nb::object();
     return 0;
 }
 
@@ -246,6 +251,12 @@ void export_function(nb::module_ &m) {
     }, nb::arg("func"), nb::arg("name"), nb::arg("real_ufunc").none() = nb::none());
     cls.def("__getattr__", [](Routed &r, const std::string &attr) -> nb::object {
         // ufunc methods (add.reduce, multiply.outer, ...) are routed too; data attributes pass.
+        if (r.attrs.is_valid())
+            if (PyObject *v = PyDict_GetItemString(r.attrs.ptr(), attr.c_str())) return nb::borrow(v);
+        if (attr == "__dict__") {
+            if (!r.attrs.is_valid()) r.attrs = nb::dict();
+            return r.attrs;
+        }
         if (attr == "__name__") {
             auto dot = r.name.rfind('.');
             return nb::str((dot == std::string::npos ? r.name : r.name.substr(dot + 1)).c_str());
@@ -330,7 +341,23 @@ void export_function(nb::module_ &m) {
         return nb::hash(numpy_side(r));
     });
     // help(np.sum), np.info(np.dot), f.__doc__: NumPy's documentation of the wrapped function.
-    cls.def_prop_ro("__doc__", [](Routed &r) { return nb::getattr(r.func, "__doc__", nb::none()); });
+    cls.def_prop_ro("__doc__", [](Routed &r) -> nb::object {
+        if (r.attrs.is_valid())
+            if (PyObject *v = PyDict_GetItemString(r.attrs.ptr(), "__doc__")) return nb::borrow(v);
+        return nb::getattr(r.func, "__doc__", nb::none());
+    });
+    // Setting and deleting attributes, as NumPy's functions allow (they have a __dict__).
+    cls.def("__setattr__", [](Routed &r, const std::string &attr, nb::object value) {
+        if (attr == "__class__") raise(PyExc_TypeError, "wsarray." + r.name + ": __class__ cannot be set");
+        if (!r.attrs.is_valid()) r.attrs = nb::dict();
+        r.attrs[attr.c_str()] = std::move(value);
+    });
+    cls.def("__delattr__", [](Routed &r, const std::string &attr) {
+        if (!r.attrs.is_valid() || PyDict_DelItemString(r.attrs.ptr(), attr.c_str()) < 0) {
+            PyErr_Clear();
+            raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+        }
+    });
     {
         // A Function running a NumPy ufunc reports numpy.ufunc as its __class__, which isinstance()
         // consults: isinstance(np.add, np.ufunc) holds as in NumPy (NumPy's own
