@@ -163,7 +163,7 @@ def test_attributes_can_be_set_on_functions_as_on_numpys():
         assert wnp.nanmax(wnp.asarray([1.0, np.nan, 3.0])) == 3.0  # still the function
         del f.marker
         with pytest.raises(AttributeError, match="wsarray.nanmax has no attribute 'marker'"):
-            f.marker  # noqa: B018
+            f.marker
         with pytest.raises(AttributeError, match="has no attribute 'marker'"):
             del f.marker
         with pytest.raises(TypeError, match="__class__ cannot be set"):
@@ -174,3 +174,23 @@ def test_attributes_can_be_set_on_functions_as_on_numpys():
     assert wnp.nanmax.__name__ == "nanmax" and "Return the maximum" in wnp.nanmax.__doc__
     np_max = np.nanmax
     assert np_max.__name__ == "nanmax"  # NumPy's own function was not touched
+
+
+@pytest.mark.parametrize("name", ["concatenate", "sum", "asarray_chkfinite", "linspace", "polyfit"])
+def test_introspection_attributes_are_numpys(name):
+    # typing.get_type_hints(), argument introspection (f.__code__.co_varnames, __defaults__).
+    import typing
+
+    ours, numpys = getattr(wnp, name), getattr(np, name)
+    for attr in ("__defaults__", "__kwdefaults__", "__code__", "__annotations__"):
+        assert hasattr(ours, attr) == hasattr(numpys, attr), attr
+        if hasattr(numpys, attr):
+            assert getattr(ours, attr) == getattr(numpys, attr), attr
+
+    def hints(f):
+        try:
+            return typing.get_type_hints(f)
+        except TypeError as e:  # NumPy's C dispatchers are neither functions nor classes
+            return type(e)
+
+    assert hints(ours) == hints(numpys)

@@ -263,8 +263,10 @@ void export_function(nb::module_ &m) {
         }
         if (attr == "__qualname__") return nb::str(r.name.c_str());
         if (attr == "__wrapped__") return r.func;
-        // inspect.signature(), help() and NumPy's own tests read these off the function it runs.
-        if (attr == "__signature__" || attr == "__text_signature__") {
+        // inspect.signature(), help() and NumPy's own tests read these off the function it runs;
+        // typing.get_type_hints() and argument introspection (f.__code__.co_varnames) the rest.
+        if (attr == "__signature__" || attr == "__text_signature__" || attr == "__annotations__" ||
+            attr == "__defaults__" || attr == "__kwdefaults__" || attr == "__code__" || attr == "__globals__") {
             nb::handle shown = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : nb::handle(r.func);
             nb::object v = nb::steal(PyObject_GetAttrString(shown.ptr(), attr.c_str()));
             if (v) return v;
