@@ -939,3 +939,22 @@ def test_divmod_is_numpys_api_and_gives_numpys_scalars(scope):
     got = divmod(wnp.asarray([7.0, -3.0]), 2)
     assert all(type(v) is wnp.Array for v in got)
     assert [np.asarray(v).tolist() for v in got] == [v.tolist() for v in divmod(np.asarray([7.0, -3.0]), 2)]
+
+
+def test_an_object_array_holds_the_array_itself():
+    # `objs[i] = x` stores x, as NumPy stores the array object: objs[i] is x (tuple equality,
+    # which compares by identity first, and nibabel's parcels rely on it); a slice takes its values.
+    objs, x = wnp.empty(3, dtype=object), wnp.arange(3)
+    objs[0] = x
+    assert objs[0] is x and objs.tolist()[0] is x
+    assert (objs[0], 1) == (x, 1)
+    objs[1:] = x[:2]
+    assert objs.tolist()[1:] == [0, 1] and type(objs[1]) is int
+    want = np.empty(3, dtype=object)
+    want[0], want[1:] = np.arange(3), np.arange(2)
+    assert repr(objs) == repr(want)
+    # An Array of a workspace stays checked there: no raw view of its memory outlives the cycle.
+    with wnp.workspace("OBJECT_HOLDER"):
+        objs[2] = wnp.ones(2)
+    with pytest.raises(wnp.WorkspaceError, match="OBJECT_HOLDER"):
+        objs[2].sum()

@@ -225,6 +225,15 @@ int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
             return 0;
         }
         if (is_basic_index(key)) {
+            if (is_array(value) && PyArray_TYPE((PyArrayObject *) a.data().ptr()) == NPY_OBJECT) {
+                // An object array holds the Array itself, as NumPy holds the array object (so
+                // `objs[i] = x; objs[i] is x`): checked now, then handed to NumPy as it is.
+                self_of(value, "ndarray.__setitem__");
+                routed_call("ndarray.__setitem__", current_target(), [&] {
+                    return PyObject_SetItem(a.data().ptr(), key, value) < 0 ? nullptr : Py_NewRef(Py_None);
+                });
+                return 0;
+            }
             if (PyObject *v = plain_value(value)) {
                 if (fast_store(a, key, v)) return 0;  // one element (fast_indexing.h)
                 routed_call("ndarray.__setitem__", current_target(), [&] {
