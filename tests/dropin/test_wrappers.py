@@ -194,3 +194,32 @@ def test_introspection_attributes_are_numpys(name):
             return type(e)
 
     assert hints(ours) == hints(numpys)
+
+
+class Duck:
+    """An object with methods of NumPy's names and no NumPy protocol: NumPy calls the methods."""
+
+    def clip(self, a_min, a_max, out=None, **kwargs):
+        return ("clip", a_min, a_max, out)
+
+    def argsort(self, axis=-1, kind=None, order=None, stable=None):
+        return ("argsort", axis, kind, order, stable)
+
+
+def test_functions_call_an_objects_own_method_as_numpy_does():
+    # NumPy's np.clip/np.argsort call x.clip/x.argsort on objects that have them (its _wrapfunc):
+    # a pandas Series or DataFrame stays one.
+    pd = pytest.importorskip("pandas")
+    s, df = pd.Series([3.0, -1.0, 2.0, 2.0]), pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, -4.0]})
+    for xp_call in (lambda xp: xp.clip(s, 0, 1), lambda xp: xp.clip(df, 0, 1), lambda xp: xp.argsort(s),
+                    lambda xp: xp.clip(s, a_min=0, a_max=1)):
+        got, want = xp_call(wnp), xp_call(np)
+        assert type(got) is type(want)
+        assert got.equals(want)
+    assert wnp.clip(Duck(), 0, 1) == np.clip(Duck(), 0, 1) == ("clip", 0, 1, None)
+    assert wnp.argsort(Duck(), axis=0) == np.argsort(Duck(), axis=0) == ("argsort", 0, None, None, None)
+    # Lists, NumPy scalars and arrays are still wsarray's (the standard's bounds and stability).
+    assert type(wnp.clip([3, -1], 0, 1)) is wnp.ndarray and wnp.clip(np.float64(3), 0, 1) == 1
+    assert wnp.argsort(wnp.asarray([2, 1, 1]), descending=True).tolist() == [0, 1, 2]
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'a_max'"):
+        wnp.clip(s, a_min=0)

@@ -8,6 +8,8 @@ import inspect as _inspect
 
 import numpy as _np
 
+from . import method_of_duck
+
 __all__ = ["clip", "expm1", "floor_divide", "tanh"]
 
 
@@ -173,6 +175,8 @@ def clip(a, *args, **kwargs):
                          "provided is forbidden.")
     else:
         min, max = a_min, a_max  # noqa: A001
+    if method_of_duck(a, "clip"):  # a pandas Series: its own clip, as NumPy calls it
+        return _np.clip(a, min, max, out=out, **kwargs)
     a = _np.asanyarray(a)  # np.ma / np.matrix keep their own clip
     if a.dtype.kind in "iu":
         # A Python int bound outside the dtype's range is no bound (NumPy would raise).

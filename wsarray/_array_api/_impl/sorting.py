@@ -10,6 +10,8 @@ if ties exist).
 """
 import numpy as _np
 
+from . import method_of_duck
+
 __all__ = ["argsort", "sort"]
 
 
@@ -85,6 +87,8 @@ def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
 
 def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=None):
     """Indices that sort ``a``; stable unless ``stable=False`` (NumPy's default is not stable)."""
+    if method_of_duck(a, "argsort") and not descending and stable is None:  # a pandas Series
+        return _np.argsort(a, axis=axis, kind=kind, order=order)
     a = _np.asanyarray(a)  # np.ma / np.matrix sort as NumPy sorts them
     kind = _kind("argsort", kind, stable)
     if axis is None:
