@@ -448,7 +448,8 @@ def test_ndarray_isinstance_subclass_and_constructor(scope):
     assert not isinstance(wnp.arange(2), Named)
     # Everything a subclass inherits is NumPy's ndarray's: results keep the subclass (NumPy's
     # __array_wrap__), NumPy's own defaults of the protocols, no wsarray-only methods.
-    assert type(z + 1) is Named and type(wnp.sin(z)) is Named and type(wnp.concatenate([z, z])) is Named
+    assert type(z + 1) is Named and type(wnp.sin(z)) is Named
+    assert type(wnp.concatenate([z, z])) is wnp.ndarray  # NumPy's concatenate: a plain array too
     assert (z + 1).name == "four" and type(z.sum()) is type(np.arange(4).view(Named).sum())
     assert Named.__array_ufunc__ is np.ndarray.__array_ufunc__
     assert Named.__array_function__ is np.ndarray.__array_function__
@@ -677,3 +678,35 @@ def test_signatures_bind_as_numpys(module):
             assert same or name == "show_config", (name, p.name, default, p.default)
         checked += 1
     assert checked > (150 if not module else 5)
+
+
+@pytest.mark.parametrize("base", ["numpy", "wsarray"])
+def test_a_subclass_gets_numpys_result_types_and_finalize_calls(base):
+    # class Named(np.ndarray) with __array_finalize__ (python-control's NamedSignal): NumPy picks
+    # result types by __array_priority__, so a subclass of wsarray.ndarray has NumPy's 0.0 unless
+    # it sets one: np.concatenate of two gives a plain array, never a Named without its labels.
+    parent = np.ndarray if base == "numpy" else wnp.ndarray
+    finalized = []
+
+    class Named(parent):
+        def __array_finalize__(self, obj):
+            finalized.append(obj is None)
+            self.labels = getattr(obj, "labels", None)
+
+    class Ranked(Named):
+        __array_priority__ = 15.0
+
+    class Inherits(Ranked):
+        pass
+
+    s = np.arange(3.0).view(Named)
+    s.labels = "L"
+    for xp in (np, wnp):
+        r = xp.concatenate([s, s])
+        assert type(r) is not Named and not hasattr(r, "labels")
+        assert type(s * 2) is Named and (s * 2).labels == "L"
+        assert type(xp.sin(s)) is Named and xp.sin(s).labels == "L"
+    assert True not in finalized  # never made without a source
+    assert s.__array_priority__ == 0.0
+    assert (Ranked.__array_priority__, Inherits.__array_priority__) == (15.0, 15.0)
+    assert type(np.concatenate([np.arange(2.0).view(Ranked)] * 2)) is Ranked

@@ -40,6 +40,15 @@ def _init_subclass(cls, **kwargs):
             setattr(cls, name, vars(_numpy.ndarray)[name])
     if cls.__array_namespace__ is ndarray.__array_namespace__:
         cls.__array_namespace__ = _array_namespace
+    # wsarray's arrays have a high __array_priority__ (NumPy's binary operators defer to them); a
+    # subclass that sets none has NumPy's, 0.0, so that NumPy picks result types for it as for any
+    # plain ndarray subclass (np.concatenate of two gives a plain array, as NumPy's does).
+    for klass in cls.__mro__:
+        if klass is ndarray:
+            cls.__array_priority__ = 0.0
+            break
+        if "__array_priority__" in vars(klass):
+            break
     super(ndarray, cls).__init_subclass__(**kwargs)
 
 
