@@ -223,3 +223,20 @@ def test_functions_call_an_objects_own_method_as_numpy_does():
     assert wnp.argsort(wnp.asarray([2, 1, 1]), descending=True).tolist() == [0, 1, 2]
     with pytest.raises(TypeError, match="missing 1 required positional argument: 'a_max'"):
         wnp.clip(s, a_min=0)
+
+
+def test_ndarray_methods_can_be_wrapped_with_functools():
+    # ASE forwards ndarray's methods with functools.update_wrapper(f, np.ndarray.__iadd__): their
+    # __name__ and __qualname__ must be strings, NumPy's ("ndarray.__iadd__").
+    import functools
+
+    for name in dir(np.ndarray):
+        if name == "__new__":
+            continue
+        ours, numpys = getattr(wnp.ndarray, name), getattr(np.ndarray, name)
+        if not callable(numpys) or name == "__class__":
+            continue
+        f = functools.update_wrapper(lambda *a: None, ours)
+        assert (f.__name__, f.__qualname__) == (numpys.__name__, numpys.__qualname__), name
+        if numpys.__doc__:
+            assert f.__doc__, name

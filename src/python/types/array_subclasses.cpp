@@ -88,6 +88,18 @@ PyObject *dispatcher_getattro(PyObject *self, PyObject *name) {
             Py_XDECREF(r);
             PyErr_Clear();
         }
+        // NumPy's names (functools.wraps(np.ndarray.__iadd__) sets them on a function: strings).
+        if (f == forwarded + 1) return Py_NewRef(d->name);
+        if (f == forwarded + 2) return PyUnicode_FromFormat("ndarray.%U", d->name);
+        if (f == forwarded) {  // __doc__: wsarray's, else NumPy's
+            PyObject *r = PyObject_GetAttr(d->ours, name);
+            if (!r) PyErr_Clear();
+            if ((!r || r == Py_None) && d->numpys) {
+                Py_XDECREF(r);
+                return PyObject_GetAttr(d->numpys, name);
+            }
+            return r ? r : Py_NewRef(Py_None);
+        }
         return PyObject_GetAttr(d->ours, name);
     }
     PyObject *r = PyObject_GenericGetAttr(self, name);
