@@ -84,6 +84,25 @@ LIBRARIES = [
                 "missing", "rolling", "weighted", "nputils", "namedarray", "formatting", "interp", "array_api",
                 "concat", "merge")),
             extra=("pytz",), pytest_args=("-W", "ignore::pytest.PytestUnknownMarkWarning")),
+    Library("control", "0.10.2", "control systems", ("control/tests",)),
+    Library("nibabel", "5.4.2", "neuroimaging file formats", ("nibabel",), extra=("pydicom",)),
+    Library("pvlib", "0.16.1", "solar energy modelling", ("tests",),
+            extra=("pytest-mock", "requests-mock", "pytest-remotedata")),
+    Library("scikit-rf", "2.2.0", "RF/microwave networks", ("skrf",), extra=("matplotlib", "openpyxl", "networkx")),
+    Library("tifffile", "2026.3.3", "TIFF image files", ("tests",),
+            env=(("SKIP_LARGE", "1"),)),  # its large tests write files of several GB
+    Library("meshio", "5.3.5", "mesh file formats", ("tests",), source="src"),
+    Library("skyfield", "1.55", "astronomy: positions and ephemerides", ("skyfield/tests",)),
+    Library("ase", "3.29.0", "atomistic simulation (16 of its test folders)",
+            tuple(f"ase/test/{name}" for name in (
+                "atoms", "cell", "geometry", "neighbor", "constraints", "build_", "spacegroup", "md", "optimize",
+                "fio", "neb", "filter", "bravais", "emt", "precon", "standardization"))),
+    # 13 of its test files: the rest take ~25 min a variant on two cores.
+    Library("dynesty", "3.1.0", "statistics: nested sampling (13 of its test files)",
+            tuple(f"tests/test_{name}.py" for name in (
+                "ellipsoid", "misc", "bound_interface", "plateau", "sampler_interface", "periodic", "ncdim",
+                "reflect", "blob", "proposal_stats", "saver", "printing", "insertion_indices")),
+            source="py", pytest_args=("-m", "not slow")),
 ]
 VARIANTS = ("numpy", "wsarray")
 
@@ -91,7 +110,8 @@ VARIANTS = ("numpy", "wsarray")
 def swap_imports(source):
     """``source`` with every import of NumPy made an import of wsarray at the same path; line
     numbers kept. ``import numpy.linalg`` (which binds ``numpy``) binds ``numpy`` to wsarray; the
-    module named by a string literal in ``pytest.importorskip``/``importlib.import_module`` too."""
+    module named by a string literal in ``pytest.importorskip``/``importlib.import_module`` too, and
+    the target of ``mock.patch("numpy....")``."""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     edits = []  # (line, start col, end col, text), all on one line
@@ -128,7 +148,8 @@ def swap_imports(source):
     return "".join(lines)
 
 
-_IMPORTING_CALLS = ("importorskip", "import_module", "__import__")
+# mock.patch("numpy.memmap", ...) names a NumPy attribute by its import path, as these name modules.
+_IMPORTING_CALLS = ("importorskip", "import_module", "__import__", "patch")
 
 
 def _called_name(func):
@@ -215,6 +236,8 @@ def run_library(library, options):
         try:
             results[variant] = run_file(root, arguments, options, config=config,
                                         path=[os.path.join(root, library.source)])
+            # Test ids parametrized with a path inside the copy (a data file) name the same test.
+            results[variant]["tests"] = {n.replace(root, "<root>"): t for n, t in results[variant]["tests"].items()}
         finally:
             for name, value in saved.items():
                 if value is None:
