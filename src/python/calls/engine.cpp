@@ -305,6 +305,22 @@ bool numpy_without_dispatch(PyObject *func) {
 }
 } // namespace
 
+PyObject *numpy_named(const std::string &name) {
+    static std::vector<std::pair<std::string, PyObject *>> found;  // raw: no destructor at exit
+    for (auto &[n, f] : found)
+        if (n == name) return f;
+    nb::object target = nb::module_::import_("numpy");
+    for (std::string part, rest = name; target.is_valid() && !rest.empty();) {
+        auto dot = rest.find('.');
+        part = rest.substr(0, dot);
+        rest = dot == std::string::npos ? "" : rest.substr(dot + 1);
+        target = nb::steal(PyObject_GetAttrString(target.ptr(), part.c_str()));
+        if (!target.is_valid()) PyErr_Clear();
+    }
+    found.emplace_back(name, target.is_valid() ? target.release().ptr() : nullptr);
+    return found.back().second;
+}
+
 /// NumPy's function of wsarray's `name` ("sort", "linalg.norm") when `func` is wsarray's own
 /// implementation of it (the standard's functions): NumPy's dispatch hands the other library
 /// NumPy's function, which the wsarray function equals (function.cpp). Borrowed; `func` itself
@@ -314,15 +330,8 @@ PyObject *numpy_counterpart(const char *name, PyObject *func) {
     static std::vector<std::pair<std::string, PyObject *>> found;  // kept for the process
     for (auto &[n, f] : found)
         if (n == name) return f ? f : func;
-    nb::object target = nb::module_::import_("numpy");
-    for (std::string part, rest = name; target.is_valid() && !rest.empty();) {
-        auto dot = rest.find('.');
-        part = rest.substr(0, dot);
-        rest = dot == std::string::npos ? "" : rest.substr(dot + 1);
-        target = nb::steal(PyObject_GetAttrString(target.ptr(), part.c_str()));
-        if (!target.is_valid()) PyErr_Clear();
-    }
-    PyObject *f = target.is_valid() && numpy_dispatches(target.ptr()) ? target.release().ptr() : nullptr;
+    PyObject *f = numpy_named(name);
+    if (f && !numpy_dispatches(f)) f = nullptr;
     found.emplace_back(name, f);
     return f ? f : func;
 }

@@ -5,6 +5,8 @@
 #include "results/array_object.h"
 #include "calls/call_arguments.h"
 
+#include <string>
+
 namespace wsa_py {
 
 /// Call `func(*args, **kwargs)` with every wsarray.Array argument (also inside lists and tuples)
@@ -42,5 +44,9 @@ nb::object wrap_derived(nb::handle r, Array &a, nb::handle source);
 /// implementation of it (the standard's functions), one that runs NumPy's dispatch (NEP 13/18);
 /// `func` itself when `func` is NumPy's or NumPy has no such function. Borrowed, kept.
 PyObject *numpy_counterpart(const char *name, PyObject *func);
+
+/// NumPy's object of wsarray's `name` ("concatenate", "linalg.norm"), null when NumPy has none.
+/// Borrowed: the lookups are kept for the process (under the GIL).
+PyObject *numpy_named(const std::string &name);
 
 } // namespace wsa_py

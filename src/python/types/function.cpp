@@ -13,7 +13,6 @@
 #include <memory>
 #include <structmember.h>
 #include <utility>
-#include <vector>
 
 namespace wsa_py {
 
@@ -198,25 +197,6 @@ constexpr Py_ssize_t kVectorcallOffset = (Py_ssize_t) (sizeof(PyObject) + 2 * si
 PyMemberDef routed_members[] = {{"__vectorcalloffset__", T_PYSSIZET, kVectorcallOffset, READONLY, nullptr},
                                 {nullptr, 0, 0, 0, nullptr}};
 
-/// NumPy's object of wsarray's `name` ("concatenate", "linalg.norm"), null when NumPy has none.
-/// Borrowed: the lookups are kept for the process (under the GIL; raw references, which no
-/// destructor at process exit releases after the interpreter is gone).
-nb::handle numpy_named(const std::string &name) {
-    static std::vector<std::pair<std::string, PyObject *>> found;
-    for (auto &[n, f] : found)
-        if (n == name) return f;
-    nb::object target = nb::module_::import_("numpy");
-    for (std::string part, rest = name; target.is_valid() && !rest.empty();) {
-        auto dot = rest.find('.');
-        part = rest.substr(0, dot);
-        rest = dot == std::string::npos ? "" : rest.substr(dot + 1);
-        target = nb::steal(PyObject_GetAttrString(target.ptr(), part.c_str()));
-        if (!target.is_valid()) PyErr_Clear();
-    }
-    found.emplace_back(name, target.is_valid() ? target.release().ptr() : nullptr);
-    return found.back().second;
-}
-
 /// A Function stored as a class attribute binds as the NumPy callable it stands for does: NumPy's
 /// dispatchers (np.concatenate) and Python functions bind to an instance (`class C: f =
 /// np.concatenate`: `C().f` is a bound method), ufuncs, builtins and bound methods do not. With a
@@ -225,7 +205,7 @@ PyObject *routed_descr_get(PyObject *self, PyObject *obj, PyObject *type) {
     return guarded([&]() -> PyObject * {
         if (!obj || obj == Py_None) return Py_NewRef(self);
         Routed &r = *nb::inst_ptr<Routed>(self);
-        nb::handle numpys = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : numpy_named(r.name);
+        nb::handle numpys = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : nb::handle(numpy_named(r.name));
         if (!numpys.is_valid()) numpys = r.func;
         descrgetfunc get = numpys.is_valid() ? Py_TYPE(numpys.ptr())->tp_descr_get : nullptr;
         if (!get) return Py_NewRef(self);
