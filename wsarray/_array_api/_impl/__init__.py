@@ -7,13 +7,13 @@ modules that hold the Function objects also keeps Function -> function -> module
 Function reference cycles out of the namespace.
 """
 
+import numpy
+
 
 def method_of_duck(a, name):
     """NumPy's ``_wrapfunc`` rule: ``np.clip(x)`` / ``np.argsort(x)`` call ``x.clip`` /
     ``x.argsort`` when ``x`` is neither a NumPy array, a NumPy scalar nor a list or tuple but has
     that method (a pandas Series stays a Series). True when NumPy would call it."""
-    import numpy
-
     if isinstance(a, (numpy.ndarray, numpy.generic, list, tuple)):
         return False
     return callable(getattr(a, name, None))
