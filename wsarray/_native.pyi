@@ -402,6 +402,11 @@ class _BoundMethod:
 
     def __hash__(self) -> int: ...
 
+def _set_subclass_side(name: str, value: object) -> None:
+    """
+    What a subclass of wsarray.ndarray inherits under `name` instead of numpy.ndarray's attribute.
+    """
+
 class _CycleToken:
     """The workspace cycle a device array's block belongs to."""
 

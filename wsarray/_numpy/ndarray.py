@@ -17,6 +17,7 @@ import sys as _sys
 import numpy as _numpy
 
 from .._native import Array as ndarray  # noqa: N813  (NumPy's name)
+from .protocols import translate_overrides
 
 __all__ = ["ndarray"]
 
@@ -35,6 +36,7 @@ def _array_namespace(self, /, *, api_version=None):
 
 
 def _init_subclass(cls, **kwargs):
+    translate_overrides(cls)  # the overrides it defines see wsarray's names (wsarray/_numpy/protocols.py)
     for name in _NUMPY_DEFAULTS:
         if getattr(cls, name) is getattr(ndarray, name):
             setattr(cls, name, vars(_numpy.ndarray)[name])

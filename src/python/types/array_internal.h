@@ -102,6 +102,9 @@ void export_array_methods(PyTypeObject *type);
 /// array_subclasses.cpp: every attribute in the type's dictionary becomes a dispatcher that gives
 /// a subclass's instance (and a NumPy array) numpy.ndarray's attribute instead.
 void wrap_for_subclasses(PyTypeObject *type);
+/// array_subclasses.cpp: what a subclass's instance (and super() in its methods) gets for `name`
+/// instead of numpy.ndarray's attribute (wsarray/_numpy/protocols.py sets __array_ufunc__'s).
+void set_subclass_side(PyTypeObject *type, nb::handle name, nb::handle value);
 /// array_subclasses.cpp: numpy.ndarray's MRO gets `type` after ndarray, so NumPy's arrays are
 /// instances of wsarray.ndarray (isinstance) without a metaclass.
 void numpy_arrays_are_instances(PyTypeObject *type);

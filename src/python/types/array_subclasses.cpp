@@ -215,6 +215,16 @@ void wrap_for_subclasses(PyTypeObject *type) {
     PyType_Modified(type);
 }
 
+void set_subclass_side(PyTypeObject *type, nb::handle name, nb::handle value) {
+    PyObject *d = PyDict_GetItemWithError(type->tp_dict, name.ptr());  // borrowed
+    if (!d && PyErr_Occurred()) throw nb::python_error();
+    if (!d || (Py_TYPE(d) != g_method_type && Py_TYPE(d) != g_attribute_type))
+        raise(PyExc_KeyError, "wsarray.ndarray has no dispatcher for this name");
+    auto *disp = (Dispatcher *) d;
+    Py_XSETREF(disp->numpys, Py_NewRef(value.ptr()));
+    PyType_Modified(type);
+}
+
 void numpy_arrays_are_instances(PyTypeObject *type) {
     // numpy.ndarray's method resolution order gets wsarray.Array right after ndarray itself:
     // isinstance(numpy_array, wsarray.ndarray) and issubclass(numpy.ndarray, wsarray.ndarray) hold

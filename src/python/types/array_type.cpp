@@ -82,6 +82,9 @@ void export_array(nb::module_ &m) {
     // Last, once the dictionary is complete: what a subclass inherits is NumPy's.
     wrap_for_subclasses(type);
     numpy_arrays_are_instances(type);
+    m.def("_set_subclass_side", [type](nb::str name, nb::object value) { set_subclass_side(type, name, value); },
+          nb::arg("name"), nb::arg("value"),
+          "What a subclass of wsarray.ndarray inherits under `name` instead of numpy.ndarray's attribute.");
 }
 
 } // namespace wsa_py
