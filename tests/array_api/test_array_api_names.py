@@ -77,7 +77,7 @@ def test_array_attributes_and_methods():
     ("astype", ["copy", "device"]),
 ])
 def test_standard_parameter_names(name, params):
-    """inspect.signature sees the standard's parameters (it follows ``__wrapped__``)."""
+    """inspect.signature sees the standard's parameters (those of wsarray's implementation)."""
     sig = inspect.signature(getattr(wnp, name))
     names = list(sig.parameters)
     for p in params:

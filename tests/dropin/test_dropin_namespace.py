@@ -384,7 +384,7 @@ def test_routed_names_are_numpy_functions():
     for name in numpy_names.__all__:
         value = getattr(numpy_names, name)
         if isinstance(value, wnp._native.Function) and id(value) not in standard:
-            assert value.__wrapped__ is getattr(np, name), name
+            assert value.__wsarray_runs__ is getattr(np, name), name
 
 
 def test_savetxt_stale_array_raises(tmp_path):
@@ -401,14 +401,14 @@ def test_string_and_emath_modules(scope):
     same(wnp.strings.str_len(w), np.strings.str_len(n), scope)
     same(wnp.char.add(w, "x"), np.char.add(n, "x"), scope)
     same(wnp.emath.sqrt(wnp.asarray([-4.0, 4.0])), np.emath.sqrt(np.array([-4.0, 4.0])), scope)
-    assert wnp.char.upper.__wrapped__ is np.char.upper
+    assert wnp.char.upper.__wsarray_runs__ is np.char.upper
     for module in (wnp.char, wnp.strings, wnp.emath):
         numpys = getattr(np, module.__name__.split(".")[1])
         for name in module.__all__:
             if name in ("array", "asarray", "chararray"):  # NumPy's ndarray subclass: NumPy's objects
                 assert getattr(module, name) is getattr(numpys, name)
             else:
-                assert getattr(module, name).__wrapped__ is getattr(numpys, name)
+                assert getattr(module, name).__wsarray_runs__ is getattr(numpys, name)
 
 
 def test_ndarray_isinstance_subclass_and_constructor(scope):
@@ -710,3 +710,29 @@ def test_a_subclass_gets_numpys_result_types_and_finalize_calls(base):
     assert s.__array_priority__ == 0.0
     assert (Ranked.__array_priority__, Inherits.__array_priority__) == (15.0, 15.0)
     assert type(np.concatenate([np.arange(2.0).view(Ranked)] * 2)) is Ranked
+
+
+@pytest.mark.parametrize("module", ["", "linalg", "fft"], ids=["numpy", "linalg", "fft"])
+def test_wrapped_and_source_as_numpys(module):
+    # Libraries list NumPy's dispatched functions as "those with __wrapped__" and read their
+    # source (unyt's and astropy's completeness tests): wsarray's answer as NumPy's do.
+    import inspect
+
+    mine, numpys = (wnp, np) if not module else (getattr(wnp, module), getattr(np, module))
+    checked = 0
+    for name in dir(numpys):
+        ours, theirs = getattr(mine, name, None), getattr(numpys, name)
+        if not isinstance(ours, wnp._native.Function):
+            continue
+        assert hasattr(ours, "__wrapped__") == hasattr(theirs, "__wrapped__"), name
+        if hasattr(theirs, "__wrapped__"):
+            assert ours.__wrapped__ is theirs.__wrapped__ and inspect.unwrap(ours) is inspect.unwrap(theirs)
+            try:
+                source = inspect.getsource(theirs)
+            except (OSError, TypeError):
+                continue
+            assert inspect.getsource(ours) == source, name
+            checked += 1
+    assert checked > (100 if not module else 5)
+    assert wnp.sort.__wsarray_runs__ is not np.sort  # the standard's sort, wsarray's own
+    assert "descending" in inspect.signature(wnp.sort).parameters

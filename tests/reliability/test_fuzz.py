@@ -115,7 +115,7 @@ def child(examples):
     faulthandler.enable()
     signal.signal(signal.SIGALRM, _alarm)
     functions = namespace_functions(wnp)
-    numpy_of = {name: f.__wrapped__ for name, f in functions.items()}
+    numpy_of = {name: f.__wsarray_runs__ for name, f in functions.items()}
     stats = {"calls": 0, "raised": 0, "timeouts": 0, "mismatches": []}
 
     dtypes = st.sampled_from([np.bool_, np.int8, np.uint8, np.int64, np.float32, np.float64,

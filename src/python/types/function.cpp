@@ -242,7 +242,30 @@ void export_function(nb::module_ &m) {
             return nb::str((dot == std::string::npos ? r.name : r.name.substr(dot + 1)).c_str());
         }
         if (attr == "__qualname__") return nb::str(r.name.c_str());
-        if (attr == "__wrapped__") return r.func;
+        // As NumPy's function of the same name (present where it is: inspect.unwrap() and
+        // inspect.getsource() reach what NumPy's reach; libraries list "the functions with
+        // __wrapped__" to find NumPy's dispatched ones). What a Function runs: __wsarray_runs__.
+        if (attr == "__wrapped__") {
+            nb::handle numpys = numpy_side(r);
+            if (numpys.is_valid() && !nb::isinstance<Routed>(numpys)) {
+                if (PyObject *v = PyObject_GetAttrString(numpys.ptr(), "__wrapped__")) return nb::steal(v);
+                PyErr_Clear();
+            }
+            raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+        }
+        if (attr == "__wsarray_runs__") return r.func;
+        // wsarray's own implementation (the standard's sort with `descending`) where NumPy's
+        // function has __wrapped__, which inspect.signature() would follow to NumPy's parameters.
+        if (attr == "__signature__" && !r.numpy_ufunc.is_valid() && r.func.is_valid() &&
+            PyFunction_Check(r.func.ptr())) {
+            nb::handle numpys = numpy_side(r);
+            if (numpys.is_valid() && !numpys.is(r.func) && !nb::isinstance<Routed>(numpys) &&
+                PyObject_HasAttrString(numpys.ptr(), "__wrapped__")) {
+                static PyObject *signature =  // kept for the process (no destructor after finalization)
+                    nb::object(nb::module_::import_("inspect").attr("signature")).release().ptr();
+                return nb::handle(signature)(r.func);
+            }
+        }
         // inspect.signature(), help() and NumPy's own tests read these off the function it runs;
         // typing.get_type_hints() and argument introspection (f.__code__.co_varnames) the rest.
         if (attr == "__signature__" || attr == "__text_signature__" || attr == "__annotations__" ||
