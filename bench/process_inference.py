@@ -2,6 +2,7 @@
 
     python -P bench/process_inference.py                 # 5 runs per backend, interleaved
     python -P bench/process_inference.py --repeats 3 --seconds 2
+    python -P bench/process_inference.py --batch-limit 8    # smaller batches: more per-batch cost
 
 Model: a linear layer (32 -> 8) after a pure-Python pass over every value of the request, 200
 times (a tokenizer, a feature hash, a custom post-processing written in Python: the GIL is held
@@ -36,8 +37,8 @@ class PythonHeavy:
         return x @ self.w
 
 
-def throughput(backend, clients, seconds):
-    pi = ParallelInference(PythonHeavy(), workers=2, backend=backend, batch_limit=32)
+def throughput(backend, clients, seconds, batch_limit=32):
+    pi = ParallelInference(PythonHeavy(), workers=2, backend=backend, batch_limit=batch_limit)
     x = numpy.ones((4, 32))
     expected = x @ PythonHeavy().w
     assert numpy.allclose(numpy.asarray(pi.output(x)), expected)
@@ -65,11 +66,12 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--batch-limit", type=int, default=32, help="rows per batch (default 32)")
     args = parser.parse_args(argv)
     runs = {"thread": [], "process": []}
     for r in range(args.repeats):
         for backend in runs:
-            runs[backend].append(throughput(backend, args.clients, args.seconds))
+            runs[backend].append(throughput(backend, args.clients, args.seconds, args.batch_limit))
             print(f"  run {r + 1}: {backend} {runs[backend][-1]:.0f} req/s", file=sys.stderr)
     thread, process = (statistics.median(runs[b]) for b in ("thread", "process"))
     ratios = [p / t for p, t in zip(runs["process"], runs["thread"])]
