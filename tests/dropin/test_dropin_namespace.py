@@ -736,3 +736,31 @@ def test_wrapped_and_source_as_numpys(module):
     assert checked > (100 if not module else 5)
     assert wnp.sort.__wsarray_runs__ is not np.sort  # the standard's sort, wsarray's own
     assert "descending" in inspect.signature(wnp.sort).parameters
+
+
+def test_functions_are_instances_of_numpys_callable_classes():
+    # isinstance(np.array, types.BuiltinFunctionType) (lmfit), inspect.isbuiltin(np.arange),
+    # isinstance(np.add, np.ufunc): as NumPy's, while type() stays wsarray.Function.
+    import inspect
+    import types
+
+    kinds = set()
+    for name in dir(np):
+        ours, theirs = getattr(wnp, name, None), getattr(np, name)
+        if not isinstance(ours, wnp._native.Function):
+            continue
+        assert type(ours) is wnp._native.Function
+        assert inspect.isbuiltin(ours) == inspect.isbuiltin(theirs), name
+        if isinstance(theirs, (np.ufunc, types.BuiltinFunctionType, type(np.concatenate))):
+            assert isinstance(ours, type(theirs)), name
+            kinds.add(type(theirs).__name__)
+        else:  # NumPy's Python functions: a Function is no types.FunctionType (inspect would read it so)
+            assert isinstance(theirs, types.FunctionType) and not isinstance(ours, types.FunctionType), name
+    assert kinds == {"ufunc", "builtin_function_or_method", "_ArrayFunctionDispatcher"}
+    assert isinstance(wnp.add.reduce, types.BuiltinMethodType) and inspect.isbuiltin(wnp.add.reduce)
+    assert isinstance(wnp.linalg.norm, type(np.linalg.norm)) and not isinstance(wnp.sum, np.ufunc)
+    # NumPy's functions that dispatch nothing, which wsarray implements itself: equal to NumPy's too.
+    for ours, theirs in ((wnp.from_dlpack, np.from_dlpack), (wnp.fft.fftfreq, np.fft.fftfreq)):
+        assert ours == theirs and hash(ours) == hash(theirs) and {theirs: 1}[ours] == 1
+    assert isinstance(wnp.from_dlpack, types.BuiltinFunctionType)
+    assert list(inspect.signature(wnp.from_dlpack).parameters) == ["x", "device", "copy"]

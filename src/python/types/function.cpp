@@ -50,7 +50,12 @@ struct Routed {
 nb::handle numpy_side(Routed &r) {
     if (r.numpy_ufunc.is_valid()) return r.numpy_ufunc;
     if (!r.func.is_valid()) return nb::handle();
-    return numpy_counterpart(r.name.c_str(), r.func.ptr());
+    PyObject *f = numpy_counterpart(r.name.c_str(), r.func.ptr());
+    if (f == r.func.ptr()) {  // NumPy's function of the name dispatches nothing (from_dlpack, fft.fftfreq)
+        PyObject *named = numpy_named(r.name);
+        if (named && PyCallable_Check(named) && !PyType_Check(named)) return named;
+    }
+    return f;
 }
 
 /// A NumPy ufunc with one input and one output, else null.
@@ -364,16 +369,28 @@ void export_function(nb::module_ &m) {
         }
     });
     {
-        // A Function running a NumPy ufunc reports numpy.ufunc as its __class__, which isinstance()
-        // consults: isinstance(np.add, np.ufunc) holds as in NumPy (NumPy's own
-        // testing.overrides.allows_array_ufunc_override asks exactly that), while type(np.add) is
-        // still Function. Put into the type's dict: setattr(type, "__class__") sets the metaclass.
-        nb::object ufunc_type = nb::module_::import_("numpy").attr("ufunc");
-        nb::object getter = nb::cpp_function([ufunc_type](nb::handle s) -> nb::object {
+        // A Function reports the class of NumPy's callable it stands for as its __class__, which
+        // isinstance() consults, where that class is a ufunc, a builtin function or method, or
+        // NumPy's array-function dispatcher: isinstance(np.add, np.ufunc) holds as in NumPy
+        // (NumPy's own testing.overrides.allows_array_ufunc_override asks exactly that), and so
+        // do isinstance(np.array, types.BuiltinFunctionType) (lmfit) and inspect.isbuiltin(),
+        // while type(np.add) is still Function. (Not types.FunctionType: inspect would take it
+        // for a Python function.) Put into the type's dict: setattr(type, "__class__") sets the
+        // metaclass.
+        nb::object numpy = nb::module_::import_("numpy");
+        nb::object ufunc_type = numpy.attr("ufunc");
+        nb::object dispatcher_type = nb::borrow((PyObject *) Py_TYPE(numpy.attr("concatenate").ptr()));
+        nb::object getter = nb::cpp_function([ufunc_type, dispatcher_type](nb::handle s) -> nb::object {
             Routed &r = *nb::inst_ptr<Routed>(s.ptr());
             if (r.numpy_ufunc.is_valid() ||
                 (r.func.is_valid() && PyObject_TypeCheck(r.func.ptr(), (PyTypeObject *) ufunc_type.ptr())))
                 return ufunc_type;
+            nb::handle numpys = numpy_side(r);
+            if (numpys.is_valid() && !nb::isinstance<Routed>(numpys)) {
+                PyTypeObject *t = Py_TYPE(numpys.ptr());
+                if (t == &PyCFunction_Type || t == (PyTypeObject *) dispatcher_type.ptr())
+                    return nb::borrow((PyObject *) t);
+            }
             return nb::borrow((PyObject *) Py_TYPE(s.ptr()));
         });
         nb::object prop = nb::module_::import_("builtins").attr("property")(getter);
