@@ -123,6 +123,9 @@ def test_the_inherited_default_answers_as_numpys():
     out = np.zeros(2).view(Q)
     assert default(np.ones(2), np.add, "__call__", np.ones(2), np.ones(2), out=(out,)) is NotImplemented
     assert np.ndarray.__array_ufunc__(np.ones(2), np.add, "__call__", wnp.ones(2), 1) is NotImplemented
+    import inspect
+
+    assert inspect.signature(wnp.ndarray.__array_ufunc__) == inspect.signature(np.ndarray.__array_ufunc__)
 
 
 def test_overrides_are_wrapped_once_and_stay_introspectable():

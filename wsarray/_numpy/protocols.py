@@ -117,4 +117,6 @@ def ndarray_array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return getattr(ufunc, method)(*inputs, **kwargs)
 
 
+# inspect.signature(np.ndarray.__array_ufunc__) reads NumPy's (the class's dispatcher forwards it).
+ndarray_array_ufunc.__text_signature__ = _NUMPY_UFUNC_DEFAULT.__text_signature__
 _set_subclass_side("__array_ufunc__", ndarray_array_ufunc)
