@@ -14,7 +14,7 @@ that crashes the interpreter or hangs is recorded as such and the suite runs on 
 (bench/numpy_suite_run.py). Only what passes unswapped counts: the table gives, per library,
 the tests NumPy passes, how many of them pass on wsarray, the crashes and hangs, and the
 failures grouped by cause. ``--install`` (the default) first installs each library from PyPI so
-that its requirements are present (NumPy and SciPy held at the installed versions); the unpacked
+that its requirements are present (NumPy, SciPy and pandas held at the installed versions); the unpacked
 copy shadows the installed one on PYTHONPATH.
 """
 
@@ -103,6 +103,13 @@ LIBRARIES = [
                 "ellipsoid", "misc", "bound_interface", "plateau", "sampler_interface", "periodic", "ncdim",
                 "reflect", "blob", "proposal_stats", "saver", "printing", "insertion_indices")),
             source="py", pytest_args=("-m", "not slow")),
+    Library("scikit-spatial", "10.0.0", "3-D geometry (Point/Vector: ndarray subclasses)", ("tests/unit",),
+            source="src"),
+    Library("findiff", "0.16.0", "finite differences", ("tests",)),
+    Library("ahrs", "0.4.0", "attitude estimation (Quaternion/DCM: ndarray subclasses)", ("tests",)),
+    Library("pingouin", "0.7.0", "statistics on pandas DataFrames", ("tests",), source="src", extra=("mpmath",)),
+    # lifelines 0.30.3 (survival analysis) was measured once by hand with pandas 2.3.3, which it
+    # requires (pandas < 3): installing it here would take pandas 3 away from the others (held below).
 ]
 VARIANTS = ("numpy", "wsarray")
 
@@ -265,13 +272,14 @@ def summarize(library, results):
 
 
 def install(libraries, cache):
-    """The libraries and their test requirements, with NumPy and SciPy held at the versions installed
-    (a library's requirements must not change the NumPy that wsarray was built against)."""
+    """The libraries and their test requirements, with NumPy, SciPy and pandas held at the versions
+    installed (a library's requirements must not change the NumPy that wsarray was built against, nor
+    the pandas the other libraries were measured with)."""
     requirements = [f"{lib.name}=={lib.version}" for lib in libraries] + [r for lib in libraries for r in lib.extra]
     from importlib.metadata import PackageNotFoundError, version
 
     pins = []
-    for name in ("numpy", "scipy"):
+    for name in ("numpy", "scipy", "pandas"):
         try:
             pins.append(f"{name}=={version(name)}")
         except PackageNotFoundError:
