@@ -58,6 +58,13 @@ nb::handle numpy_side(Routed &r) {
     return f;
 }
 
+/// numpy_side() where that is NumPy's own object (not another Function), else null: what
+/// introspection (__wrapped__, __signature__, __class__) answers as.
+nb::handle numpy_object(Routed &r) {
+    nb::handle numpys = numpy_side(r);
+    return numpys.is_valid() && !nb::isinstance<Routed>(numpys) ? numpys : nb::handle();
+}
+
 /// A NumPy ufunc with one input and one output, else null.
 nb::object unary_ufunc(nb::handle f) {
     static nb::object ufunc_type = nb::module_::import_("numpy").attr("ufunc");
@@ -251,8 +258,7 @@ void export_function(nb::module_ &m) {
         // inspect.getsource() reach what NumPy's reach; libraries list "the functions with
         // __wrapped__" to find NumPy's dispatched ones). What a Function runs: __wsarray_runs__.
         if (attr == "__wrapped__") {
-            nb::handle numpys = numpy_side(r);
-            if (numpys.is_valid() && !nb::isinstance<Routed>(numpys)) {
+            if (nb::handle numpys = numpy_object(r)) {
                 if (PyObject *v = PyObject_GetAttrString(numpys.ptr(), "__wrapped__")) return nb::steal(v);
                 PyErr_Clear();
             }
@@ -263,9 +269,8 @@ void export_function(nb::module_ &m) {
         // function has __wrapped__, which inspect.signature() would follow to NumPy's parameters.
         if (attr == "__signature__" && !r.numpy_ufunc.is_valid() && r.func.is_valid() &&
             PyFunction_Check(r.func.ptr())) {
-            nb::handle numpys = numpy_side(r);
-            if (numpys.is_valid() && !numpys.is(r.func) && !nb::isinstance<Routed>(numpys) &&
-                PyObject_HasAttrString(numpys.ptr(), "__wrapped__")) {
+            nb::handle numpys = numpy_object(r);
+            if (numpys && !numpys.is(r.func) && PyObject_HasAttrString(numpys.ptr(), "__wrapped__")) {
                 static PyObject *signature =  // kept for the process (no destructor after finalization)
                     nb::object(nb::module_::import_("inspect").attr("signature")).release().ptr();
                 return nb::handle(signature)(r.func);
@@ -385,8 +390,7 @@ void export_function(nb::module_ &m) {
             if (r.numpy_ufunc.is_valid() ||
                 (r.func.is_valid() && PyObject_TypeCheck(r.func.ptr(), (PyTypeObject *) ufunc_type.ptr())))
                 return ufunc_type;
-            nb::handle numpys = numpy_side(r);
-            if (numpys.is_valid() && !nb::isinstance<Routed>(numpys)) {
+            if (nb::handle numpys = numpy_object(r)) {
                 PyTypeObject *t = Py_TYPE(numpys.ptr());
                 if (t == &PyCFunction_Type || t == (PyTypeObject *) dispatcher_type.ptr())
                     return nb::borrow((PyObject *) t);
