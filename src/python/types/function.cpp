@@ -217,7 +217,7 @@ PyObject *routed_descr_get(PyObject *self, PyObject *obj, PyObject *type) {
     return guarded([&]() -> PyObject * {
         if (!obj || obj == Py_None) return Py_NewRef(self);
         Routed &r = *nb::inst_ptr<Routed>(self);
-        nb::handle numpys = r.numpy_ufunc.is_valid() ? r.numpy_ufunc : nb::handle(numpy_named(r.name));
+        nb::handle numpys = numpy_object(r);
         if (!numpys.is_valid()) numpys = r.func;
         descrgetfunc get = numpys.is_valid() ? Py_TYPE(numpys.ptr())->tp_descr_get : nullptr;
         if (!get) return Py_NewRef(self);
