@@ -958,3 +958,23 @@ def test_an_object_array_holds_the_array_itself():
         objs[2] = wnp.ones(2)
     with pytest.raises(wnp.WorkspaceError, match="OBJECT_HOLDER"):
         objs[2].sum()
+
+
+def test_an_object_array_built_from_arrays_holds_them():
+    # np.array([x, y], dtype=object) of ragged arrays holds x and y themselves, as NumPy's does
+    # (not a new wrapper per read), in lists, tuples and nested lists, and they stay checked.
+    x, y = wnp.arange(2), wnp.ones(3)
+    for build in (lambda: wnp.array([x, y], dtype=object), lambda: wnp.array((x, y, None), dtype=object),
+                  lambda: wnp.asarray([[x], [y]], dtype=object).ravel()):
+        b = build()
+        assert b[0] is x and b[0] is b[0] and b[1] is y and b.tolist()[1] is y
+    want = np.array([np.arange(2), np.ones(3)], dtype=object)
+    assert repr(wnp.array([x, y], dtype=object)) == repr(want)
+    # Arrays of equal shapes still make a 2-D object array of their values, as in NumPy.
+    same = wnp.array([x, x + 1], dtype=object)
+    assert same.shape == (2, 2) and same.tolist() == [[0, 1], [1, 2]] and type(same[0, 0]) is int
+    with wnp.workspace("OBJECT_BUILDER"):
+        inner = wnp.ones(2)
+        held = wnp.array([inner, wnp.ones(3)], dtype=object).detach()
+    with pytest.raises(wnp.WorkspaceError, match="OBJECT_BUILDER"):
+        held[0].sum()

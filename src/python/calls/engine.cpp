@@ -39,6 +39,9 @@ struct Seen {
     /// NumPy returns that subclass, which wsarray cannot check, so the call is not routed into a
     /// workspace and its results hold plain NumPy memory.
     bool subclass_input = false;
+    /// An Array inside a list or tuple argument was handed to NumPy as its ndarray: NumPy may
+    /// have stored that ndarray in a new object array (np.array([a, b], dtype=object)).
+    bool nested = false;
     /// NumPy ndarrays given as out= (NumPy returns out itself: so does wsarray), borrowed.
     PyObject *numpy_outs[4] = {};
     bool is_numpy_out(PyObject *nd) const {
@@ -106,6 +109,7 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen, int depth = 0) {
         Array &a = array_of(o);
         check_valid(a, name);
         seen.add(a.data().ptr(), o);
+        if (depth > 0) seen.nested = true;
         return nb::handle(a.data()).inc_ref().ptr();
     }
     bool tuple = PyTuple_CheckExact(o);
@@ -139,6 +143,19 @@ bool needs_wrap(PyObject *r, int depth = 0) {
     return false;
 }
 
+/// The items of a new object ndarray that are the ndarrays of Arrays given inside a list become
+/// those Arrays again, the objects NumPy would hold (`np.array([a, b], dtype=object)[0] is a`).
+void restore_items(PyObject *r, const Seen &seen) {
+    Py_ssize_t n = 0;
+    PyObject **items = ndarray_object_items(r, &n);
+    for (Py_ssize_t i = 0; items && i < n; ++i) {
+        PyObject *orig = items[i] && is_ndarray_exact(items[i]) ? seen.original_of(items[i]) : nullptr;
+        if (!orig) continue;
+        Py_INCREF(orig);
+        Py_SETREF(items[i], orig);
+    }
+}
+
 /// New reference to `r` with ndarrays wrapped as wsarray.Array (NumPy's scalars stay NumPy's
 /// scalars: immutable values, as NumPy returns them). Lists and
 /// tuples are rebuilt only if they hold something to wrap: a list NumPy returns (an element of an
@@ -153,6 +170,7 @@ PyObject *wrap(PyObject *r, const Seen &seen, int depth = 0) {
             Py_INCREF(orig);
             return orig;
         }
+        if (seen.nested && !ndarray_base(r)) restore_items(r, seen);
         PyObject *base = seen.array_holding(ndarray_base(r));
         // A block allocated during this call (and held by the result): its workspace is known.
         if (wsa::Workspace *ws = routed_owner_of(ndarray_data(r))) return make_array(r, token_of_target(ws), base);
@@ -211,7 +229,7 @@ Seen seen_with_self(PyObject *self_array) {
 
 /// apply() for calls with many positional arguments: through a new argument tuple.
 nb::object apply_tuple(const char *name, PyObject *func, PyObject *args, PyObject *kwargs, Seen &seen) {
-    nb::object uargs = nb::steal(unwrap(args, name, seen));
+    nb::object uargs = nb::steal(unwrap(args, name, seen, -1));  // its items at depth 0, as positional arguments
     nb::object ukwargs = unwrap_kwargs(kwargs, name, seen);
     return routed_call(name, seen.subclass_input ? nullptr : current_target(), [&] {
         return PyObject_Call(func, uargs.ptr(), ukwargs ? ukwargs.ptr() : nullptr);

@@ -66,5 +66,12 @@ bool ndarray_void(PyObject *o) { return PyArray_DESCR((PyArrayObject *) o)->type
 bool ndarray_dtype_metadata(PyObject *o) { return PyDataType_METADATA(PyArray_DESCR((PyArrayObject *) o)) != nullptr; }
 bool ndarray_writeable(PyObject *o) { return PyArray_ISWRITEABLE((PyArrayObject *) o); }
 bool ndarray_owns_data(PyObject *o) { return PyArray_CHKFLAGS((PyArrayObject *) o, NPY_ARRAY_OWNDATA); }
+PyObject **ndarray_object_items(PyObject *o, Py_ssize_t *n) {
+    auto *a = (PyArrayObject *) o;
+    if (PyArray_DESCR(a)->type_num != NPY_OBJECT || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISWRITEABLE(a))
+        return nullptr;
+    *n = PyArray_SIZE(a);
+    return (PyObject **) PyArray_DATA(a);
+}
 
 } // namespace wsa_py

@@ -41,5 +41,8 @@ bool ndarray_dtype_metadata(PyObject *o);
 bool ndarray_writeable(PyObject *o);
 /// Does the ndarray own its data (NumPy allocated it for this array)?
 bool ndarray_owns_data(PyObject *o);
+/// The items of a writeable C-contiguous object ndarray, their count in `*n` (borrowed; null for
+/// any other ndarray).
+PyObject **ndarray_object_items(PyObject *o, Py_ssize_t *n);
 
 } // namespace wsa_py
