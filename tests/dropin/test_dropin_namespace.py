@@ -764,3 +764,18 @@ def test_functions_are_instances_of_numpys_callable_classes():
         assert ours == theirs and hash(ours) == hash(theirs) and {theirs: 1}[ours] == 1
     assert isinstance(wnp.from_dlpack, types.BuiltinFunctionType)
     assert list(inspect.signature(wnp.from_dlpack).parameters) == ["x", "device", "copy"]
+
+
+def test_functions_answer_numpys_private_and_builtin_attributes():
+    # What NumPy's function has and wsarray's Function does not define (ufunc private methods,
+    # a builtin's __self__) is NumPy's; names NumPy's lacks stay an AttributeError naming wsarray's.
+    x = wnp.arange(3.0)
+    assert wnp.array.__self__ is np.array.__self__ and not hasattr(wnp.sum, "__self__")
+    dtypes = (np.dtype("f8"), np.dtype("i4"), None)
+    assert wnp.add._resolve_dtypes_and_context(dtypes)[0] == np.add._resolve_dtypes_and_context(dtypes)[0]
+    assert callable(wnp.multiply._get_strided_loop)
+    assert np.asarray(wnp.add.reduce(x)) == 3.0
+    for name in ("_no_such", "__no_such__"):
+        with pytest.raises(AttributeError, match=f"wsarray.sum has no attribute '{name}'"):
+            getattr(wnp.sum, name)
+    assert all(hasattr(wnp.add, n) == hasattr(np.add, n) for n in dir(np.add))

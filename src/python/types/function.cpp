@@ -294,8 +294,20 @@ void export_function(nb::module_ &m) {
             if (impl.is_none()) raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
             return nb::cast(Routed{impl, r.name + "._implementation"}, nb::rv_policy::move);
         }
-        if (attr.size() > 1 && attr[0] == '_')
-            raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+        if (attr.size() > 1 && attr[0] == '_') {
+            // NumPy's private and builtin attributes (ufunc._resolve_dtypes_and_context,
+            // array.__self__) as NumPy's function of the same name has them, never those of the
+            // Python function wsarray may run instead.
+            nb::handle numpys = numpy_object(r);
+            nb::object v = numpys ? nb::steal(PyObject_GetAttrString(numpys.ptr(), attr.c_str())) : nb::object();
+            if (!v) {
+                PyErr_Clear();
+                raise(PyExc_AttributeError, "wsarray." + r.name + " has no attribute '" + attr + "'");
+            }
+            if (PyCallable_Check(v.ptr()) && !PyType_Check(v.ptr()) && !PyModule_Check(v.ptr()))
+                return nb::cast(Routed{v, r.name + "." + attr}, nb::rv_policy::move);
+            return v;
+        }
         nb::object v = nb::steal(PyObject_GetAttrString(r.func.ptr(), attr.c_str()));
         if (!v && r.numpy_ufunc.is_valid()) {
             PyErr_Clear();
