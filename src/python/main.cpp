@@ -4,6 +4,7 @@
 #include "common/errors.h"
 #include "types/function.h"
 #include "common/gate.h"
+#include "common/gil.h"
 #include "common/hooks.h"
 #include "common/signal_deferral.h"
 #include "fast/fusion.h"
@@ -20,6 +21,7 @@
 
 NB_MODULE(_native, m) {
     using namespace wsa_py;
+    install_exit_guard();          // a daemon thread CPython ends at exit parks, never aborts (gil.h)
     register_workspace_binding();  // what the bindings keep per workspace, before the first one
     init_numpy_alloc();          // NumPy's C API and the allocation handler, before anything else
     init_ndarray_pool(m);        // dead ndarrays kept for the next result

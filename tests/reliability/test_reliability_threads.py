@@ -192,3 +192,43 @@ def test_concurrent_create_destroy_and_stats_across_threads():
 
     run_threads(work, 6)
     assert wnp._native._zombie_bytes() == 0
+
+
+DAEMON_AT_EXIT = """
+import sys, threading, time
+import wsarray as np
+kind = sys.argv[1]
+x = np.ones(1_000_000) * 2
+fused = np.fuse(lambda a, b: a * b + 1)
+def slow(*args, **kwargs):
+    time.sleep(0.0005)
+    return 1
+def loop():
+    while True:
+        if kind == "ufunc": np.exp(x)
+        elif kind == "operator": x * 3
+        elif kind == "sum": x.sum()
+        elif kind == "workspace":
+            with np.workspace("DAEMON"):
+                (x + 1).sum()
+        elif kind == "fuse": fused(x, x)
+        elif kind == "callback": x.__array_function__(slow, (type(x),), (x,), {})
+        elif kind == "python": np.apply_along_axis(lambda r: slow() + r.sum(), 1, x.reshape(1000, 1000)[:4])
+for _ in range(3):
+    threading.Thread(target=loop, daemon=True).start()
+time.sleep(0.3)
+print("main exits")
+"""
+
+
+@pytest.mark.parametrize("kind", ["ufunc", "operator", "sum", "workspace", "fuse", "callback", "python"])
+def test_daemon_threads_inside_wsarray_calls_let_the_interpreter_exit(kind):
+    # CPython ends a daemon thread that takes the GIL back after exit began (pthread_exit, an unwind
+    # through wsarray's frames): the process exits cleanly, as with NumPy, never aborts or crashes.
+    import subprocess
+    import sys
+
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", DAEMON_AT_EXIT, kind], capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stdout) == (0, "main exits\n"), done.stderr[-2000:]
+        assert "terminate" not in done.stderr

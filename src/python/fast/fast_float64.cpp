@@ -1,6 +1,7 @@
 /// src/python/fast/fast_float64.cpp -- the operators' lean path for float64 arrays (see fast_float64.h):
 /// operands classified as rows of doubles, the C++ kernels run on them (large ones without the
 /// GIL), floating-point errors reported through NumPy, and temporary elision.
+#include "common/gil.h"
 #include "numpy_access/numpy_api.h"
 
 #include "fast/fast_float64.h"
@@ -248,13 +249,13 @@ wsa::OutGrid out_grid_of(PyArrayObject *nd, std::size_t cols) {
 int run_binary(wsa::BinaryOp op, std::size_t rows, std::size_t cols, const wsa::Grid &a, const wsa::Grid &b,
                const wsa::OutGrid &out) {
     if (rows * cols < wsa::kParallelThreshold) return wsa::binary_f64(op, rows, cols, a, b, out);
-    nb::gil_scoped_release unlocked;
+    GilReleased unlocked;
     return wsa::binary_f64(op, rows, cols, a, b, out);
 }
 
 void run_unary(wsa::UnaryOp op, std::size_t rows, std::size_t cols, const wsa::Grid &a, const wsa::OutGrid &out) {
     if (rows * cols < wsa::kParallelThreshold) return wsa::unary_f64(op, rows, cols, a, out);
-    nb::gil_scoped_release unlocked;
+    GilReleased unlocked;
     wsa::unary_f64(op, rows, cols, a, out);
 }
 
@@ -291,7 +292,7 @@ PyObject *fast_sum(PyObject *x, const char *fn, bool mean) {
     if (n < wsa::kParallelThreshold) {
         total = wsa::sum_f64(a.grid.data, n, flags);
     } else {
-        nb::gil_scoped_release unlocked;
+        GilReleased unlocked;
         total = wsa::sum_f64(a.grid.data, n, flags);
     }
     report_reduce_errors(flags);

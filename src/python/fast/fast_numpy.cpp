@@ -1,6 +1,7 @@
 /// src/python/fast/fast_numpy.cpp -- lean paths through NumPy's own loops (see fast_numpy.h): a 1-input
 /// ufunc or a small reduction run as NumPy's strided loop on a workspace output, and creation
 /// functions allocating straight in the workspace.
+#include "common/gil.h"
 #include "numpy_access/numpy_api.h"
 
 #include "fast/fast_numpy.h"
@@ -133,7 +134,7 @@ int run_loop(const UfuncCallInfo *info, char *const *data, const npy_intp *dims,
              PyArrayObject *a, PyArrayObject *b = nullptr) {
     if (work <= kReleaseGil) return info->strided_loop(info->context, data, dims, strides, info->auxdata);
     nb::object keep_a = nb::borrow((PyObject *) a), keep_b = nb::borrow((PyObject *) b);
-    nb::gil_scoped_release unlocked;
+    GilReleased unlocked;
     return info->strided_loop(info->context, data, dims, strides, info->auxdata);
 }
 

@@ -8,6 +8,7 @@
 /// buffer of the thread. Results are NumPy's bit for bit (the same loops on the same values).
 /// When a loop raises a floating-point flag or fails, the runner says so and the caller redoes
 /// the work through NumPy's Python calls, which report exactly as NumPy does (np.errstate).
+#include "common/gil.h"
 #include "numpy_access/numpy_api.h"
 
 #include "fast/fusion.h"
@@ -206,7 +207,7 @@ template <class Finish> bool run_ranges(const Plan &p, const std::vector<std::pa
         fp_clear();
     };
     {
-        nb::gil_scoped_release release;  // NumPy's numeric loops need no Python
+        GilReleased release;  // NumPy's numeric loops need no Python
         if (parts <= 1) work(0);
         else wsa::parallel_for(parts, work);
     }
