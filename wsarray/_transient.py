@@ -8,20 +8,32 @@ thread makes a transient workspace (and in any case when the thread ends, as all
 """
 
 import collections
+import functools
 import itertools
+import sys
 import threading
 import weakref
 
 from . import _native
+from ._interrupts import shielded
 
 __all__ = ["transient_workspace"]
 
 _numbers = itertools.count(1)
 _lock = threading.Lock()
 _pending = collections.defaultdict(list)  # owner thread -> labels whose handle died elsewhere
+_watchers = {}  # weakref to a handle -> (its label, the thread that made it), until the handle dies
 
 
-def _retire(label, owner):
+# The bookkeeping runs shielded (wsarray/_interrupts.py): a Ctrl-C landing between making a
+# workspace and watching its handle, or inside the callback of a dying handle, would otherwise
+# leave a workspace nobody destroys. The callback is C up to the shield (a partial of shielded,
+# not a Python finalizer); a signal that arrived just before it runs is handled first and stops
+# it, which leaves that handle's entry behind: the next sweep finds it dead and retires it.
+def _retire(watcher):
+    label, owner = _watchers.pop(watcher, (None, None))
+    if label is None or sys.is_finalizing():
+        return
     if threading.get_ident() == owner:
         if _native._exists(label):
             _native._destroy(label)
@@ -31,12 +43,22 @@ def _retire(label, owner):
 
 
 def _sweep():
+    for watcher in list(_watchers):  # a copy: other threads add and remove meanwhile
+        if watcher() is None:
+            _retire(watcher)
     me = threading.get_ident()
     with _lock:
         labels = _pending.pop(me, ())
     for label in labels:
         if _native._exists(label):
             _native._destroy(label)
+
+
+def _make(name, config):
+    _sweep()
+    handle = _native.workspace(name, config)
+    _watchers[weakref.ref(handle, functools.partial(shielded, _retire))] = (name, threading.get_ident())
+    return handle
 
 
 def transient_workspace(config=None, *, label="transient"):
@@ -52,8 +74,4 @@ def transient_workspace(config=None, *, label="transient"):
     elif not isinstance(config, _native.WorkspaceConfig):
         raise TypeError(f"wsarray.transient_workspace(): config must be a wsarray.WorkspaceConfig, "
                         f"not {type(config).__name__}")
-    _sweep()
-    name = f"{label}#{next(_numbers)}"
-    handle = _native.workspace(name, config)
-    weakref.finalize(handle, _retire, name, threading.get_ident()).atexit = False
-    return handle
+    return shielded(_make, f"{label}#{next(_numbers)}", config)

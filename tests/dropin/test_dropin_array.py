@@ -978,3 +978,47 @@ def test_an_object_array_built_from_arrays_holds_them():
         held = wnp.array([inner, wnp.ones(3)], dtype=object).detach()
     with pytest.raises(wnp.WorkspaceError, match="OBJECT_BUILDER"):
         held[0].sum()
+
+
+def test_an_object_array_holds_the_list_given_it():
+    # objs[i] = [x] stores that very list (appends show through), as NumPy does; a list built
+    # into an object array by np.array is the caller's list too; stale Arrays inside are refused.
+    x, y = wnp.zeros(2), wnp.ones(3)
+    lst, tup = [x], (x, 1)
+    objs = wnp.empty(3, dtype=object)
+    objs[0], objs[1] = lst, tup
+    assert objs[0] is lst and objs[0][0] is x and objs[1] is tup
+    objs[0].append("more")
+    assert len(lst) == 2
+    objs[1:3] = [x, y]
+    assert objs[1] is x and objs[2] is y
+    assert wnp.array([1, lst], dtype=object)[1] is lst
+    want = np.empty(3, dtype=object)
+    want[0], want[1], want[2] = [np.zeros(2), "more"], np.zeros(2), np.ones(3)
+    assert repr(objs) == repr(want)
+    with wnp.workspace("LIST_HOLDER"):
+        inner = wnp.ones(2)
+        objs[0] = [inner]
+    with pytest.raises(wnp.WorkspaceError, match="LIST_HOLDER"):
+        objs[0][0].sum()
+    with pytest.raises(wnp.WorkspaceError, match="LIST_HOLDER"):
+        objs[2] = [1, [inner]]
+    assert objs[2] is y
+
+
+def test_reduce_and_reduce_ex_answer_as_numpys():
+    # a.__reduce__() (copy, some serializers) pickles as pickle does, a stale array of a living
+    # workspace included; __reduce_ex__ parses its protocol as NumPy does (its errors).
+    import pickle
+
+    with wnp.workspace("REDUCED"):
+        stale = wnp.arange(3.0) + 1
+    for a in (wnp.arange(3.0), stale):
+        rebuild, args = a.__reduce__()
+        assert np.asarray(rebuild(*args)).tolist() == np.asarray(pickle.loads(pickle.dumps(a))).tolist()
+    assert np.asarray(rebuild(*args)).tolist() == [1.0, 2.0, 3.0]
+    for protocol in (2**70, "x", 2.0):
+        with pytest.raises((OverflowError, TypeError)) as want:
+            np.arange(3.0).__reduce_ex__(protocol)
+        with pytest.raises(want.type, match=str(want.value).split(" ")[0]):
+            wnp.arange(3.0).__reduce_ex__(protocol)

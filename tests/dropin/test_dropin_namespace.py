@@ -779,3 +779,25 @@ def test_functions_answer_numpys_private_and_builtin_attributes():
         with pytest.raises(AttributeError, match=f"wsarray.sum has no attribute '{name}'"):
             getattr(wnp.sum, name)
     assert all(hasattr(wnp.add, n) == hasattr(np.add, n) for n in dir(np.add))
+
+
+def test_setting_a_functions_attribute_follows_numpys_function():
+    # Read-only where NumPy's is (ufunc.nin, a builtin's __name__, no __dict__ on a builtin);
+    # anything else, None included, is stored on wsarray's function, never on NumPy's.
+    for ours, theirs, attr in ((wnp.add, np.add, "nin"), (wnp.add, np.add, "__name__"),
+                               (wnp.array, np.array, "__doc__"), (wnp.array, np.array, "anything")):
+        with pytest.raises(AttributeError) as want:
+            setattr(theirs, attr, None)
+        with pytest.raises(AttributeError) as got:
+            setattr(ours, attr, None)
+        assert str(got.value) == str(want.value)
+    doc = wnp.sum.__doc__
+    try:
+        wnp.sum.__doc__ = None
+        wnp.add.tag = None
+        assert wnp.sum.__doc__ is None and wnp.add.tag is None and np.sum.__doc__ == doc
+        assert not hasattr(np.add, "tag")
+    finally:
+        wnp.sum.__doc__ = doc
+        del wnp.add.tag
+    assert wnp.sum.__doc__ == doc

@@ -1,7 +1,7 @@
 """Interrupt storms: a signal handler that raises KeyboardInterrupt on the main thread every
 0.3-1 ms while it calls every blocking API of wsarray's pools and pipeline (ParallelInference's
 output/submit/shutdown, AsyncIterator's next/reset/close with a thread or worker processes,
-ParallelWrapper.fit). An interrupt may land between any two bytecodes of wsarray's Python code;
+ParallelWrapper.fit, transient workspaces). An interrupt may land between any two bytecodes of wsarray's Python code;
 afterwards nothing hangs (each run is bounded by its subprocess's timeout), no thread of wsarray's
 is left, no worker process is left, every request
 is answered once, and batches arrive in order, none twice.
@@ -232,12 +232,34 @@ PROCESS_INFERENCE = INFERENCE.replace("ParallelInference(lambda x: x * 2.0, work
         assert not multiprocessing.active_children(), multiprocessing.active_children()
         print("ok", counts, closing)"""))
 
+TRANSIENT = PRELUDE + textwrap.dedent("""
+    import gc
+
+    def cycles():
+        for _ in range(20):
+            with np.transient_workspace() as ws:
+                (np.ones(1000) + 1).sum()
+
+    def transient_alive():
+        return [k for k in np.memory.allocation_statistics() if k.startswith("transient#")]
+
+    counts = {"done": 0, "interrupted": 0}
+    storm(2.0, cycles, counts)
+    assert counts["interrupted"] > 10, counts
+    gc.collect()
+    keep = np.transient_workspace()  # sweeps what an interruption left behind
+    assert transient_alive() == [keep.name], transient_alive()
+    del keep
+    assert transient_alive() == []
+    print("ok", counts)
+""")
+
 
 @pytest.mark.parametrize("interval", [0.0003, 0.001])
 @pytest.mark.parametrize("script", [INFERENCE, PROCESS_INFERENCE, ITERATOR, PROCESS_ITERATOR, WRAPPER,
-                                    PROCESS_WRAPPER],
+                                    PROCESS_WRAPPER, TRANSIENT],
                          ids=["inference", "process-inference", "iterator", "process-iterator", "wrapper",
-                              "process-wrapper"])
+                              "process-wrapper", "transient-workspace"])
 def test_interrupt_storms_never_hang_leak_lose_or_reorder(script, interval):
     proc = subprocess.run([sys.executable, "-P", "-c", script, str(interval)], capture_output=True, text=True,
                           timeout=120)

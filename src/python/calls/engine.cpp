@@ -42,6 +42,14 @@ struct Seen {
     /// An Array inside a list or tuple argument was handed to NumPy as its ndarray: NumPy may
     /// have stored that ndarray in a new object array (np.array([a, b], dtype=object)).
     bool nested = false;
+    /// (list or tuple handed to NumPy, the argument's own it was rebuilt from), borrowed: both
+    /// live until the call returns. NumPy stores such a list whole in a new object array.
+    std::vector<std::pair<PyObject *, PyObject *>> rebuilt;
+    PyObject *rebuilt_from(PyObject *o) const {
+        for (auto &p : rebuilt)
+            if (p.first == o) return p.second;
+        return nullptr;
+    }
     /// NumPy ndarrays given as out= (NumPy returns out itself: so does wsarray), borrowed.
     PyObject *numpy_outs[4] = {};
     bool is_numpy_out(PyObject *nd) const {
@@ -122,6 +130,7 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen, int depth = 0) {
             if (tuple) PyTuple_SET_ITEM(out.ptr(), i, item);
             else PyList_SET_ITEM(out.ptr(), i, item);
         }
+        if (depth > 0) seen.rebuilt.emplace_back(out.ptr(), o);
         return out.release().ptr();
     }
     if (is_ndarray(o) && !is_ndarray_exact(o)) seen.subclass_input = true;
@@ -143,13 +152,16 @@ bool needs_wrap(PyObject *r, int depth = 0) {
     return false;
 }
 
-/// The items of a new object ndarray that are the ndarrays of Arrays given inside a list become
-/// those Arrays again, the objects NumPy would hold (`np.array([a, b], dtype=object)[0] is a`).
+/// The items of a new object ndarray that are the ndarrays of Arrays given inside a list, or the
+/// lists rebuilt around them, become the argument's own objects again, which NumPy would hold
+/// (`np.array([a, b], dtype=object)[0] is a`, `np.array([1, [a]], dtype=object)[1] is that list`).
 void restore_items(PyObject *r, const Seen &seen) {
     Py_ssize_t n = 0;
     PyObject **items = ndarray_object_items(r, &n);
     for (Py_ssize_t i = 0; items && i < n; ++i) {
-        PyObject *orig = items[i] && is_ndarray_exact(items[i]) ? seen.original_of(items[i]) : nullptr;
+        PyObject *item = items[i], *orig = nullptr;
+        if (item && is_ndarray_exact(item)) orig = seen.original_of(item);
+        else if (item && (PyList_CheckExact(item) || PyTuple_CheckExact(item))) orig = seen.rebuilt_from(item);
         if (!orig) continue;
         Py_INCREF(orig);
         Py_SETREF(items[i], orig);
@@ -245,6 +257,17 @@ nb::object wrap_derived(nb::handle r, Array &a, nb::handle source) {
     if (is_ndarray_exact(r.ptr()) && r.ptr() != a.data().ptr() && ndarray_base(r.ptr()) == a.data().ptr())
         return nb::steal(make_array(r.ptr(), a.token, source.ptr()));
     return wrap_ndarray(r, source);
+}
+
+/// Check every Array in `o` (itself, or in its lists and tuples) for an ended cycle.
+void check_arrays_in(PyObject *o, const char *name, int depth) {
+    if (is_array(o)) {
+        check_valid(array_of(o), name);
+        return;
+    }
+    if (depth >= kMaxNesting || !(PyList_CheckExact(o) || PyTuple_CheckExact(o))) return;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(o); ++i)
+        check_arrays_in(PySequence_Fast_GET_ITEM(o, i), name, depth + 1);
 }
 
 nb::object wrap_ndarray(nb::handle nd, nb::handle source) {

@@ -33,6 +33,10 @@ bool foreign_override(PyObject *o, Protocol which);
 /// Is a wsarray.Array among the arguments (also inside their lists and tuples)?
 bool holds_array(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs);
 
+/// Raise WorkspaceError, named after `name`, if an Array in `o` (itself, or in its lists and
+/// tuples) belongs to an ended cycle.
+void check_arrays_in(PyObject *o, const char *name, int depth = 0);
+
 /// Wrap an ndarray in a new wsarray.Array (anything else is returned as it is); `source`: the Array it was taken
 /// from (a view of it gets it as its base; its own ndarray comes back as `source` itself).
 nb::object wrap_ndarray(nb::handle nd, nb::handle source = nb::handle());

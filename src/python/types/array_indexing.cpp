@@ -225,10 +225,12 @@ int array_ass_subscript(PyObject *s, PyObject *key, PyObject *value) {
             return 0;
         }
         if (is_basic_index(key)) {
-            if (is_array(value) && PyArray_TYPE((PyArrayObject *) a.data().ptr()) == NPY_OBJECT) {
+            if ((is_array(value) || PyList_CheckExact(value) || PyTuple_CheckExact(value)) &&
+                PyArray_TYPE((PyArrayObject *) a.data().ptr()) == NPY_OBJECT) {
                 // An object array holds the Array itself, as NumPy holds the array object (so
-                // `objs[i] = x; objs[i] is x`): checked now, then handed to NumPy as it is.
-                self_of(value, "ndarray.__setitem__");
+                // `objs[i] = x; objs[i] is x`), and a list holding Arrays is that very list
+                // (`objs[i] = [x]; objs[i] is` it): checked now, then handed to NumPy as it is.
+                check_arrays_in(value, "ndarray.__setitem__");
                 routed_call("ndarray.__setitem__", current_target(), [&] {
                     return PyObject_SetItem(a.data().ptr(), key, value) < 0 ? nullptr : Py_NewRef(Py_None);
                 });

@@ -242,7 +242,7 @@ void export_array_protocols(ArrayDefs &cls) {
         nb::object args = nb::make_tuple(memo.is_none() ? nb::object(nb::dict()) : nb::borrow(memo));
         return apply("ndarray.__deepcopy__", f.ptr(), args.ptr(), nullptr);
     }, nb::arg("memo").none());
-    cls.def("__reduce_ex__", [](nb::handle s, int /* protocol: the pickler decides out-of-band buffers */) {
+    auto reduce = [](nb::handle s) {
         // Pickling reads the array's own memory, which a workspace never reuses while the Array
         // holds it: an array whose cycle ended still pickles (a multiprocessing.Queue pickles on
         // its feeder thread after put() returned, maybe after the cycle: the item must arrive, not
@@ -256,7 +256,20 @@ void export_array_protocols(ArrayDefs &cls) {
         // whose buffer protocol 5 hands out of band: no copy (Dask, Ray, multiprocessing).
         nb::object nd = a.token.ws ? nb::object(a.data().attr("copy")()) : a.data();
         return nb::make_tuple(ws.attr("_rebuild_array"), nb::make_tuple(nd));
-    });
+    };
+    // Both as NumPy's ndarray has them (its own __reduce__, inherited, would read a stale Array's
+    // fields and fail inside NumPy with a SystemError).
+    cls.def("__reduce__", reduce);
+    cls.def("__reduce_ex__", [reduce](nb::handle s, nb::handle protocol) {
+        // The protocol as NumPy parses it ("i"): its errors; the pickler decides out-of-band buffers.
+        if (!PyIndex_Check(protocol.ptr()) || PyFloat_Check(protocol.ptr()))
+            raise(PyExc_TypeError,
+                  std::string("'") + Py_TYPE(protocol.ptr())->tp_name + "' object cannot be interpreted as an integer");
+        long p = PyLong_AsLong(protocol.ptr());
+        if (p == -1 && PyErr_Occurred()) throw nb::python_error();
+        if (p < INT_MIN || p > INT_MAX) raise(PyExc_OverflowError, "signed integer is greater than maximum");
+        return reduce(s);
+    }, nb::arg("protocol").none());
     cls.set("__array_priority__", nb::int_(100));
 }
 

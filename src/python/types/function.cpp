@@ -65,6 +65,22 @@ nb::handle numpy_object(Routed &r) {
     return numpys.is_valid() && !nb::isinstance<Routed>(numpys) ? numpys : nb::handle();
 }
 
+/// Setting `attr` on NumPy's function `numpys` raises (read-only attributes: ufunc.nin,
+/// builtin.__name__; a builtin has no __dict__ at all): the same error for wsarray's.
+void refuse_as_numpy(nb::handle numpys, const std::string &attr) {
+    PyTypeObject *t = Py_TYPE(numpys.ptr());
+    nb::str name(attr.c_str());
+    PyObject *descr = _PyType_Lookup(t, name.ptr());  // borrowed
+    bool read_only = false;
+    if (descr && Py_TYPE(descr) == &PyGetSetDescr_Type) read_only = !((PyGetSetDescrObject *) descr)->d_getset->set;
+    else if (descr && Py_TYPE(descr) == &PyMemberDescr_Type)
+        read_only = ((PyMemberDescrObject *) descr)->d_member->flags & READONLY;
+    if (read_only)
+        raise(PyExc_AttributeError, "attribute '" + attr + "' of '" + t->tp_name + "' objects is not writable");
+    if (!descr && t->tp_dictoffset == 0)
+        raise(PyExc_AttributeError, std::string("'") + t->tp_name + "' object has no attribute '" + attr + "'");
+}
+
 /// A NumPy ufunc with one input and one output, else null.
 nb::object unary_ufunc(nb::handle f) {
     static nb::object ufunc_type = nb::module_::import_("numpy").attr("ufunc");
@@ -376,9 +392,10 @@ void export_function(nb::module_ &m) {
     // Setting and deleting attributes, as NumPy's functions allow (they have a __dict__).
     cls.def("__setattr__", [](Routed &r, const std::string &attr, nb::object value) {
         if (attr == "__class__") raise(PyExc_TypeError, "wsarray." + r.name + ": __class__ cannot be set");
+        if (nb::handle numpys = numpy_object(r)) refuse_as_numpy(numpys, attr);
         if (!r.attrs.is_valid()) r.attrs = nb::dict();
         r.attrs[attr.c_str()] = std::move(value);
-    });
+    }, nb::arg("name"), nb::arg("value").none());
     cls.def("__delattr__", [](Routed &r, const std::string &attr) {
         if (!r.attrs.is_valid() || PyDict_DelItemString(r.attrs.ptr(), attr.c_str()) < 0) {
             PyErr_Clear();
