@@ -269,3 +269,21 @@ def test_out_receives_a_strided_result_like_the_heat_stencil():
     x = wnp.asarray(np.arange(10.0))
     wnp.fuse(lambda a: a * 2)(x, out=x)
     assert np.asarray(x).tolist() == [2.0 * k for k in range(10)]
+
+
+@pytest.mark.parametrize("n", [8, 100_000])
+def test_out_casts_as_a_ufuncs_out_does(n):
+    # A float result into an int array is NumPy's same-kind casting error at every size (small
+    # calls run the function eagerly, large ones by blocks), never a silent truncation; a
+    # same-kind out (float32) receives the result cast, as np.multiply(..., out=) does.
+    x = wnp.asarray(np.linspace(0.0, 1.0, n))
+    fused = wnp.fuse(lambda a, b: a * b + 0.5)
+    with pytest.raises(TypeError) as want:
+        np.multiply(np.asarray(x), np.asarray(x), out=np.empty(n, np.int64))
+    ints = wnp.zeros(n, dtype=wnp.int64)
+    with pytest.raises(TypeError, match="Cannot cast"):
+        fused(x, x, out=ints)
+    assert isinstance(want.value, TypeError) and not np.asarray(ints).any()
+    singles = wnp.empty(n, dtype=wnp.float32)
+    assert fused(x, x, out=singles) is singles
+    assert np.array_equal(np.asarray(singles), (np.asarray(x) * np.asarray(x) + 0.5).astype(np.float32))

@@ -71,8 +71,9 @@ class Fused:
         return [arrays[k] if k in arrays else scalars[k] for k in range(n)]
 
     def __call__(self, *args: Any, out: Any = None, **kwargs: Any) -> Any:
-        """Call the function on ``args``; ``out=`` (an array of the result's shape and dtype, any
-        strides: ``u[1:-1, 1:-1]``) receives an elementwise result instead of a new array."""
+        """Call the function on ``args``; ``out=`` (an array of the result's shape, any strides:
+        ``u[1:-1, 1:-1]``, of its dtype or one NumPy casts it to under ``same_kind``) receives an
+        elementwise result instead of a new array."""
         from .._native import Array
         if not kwargs and _small_same_shape(args, Array):
             # Every temporary fits in cache anyway, and the function's own calls (wsarray's fast
@@ -118,11 +119,12 @@ class Fused:
         return self._run(plan, arrays, scalars, shape)
 
     def _eager(self, args, out):
-        """The function itself; an out= gets its result as NumPy's assignment would give it."""
+        """The function itself; an out= gets its result under a ufunc's out= rule (same-kind
+        casting: a float result into an int array is NumPy's casting error, not a truncation)."""
         result = self._func(*args)
         if out is None:
             return result
-        out[...] = result
+        np.copyto(out, result, casting="same_kind")
         return out
 
     def _run(self, plan, arrays, scalars, shape):
