@@ -1022,3 +1022,18 @@ def test_reduce_and_reduce_ex_answer_as_numpys():
             np.arange(3.0).__reduce_ex__(protocol)
         with pytest.raises(want.type, match=str(want.value).split(" ")[0]):
             wnp.arange(3.0).__reduce_ex__(protocol)
+
+
+def test_array_protocol_methods_refuse_bad_arguments_as_numpy():
+    # Called by hand with what NumPy's own methods refuse: NumPy's class and message.
+    ours, theirs = wnp.ones(2), np.ones(2)
+    calls = (lambda a: a.__array_wrap__(5), lambda a: a.__array_wrap__([1, 2]),
+             lambda a: a.__array_ufunc__(None, None), lambda a: a.__array_ufunc__(np.add, 3),
+             lambda a: a.__array_function__(None, None, None, None))
+    for call in calls:
+        with pytest.raises(TypeError) as want:
+            call(theirs)
+        with pytest.raises(TypeError) as got:
+            call(ours)
+        assert str(got.value) == str(want.value)
+    assert np.asarray(ours.__array_ufunc__(np.add, "__call__", ours, ours)).tolist() == [2.0, 2.0]

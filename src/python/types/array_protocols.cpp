@@ -156,7 +156,10 @@ void export_array_protocols(ArrayDefs &cls) {
     });
     // The Arrays among the inputs are checked (and unwrapped) by apply(); self needs no extra step.
     cls.def("__array_ufunc__",
-            [](nb::handle, nb::handle ufunc, nb::str method, nb::args inputs, nb::kwargs kwargs) -> nb::object {
+            [](nb::handle, nb::handle ufunc, nb::handle method, nb::args inputs, nb::kwargs kwargs) -> nb::object {
+        if (!PyUnicode_Check(method.ptr()))  // NumPy's check (getattr(ufunc, method)) and message
+            raise(PyExc_TypeError,
+                  std::string("attribute name must be string, not '") + Py_TYPE(method.ptr())->tp_name + "'");
         // NEP 13: an operand of another array library that overrides ufuncs handles the call.
         for (nb::handle x : inputs)
             if (foreign_override(x.ptr(), Protocol::Ufunc)) return nb::borrow(Py_NotImplemented);
@@ -166,7 +169,7 @@ void export_array_protocols(ArrayDefs &cls) {
         std::string name = nb::cast<std::string>(ufunc.attr("__name__"));
         if (nb::cast<std::string>(method) != "__call__") name += "." + nb::cast<std::string>(method);
         return apply(name.c_str(), f.ptr(), inputs.ptr(), kwargs.ptr());
-    });
+    }, nb::arg("ufunc").none(), nb::arg("method").none(), nb::arg("inputs"), nb::arg("kwargs"));
     // a.__array_wrap__(arr, context, return_scalar): NumPy's ndarray method, which Python code in
     // NumPy calls on what passes isinstance(x, ndarray) (apply_along_axis, linalg's _makearray):
     // `arr` as an Array (a view of it; a NumPy subclass loses its subclass, as a view as ndarray
@@ -174,6 +177,9 @@ void export_array_protocols(ArrayDefs &cls) {
     cls.def("__array_wrap__",
             [](nb::handle s, nb::handle arr, nb::handle /* context */, nb::handle return_scalar) {
         self_of(s, "ndarray.__array_wrap__");
+        if (!is_array(arr.ptr()) && !is_ndarray(arr.ptr()))  // NumPy's argument check and message
+            raise(PyExc_TypeError,
+                  std::string("__array_wrap__() argument 1 must be numpy.ndarray, not ") + Py_TYPE(arr.ptr())->tp_name);
         if (is_array(arr.ptr())) {
             nb::object nd = self_of(arr, "ndarray.__array_wrap__").data();
             if (PyObject_IsTrue(return_scalar.ptr()) == 1 && nb::cast<int>(nd.attr("ndim")) == 0)
@@ -202,7 +208,7 @@ void export_array_protocols(ArrayDefs &cls) {
         // bring the call back here.
         nb::object impl = nb::getattr(func, "_implementation", func);
         return apply(name.c_str(), impl.ptr(), args.ptr(), kwargs.ptr());
-    }, nb::arg("func"), nb::arg("types"), nb::arg("args").none(), nb::arg("kwargs").none());
+    }, nb::arg("func").none(), nb::arg("types").none(), nb::arg("args").none(), nb::arg("kwargs").none());
     cls.def("__array_namespace__", [](nb::handle s, nb::handle api_version) {
         self_of(s, "ndarray.__array_namespace__");
         nb::handle ws = hook(Hook::Namespace);
