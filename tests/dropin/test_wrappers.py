@@ -46,6 +46,40 @@ def test_wrapper_of_a_wsarray_array_converts(xp):
     assert xp.asarray(w, dtype=np.int64).tolist() == [0, 1, 2]
 
 
+@pytest.mark.parametrize("xp", [np, wnp], ids=["numpy", "wsarray"])
+def test_asarray_of_a_wrapper_is_the_array_its_array_method_gives(xp):
+    # NumPy returns what __array__ gave, itself, when it is the array asked for (mygrad's tensors
+    # rely on `np.asarray(t) is t.data` and on views keeping their base): so does wsarray.
+    class Wrapper:
+        def __init__(self, value):
+            self.value = value
+
+        def __array__(self, dtype=None, copy=None):
+            return self.value
+
+    a = xp.arange(4.0)
+    view = a[1:]
+    for convert in (xp.asarray, xp.asanyarray):
+        assert convert(Wrapper(a)) is a and convert(Wrapper(view)) is view
+        assert convert(Wrapper(view)).base is a
+        assert convert(Wrapper(a), dtype=np.float64) is a and convert(Wrapper(a), dtype=None) is a
+        cast = convert(Wrapper(a), dtype=np.float32)
+        assert cast.dtype == np.float32 and cast.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert type(xp.asarray(Wrapper(np.arange(2.0)))) is xp.ndarray
+
+    class NotAnArray:
+        def __array__(self, dtype=None, copy=None):
+            return [1, 2]
+
+    with pytest.raises(ValueError, match="^object __array__ method not producing an array$"):
+        xp.asarray(NotAnArray())
+    if xp is wnp:
+        with wnp.workspace("WRAPPED"):
+            inner = wnp.ones(2) + 1
+        with pytest.raises(wnp.WorkspaceError, match="WRAPPED"):
+            wnp.asarray(Wrapper(inner))
+
+
 @pytest.mark.parametrize("name", ["sort", "argsort", "clip", "concatenate", "mean", "unique_values", "cumulative_sum",
                                   "matrix_transpose", "vecdot", "linalg.norm", "fft.fft", "astype", "isdtype"])
 def test_every_function_hands_the_wrapper_numpys_function(name):

@@ -40,6 +40,8 @@ struct Routed {
     int ufunc_nin = 0;
     /// A function with a device= parameter (creation, conversion): its device= is looked at.
     bool takes_device = false;
+    /// NumPy's asarray or asanyarray: an object's __array__ result comes back as it is.
+    bool converts = false;
     /// Attributes set on it, as on a NumPy function (`np.max.__name__ = "max"`, a library's
     /// marker): a dict made on the first one, read before what the function it runs has.
     nb::object attrs;
@@ -120,6 +122,49 @@ void classify(Routed &r, nb::handle real_ufunc) {
                               {"arange", Creation::Arange}})
         if (r.func.is(np.attr(name))) r.creation = kind;
     // clang-format on
+    r.converts = r.func.is(np.attr("asarray")) || r.func.is(np.attr("asanyarray"));
+}
+
+/// np.asarray(obj) of an object that NumPy converts by its __array__ (no buffer, no
+/// __array_struct__ or __array_interface__ first): NumPy returns the ndarray __array__ gave,
+/// itself, when its dtype is the one asked for. When that is an Array, NumPy would only see a
+/// base-class view of it (mygrad's `np.asarray(tensor) is tensor.data`): so __array__ is called
+/// here, as NumPy calls it (the dtype, if given, as its one argument; for a call with no other
+/// keyword), and an Array it returns of that dtype is the result; anything else is converted on
+/// as NumPy would convert it. Null (nothing called) for every other argument.
+PyObject *array_method_result(Routed &r, PyObject *obj, PyObject *kwargs) {
+    static PyObject *array_name = PyUnicode_InternFromString("__array__");
+    static PyObject *struct_name = PyUnicode_InternFromString("__array_struct__");
+    static PyObject *interface_name = PyUnicode_InternFromString("__array_interface__");
+    if (is_array(obj) || is_ndarray(obj) || PyList_Check(obj) || PyTuple_Check(obj) || PyLong_Check(obj) ||
+        PyFloat_Check(obj) || PyComplex_Check(obj) || PyUnicode_Check(obj) || PyObject_CheckBuffer(obj))
+        return nullptr;
+    PyTypeObject *t = Py_TYPE(obj);
+    if (!_PyType_Lookup(t, array_name) || _PyType_Lookup(t, struct_name) || _PyType_Lookup(t, interface_name))
+        return nullptr;
+    PyObject *dtype = kwargs ? PyDict_GetItemString(kwargs, "dtype") : nullptr;  // borrowed
+    if (kwargs && PyDict_GET_SIZE(kwargs) != (dtype ? 1 : 0)) return nullptr;
+    nb::object descr;
+    if (dtype && dtype != Py_None) {
+        static PyObject *dtype_type = nb::object(nb::module_::import_("numpy").attr("dtype")).release().ptr();  // kept
+        descr = nb::steal(PyObject_CallOneArg(dtype_type, dtype));
+        if (!descr) {  // NumPy's own error, from NumPy's own path
+            PyErr_Clear();
+            return nullptr;
+        }
+    }
+    nb::object made = nb::steal(descr ? PyObject_CallMethodOneArg(obj, array_name, descr.ptr())
+                                      : PyObject_CallMethodNoArgs(obj, array_name));
+    if (!made) raise_pending(r.name.c_str());
+    if (!is_array(made.ptr()) && !is_ndarray(made.ptr()))
+        raise(PyExc_ValueError, "object __array__ method not producing an array");
+    if (is_array(made.ptr())) {
+        Array &a = array_of(made.ptr());
+        check_valid(a, r.name.c_str());
+        if (!descr || descr.equal(a.data().attr("dtype"))) return made.release().ptr();
+    }
+    PyObject *arg = made.ptr();
+    return apply_vector(r.name.c_str(), r.func.ptr(), &arg, 1, kwargs).release().ptr();
 }
 
 // Garbage-collector support: a Function wrapping a Python function references that function's
@@ -196,6 +241,8 @@ PyObject *call_routed(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
             if (PyObject *res = fast_ufunc1(*r.cache, r.ufunc.ptr(), r.real_only, args[0], r.name.c_str())) return res;
         if (r.creation != Creation::None)
             if (PyObject *res = fast_create(r.creation, args, nargs, kwargs)) return res;
+        if (r.converts && nargs == 1)
+            if (PyObject *res = array_method_result(r, args[0], no_kwargs ? nullptr : kwargs)) return res;
         return apply_vector(r.name.c_str(), r.func.ptr(), args, nargs, kwargs, nullptr, r.ufunc_nin ? r.ufunc_nin : -1)
             .release()
             .ptr();
@@ -248,7 +295,7 @@ PyType_Slot routed_slots[] = {{Py_tp_traverse, (void *) routed_traverse}, {Py_tp
                               {Py_tp_clear, (void *) routed_clear},       {Py_tp_call, (void *) routed_call},
                               {Py_tp_members, (void *) routed_members},   {0, nullptr}};
 
-} // namespace
+}  // namespace
 
 void export_function(nb::module_ &m) {
     auto cls = nb::class_<Routed>(m, "Function", nb::type_slots(routed_slots),
@@ -440,4 +487,4 @@ void export_function(nb::module_ &m) {
         type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
 }
 
-} // namespace wsa_py
+}  // namespace wsa_py
