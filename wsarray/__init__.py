@@ -72,6 +72,8 @@ for _hook, _answer in (("namespace", _sys.modules[__name__]), ("cpu", _device_di
     _native._set_hook(_hook, _answer)
 del _hook, _answer
 _numpy_fallback.install_import_fallback()  # import wsarray.<NumPy module wsarray has not> is NumPy's
+# wsarray's ufuncs become instances of wsarray.ufunc (type(np.add) is np.ufunc), NumPy's are too.
+_native._set_ufunc_class(ufunc, list(globals().values()))
 
 # Shown as wsarray.ndarray (the class is named as NumPy's) / wsarray.Function (type(x), help(), error
 # messages), where users meet them.

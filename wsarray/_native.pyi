@@ -1,4 +1,4 @@
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 import types
 from typing import Any, Literal
 
@@ -406,6 +406,8 @@ def _set_subclass_side(name: str, value: object) -> None:
     """
     What a subclass of wsarray.ndarray inherits under `name` instead of numpy.ndarray's attribute.
     """
+
+def _set_ufunc_class(cls: object, functions: Iterable) -> None: ...
 
 class _CycleToken:
     """The workspace cycle a device array's block belongs to."""

@@ -788,7 +788,8 @@ def test_types_show_as_wsarray_names():
     assert pickle.loads(pickle.dumps(type(a))) is wnp.ndarray
     with pytest.raises(AttributeError, match="^'wsarray.ndarray' object has no attribute 'nope'$"):
         a.nope
-    assert repr(type(wnp.add)) == "<class 'wsarray.Function'>"
+    assert repr(type(wnp.sum)) == "<class 'wsarray.Function'>"
+    assert repr(type(wnp.add)) == "<class 'wsarray.ufunc'>" and pickle.loads(pickle.dumps(type(wnp.add))) is wnp.ufunc
 
 
 def test_power_operator_both_orders_and_three_argument_pow(scope):

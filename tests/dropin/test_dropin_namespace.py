@@ -749,7 +749,7 @@ def test_functions_are_instances_of_numpys_callable_classes():
         ours, theirs = getattr(wnp, name, None), getattr(np, name)
         if not isinstance(ours, wnp._native.Function):
             continue
-        assert type(ours) is wnp._native.Function
+        assert type(ours) is (wnp.ufunc if isinstance(theirs, np.ufunc) else wnp._native.Function), name
         assert inspect.isbuiltin(ours) == inspect.isbuiltin(theirs), name
         if isinstance(theirs, (np.ufunc, types.BuiltinFunctionType, type(np.concatenate))):
             assert isinstance(ours, type(theirs)), name
@@ -757,6 +757,16 @@ def test_functions_are_instances_of_numpys_callable_classes():
         else:  # NumPy's Python functions: a Function is no types.FunctionType (inspect would read it so)
             assert isinstance(theirs, types.FunctionType) and not isinstance(ours, types.FunctionType), name
     assert kinds == {"ufunc", "builtin_function_or_method", "_ArrayFunctionDispatcher"}
+    # The class of wsarray's ufuncs is the swapped name np.ufunc (type(np.add) is np.ufunc, as
+    # mygrad checks), a Function; NumPy's ufuncs, SciPy's special functions among them, are its
+    # instances too, and nothing else is.
+    import scipy.special
+
+    assert issubclass(wnp.ufunc, wnp._native.Function) and wnp.ufunc.__module__ == "wsarray"
+    assert isinstance(np.add, wnp.ufunc) and isinstance(scipy.special.gamma, wnp.ufunc)
+    assert issubclass(np.ufunc, wnp.ufunc) and not isinstance(wnp.sum, wnp.ufunc) and not isinstance(len, wnp.ufunc)
+    assert wnp.exp.__doc__ == np.exp.__doc__ and np.add.__module__ == "numpy" and not hasattr(np.add, "__slots__")
+    assert np.asarray(wnp.add(wnp.ones(2), 1)).tolist() == [2.0, 2.0] and wnp.add.reduce(wnp.arange(4)) == 6
     assert isinstance(wnp.add.reduce, types.BuiltinMethodType) and inspect.isbuiltin(wnp.add.reduce)
     assert isinstance(wnp.linalg.norm, type(np.linalg.norm)) and not isinstance(wnp.sum, np.ufunc)
     # NumPy's functions that dispatch nothing, which wsarray implements itself: equal to NumPy's too.

@@ -3,6 +3,7 @@
 import numpy as _np
 
 from .._native import Array as _Array
+from .._native import Function as _Function
 
 from ._routing import numpy_function as _F
 
@@ -18,7 +19,19 @@ shares_memory = _F(_np.shares_memory, "shares_memory")
 get_include = _np.get_include
 iterable = _np.iterable
 show_runtime = _np.show_runtime
-ufunc = _np.ufunc
+
+
+# The class of wsarray's universal functions (``type(np.add) is np.ufunc``, as with NumPy), a
+# ``wsarray.Function``; NumPy's ufuncs (SciPy's special functions, ``numpy.add``) are instances of
+# it too (``isinstance(f, np.ufunc)``: numpy.ufunc's MRO gets it), and wsarray's are instances of
+# ``numpy.ufunc``. Its dict holds nothing an instance (or a NumPy ufunc, through that MRO) would
+# find instead of Function's or NumPy's own attributes: no __doc__, no __slots__ left in it.
+class ufunc(_Function):  # noqa: N801  (NumPy's name)
+    __slots__ = ()
+
+
+del ufunc.__doc__, ufunc.__slots__
+ufunc.__module__ = "wsarray"
 
 
 def info(object=None, maxwidth=76, output=None, toplevel="numpy"):  # noqa: A002  (NumPy's name)

@@ -108,5 +108,8 @@ void set_subclass_side(PyTypeObject *type, nb::handle name, nb::handle value);
 /// array_subclasses.cpp: numpy.ndarray's MRO gets `type` after ndarray, so NumPy's arrays are
 /// instances of wsarray.ndarray (isinstance) without a metaclass.
 void numpy_arrays_are_instances(PyTypeObject *type);
+/// array_subclasses.cpp: `numpys`'s MRO gets `type` right after `numpys` itself: NumPy's objects
+/// of that class are instances of `type` to isinstance(), whose metaclass stays as it is.
+void follow_in_mro(PyTypeObject *numpys, PyTypeObject *type);
 
 } // namespace wsa_py

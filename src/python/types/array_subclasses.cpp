@@ -233,7 +233,10 @@ void numpy_arrays_are_instances(PyTypeObject *type) {
     // wsarray.Array has are dispatchers (wrap_for_subclasses), which give any array that is not a
     // wsarray.Array AttributeError. Existing Python subclasses of ndarray recompute theirs
     // (wsarray/_numpy/ndarray.py); classes made later inherit it.
-    PyTypeObject *nd = ndarray_type();
+    follow_in_mro(ndarray_type(), type);
+}
+
+void follow_in_mro(PyTypeObject *nd, PyTypeObject *type) {
     PyObject *mro = nd->tp_mro;
     if (!mro || !PyTuple_Check(mro) || PySequence_Contains(mro, (PyObject *) type) != 0) return;
     Py_ssize_t n = PyTuple_GET_SIZE(mro);

@@ -4,6 +4,7 @@
 
 #include "calls/device_arrays.h"
 #include "calls/engine.h"
+#include "types/array_internal.h"
 #include "fast/fast_numpy.h"
 #include "common/hooks.h"
 
@@ -137,7 +138,8 @@ PyObject *array_method_result(Routed &r, PyObject *obj, PyObject *kwargs) {
     static PyObject *struct_name = PyUnicode_InternFromString("__array_struct__");
     static PyObject *interface_name = PyUnicode_InternFromString("__array_interface__");
     if (is_array(obj) || is_ndarray(obj) || PyList_Check(obj) || PyTuple_Check(obj) || PyLong_Check(obj) ||
-        PyFloat_Check(obj) || PyComplex_Check(obj) || PyUnicode_Check(obj) || PyObject_CheckBuffer(obj))
+        PyFloat_Check(obj) || PyComplex_Check(obj) || PyUnicode_Check(obj) || PyObject_CheckBuffer(obj) ||
+        holds_device_array(&obj, 1, nullptr))  // a device array: the device layer answers
         return nullptr;
     PyTypeObject *t = Py_TYPE(obj);
     if (!_PyType_Lookup(t, array_name) || _PyType_Lookup(t, struct_name) || _PyType_Lookup(t, interface_name))
@@ -485,6 +487,30 @@ void export_function(nb::module_ &m) {
     if (type->tp_vectorcall_offset == kVectorcallOffset &&
         (char *) &nb::inst_ptr<Routed>(probe)->vectorcall == base + kVectorcallOffset)
         type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    // wsarray.ufunc (wsarray/_numpy/functions.py): the class of wsarray's ufuncs, a Python
+    // subclass of Function without instance fields, so that `type(np.add) is np.ufunc` holds
+    // after the swap as before it; NumPy's ufuncs are its instances too (numpy.ufunc's MRO gets
+    // it, as numpy.ndarray's gets wsarray.ndarray). `functions`' ufuncs become its instances.
+    m.def("_set_ufunc_class", [type](nb::handle cls, nb::iterable functions) {
+        auto *ours = (PyTypeObject *) cls.ptr();
+        if (!PyType_Check(cls.ptr()) || !PyType_IsSubtype(ours, type) || ours->tp_basicsize != type->tp_basicsize ||
+            ours->tp_itemsize != type->tp_itemsize || !(ours->tp_flags & Py_TPFLAGS_HEAPTYPE))
+            raise(PyExc_TypeError, "wsarray._native._set_ufunc_class(): not a field-less subclass of Function");
+        // Called through its vectorcall slot as Function is (a Python subclass keeps tp_call).
+        if (type->tp_flags & Py_TPFLAGS_HAVE_VECTORCALL) ours->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+        PyType_Modified(ours);
+        static PyObject *ufunc_type = nb::object(nb::module_::import_("numpy").attr("ufunc")).release().ptr();  // kept
+        follow_in_mro((PyTypeObject *) ufunc_type, ours);
+        for (nb::handle f : functions) {
+            if (Py_TYPE(f.ptr()) != type) continue;
+            int is_ufunc = PyObject_IsInstance(f.ptr(), ufunc_type);  // through __class__
+            if (is_ufunc < 0) throw nb::python_error();
+            if (!is_ufunc) continue;
+            Py_INCREF(ours);
+            Py_SET_TYPE(f.ptr(), ours);
+            Py_DECREF(type);  // instances of heap types hold their type
+        }
+    }, nb::arg("cls"), nb::arg("functions"));
 }
 
 }  // namespace wsa_py
