@@ -104,3 +104,15 @@ class Ragged:
 
     def __getitem__(self, i):
         return numpy.arange(1 + i % 5, dtype=float)
+
+
+class Unpicklable(Squares):
+    """Sample ``bad`` carries a lambda beside its arrays: a value that cannot reach the owner."""
+
+    def __init__(self, n, bad):
+        super().__init__(n)
+        self.bad = bad
+
+    def __getitem__(self, i):
+        x, y = super().__getitem__(i)
+        return (x, y, (lambda: i) if i == self.bad else i)

@@ -396,3 +396,61 @@ def test_a_consumer_thread_that_exits_holding_a_batch_does_not_stall_the_others(
     taker.join()
     assert len(list(it)) == 39  # the producer retires the dead thread's batch and goes on
     it.close()
+
+
+@pytest.mark.parametrize("backend", ["thread", "process"])
+def test_threads_sharing_one_consumer_never_hang_nor_get_a_batch_twice(backend):
+    # consumers=1 shared by two threads: a next() from either retires the batch handed out last
+    # (the other thread's may then be stale: WorkspaceError, documented); every batch is handed
+    # out once, in order, and the ring never stalls (it did: an entry overwritten unretired).
+    n = 300 if backend == "process" else 1500
+    data = [numpy.full(4, i) for i in range(n)]
+    options = {"backend": "process", "workers": 2, "batch_size": 1} if backend == "process" else {"queue_size": 2}
+    it = AsyncIterator(data, **options)
+    got, stale, lock = [], [], threading.Lock()
+
+    def consume():
+        for batch in it:
+            try:
+                value = int(numpy.asarray(batch).ravel()[0])
+            except wnp.WorkspaceError:
+                value = None
+            with lock:
+                (got if value is not None else stale).append(value)
+            time.sleep(0.0001)
+
+    threads = [threading.Thread(target=consume) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads)
+    assert len(got) == len(set(got)) and len(got) + len(stale) == n == it.stats()["consumed"]
+    it.close()
+
+
+def test_reset_or_close_from_inside_the_source_never_deadlocks():
+    # The source calling back into its own iterator runs on the producer thread: reset() there
+    # raises (it would wait for the very build it is in), close() stops without waiting for it.
+    class Source:
+        def __init__(self):
+            self.errors = []
+
+        def __iter__(self):
+            for i in range(10):
+                if i == 3:
+                    try:
+                        it.reset()
+                    except RuntimeError as e:
+                        self.errors.append(str(e))
+                if i == 5:
+                    self.closed = it.close()
+                yield numpy.full(2, float(i))
+
+    source = Source()
+    it = AsyncIterator(source)
+    got = first_values(it)  # what was prefetched when the source closed is dropped, as close() does
+    assert got == [float(i) for i in range(len(got))] and len(got) <= 5
+    assert wait_for_no_data_threads()  # the producer returns from close() after the consumer saw it
+    assert len(source.errors) == 1 and "reset(): called from the source itself" in source.errors[0]
+    assert source.closed is False

@@ -19,7 +19,7 @@ import pytest
 
 import wsarray
 from wsarray.data import AsyncIterator, WorkerError, default_collate, detach
-from process_datasets import (Dying, Failing, Noisy, Ragged, Records, Squares, Stream,
+from process_datasets import (Dying, Failing, Noisy, Ragged, Records, Squares, Stream, Unpicklable,
                               expected_squares, pad_collate)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -540,3 +540,20 @@ def test_close_run_in_a_shielded_call_does_not_wait_for_itself():
     start = time.monotonic()
     assert shielded(it.close) is True
     assert time.monotonic() - start < 20
+
+
+def test_a_value_that_cannot_be_pickled_is_raised_at_its_batch_and_the_workers_live_on():
+    # A lambda among a batch's values: the owner raises a TypeError naming it at that batch's
+    # position (the worker died and only its stderr said why); the other batches arrive.
+    with AsyncIterator(Unpicklable(8, bad=5), backend="process", workers=2, batch_size=2) as it:
+        got, errors = [], []
+        while True:
+            try:
+                got.append(int(numpy.asarray(next(it)[2])[0]))
+            except StopIteration:
+                break
+            except TypeError as e:
+                errors.append(str(e))
+        assert got == [0, 2, 6] and len(errors) == 1
+        assert "cannot be sent to the owner process" in errors[0] and "lambda" in errors[0]
+        assert it.stats()["worker_restarts"] == 0 and it.stats()["errors"] == 1

@@ -180,6 +180,9 @@ def test_from_array_detaches_a_workspace_array_and_rejects_bad_input():
         from_array(x, chunks=2)
     with pytest.raises(ValueError, match=r"wsarray.dask.from_array\(\): bad chunks"):
         from_array(wnp.ones((4, 4)), chunks=(3, 3, 3))
+    for zero in (0, (0, 2), (2, 0)):  # Dask itself divides by it (ZeroDivisionError)
+        with pytest.raises(ValueError, match=r"from_array\(\): bad chunks .*a block size of 0"):
+            from_array(wnp.ones((4, 4)), chunks=zero)
 
 
 @pytest.mark.parametrize("make", [

@@ -297,3 +297,17 @@ def test_without_threadpoolctl_auto_warns_and_an_explicit_cap_names_the_extra(mo
     with pytest.raises(ImportError, match=r'blas_threads=\) needs threadpoolctl: pip install '
                                           r'"wsarray\[parallel\]"'):
         ParallelInference(lambda x: x, workers=2, blas_threads=1)
+
+
+def test_a_model_that_shuts_its_own_pool_down_finishes_its_request():
+    # shutdown() called from inside the model (a worker thread) waits for the other workers, not
+    # for itself: the request completes and the pool stops (it waited for itself forever).
+    def model(x):
+        pool.shutdown()
+        return x * 2
+
+    pool = ParallelInference(model, workers=2)
+    assert numpy.asarray(pool.submit(numpy.ones((1, 2))).result(timeout=10)).tolist() == [[2.0, 2.0]]
+    assert wait_for_no_parallel_threads(), parallel_threads()
+    assert pool.closed
+    pool.shutdown()  # again, from the main thread: the BLAS cap a worker thread cannot lift goes too

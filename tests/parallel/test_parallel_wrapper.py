@@ -176,8 +176,11 @@ def test_bad_arguments_are_refused_with_the_class_named():
         ParallelWrapper(model).fit([], epochs=0)
     with pytest.raises(TypeError, match=r"pair \(x, y\)"):
         ParallelWrapper(model, workers=1).fit([np.zeros((2, 2))])
-    with pytest.raises(ValueError, match="one-shot"):
-        ParallelWrapper(model, workers=1).fit(iter([(np.zeros((1, 2)), np.zeros(1))] * 2), epochs=2)
+    for backend in ("thread", "process"):  # refused before the first epoch trains, on both
+        with pytest.raises(ValueError, match=r"ParallelWrapper\.fit\(\): data is a one-shot iterator"):
+            ParallelWrapper(model, workers=1, backend=backend).fit(
+                (b for b in [(np.zeros((1, 2)), np.zeros(1))] * 2), epochs=2)
+        assert np.asarray(model.params["w"]).tolist() == [0.0, 0.0]
 
 
 class Slow(LogReg):
@@ -337,3 +340,29 @@ def test_a_second_fit_goes_on_from_the_averaged_parameters():
     pw.fit(batches).fit(batches)
     assert np.array_equal(np.asarray(model.params["w"]), np.asarray(want.params["w"]))
     assert pw.stats()["epochs"] == 2 and pw.stats()["iterations"] == 2 * len(batches)
+
+
+def test_a_fit_that_stops_waits_for_stuck_workers_a_bounded_time_and_says_so(monkeypatch):
+    # One worker fails while another is stuck inside fit_batch: the fit raises the failure after
+    # one shared wait (not one per thread), warning that the stuck thread is still running.
+    import wsarray.parallel.wrapper as wrapper_module
+
+    monkeypatch.setattr(wrapper_module, "_STOP_WAIT_S", 0.3)
+    release, entered = threading.Event(), threading.Event()
+
+    class Stuck(LogReg):
+        def fit_batch(self, x, y):
+            if float(np.asarray(x)[0, 0]) == 1.0:
+                entered.wait(10)  # the other worker is inside its step first
+                raise ValueError("this batch is broken")
+            entered.set()
+            release.wait(20)
+            return 0.0
+
+    data = [(np.full((1, 2), float(i % 2)), np.zeros(1)) for i in range(4)]
+    try:
+        with pytest.warns(RuntimeWarning, match="still inside the model's fit_batch"):
+            with pytest.raises(ValueError, match="this batch is broken"):
+                ParallelWrapper(Stuck(2), workers=2, prefetch_buffer=1).fit(data)
+    finally:
+        release.set()

@@ -6,6 +6,8 @@ next ones served by a new process), spawn, pad buckets, and no process left afte
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import numpy
@@ -27,6 +29,14 @@ class Linear:
         if numpy.isnan(x).any():
             raise ValueError("NaN in the input")
         return x @ self.w, {"pid": numpy.full(len(x), os.getpid())}
+
+
+class Unsendable:
+    """Returns its input, and a lambda beside it when the input holds ones."""
+
+    def __call__(self, x):
+        x = numpy.asarray(x)
+        return [x, (lambda: 1) if (x == 1).all() else None]
 
 
 def requests(n, seed=1):
@@ -150,3 +160,63 @@ def test_a_replica_capped_at_one_blas_thread_runs_no_blas_helper_thread():
             out, info = pi.output(numpy.ones((3, 6)))
         for pid in {c.pid for c in multiprocessing.active_children()}:
             assert os.listdir(f"/proc/{pid}/task") == [str(pid)], "a BLAS helper thread runs"
+
+
+EXIT_WITH_A_STUCK_REPLICA = """
+import os, signal, sys, threading, time, numpy
+import wsarray as np
+from wsarray.parallel import ParallelInference, ParallelWrapper
+signal.signal(signal.SIGTERM, signal.SIG_IGN)  # inherited by the replicas: only SIGKILL stops them
+if sys.argv[1] == "inference":
+    pool = ParallelInference(lambda x: time.sleep(120) or x, workers=1, backend="process")
+    pool.submit(numpy.ones((1, 3)))
+else:
+    class Model:
+        def __init__(self):
+            self.params = {"w": np.zeros(3)}
+        def fit_batch(self, x, y):
+            time.sleep(120)
+            return 0.0
+    wrapper = ParallelWrapper(Model(), workers=2, backend="process")
+    threading.Thread(target=wrapper.fit, args=([(numpy.ones((2, 3)), numpy.ones(2))] * 10,), daemon=True).start()
+time.sleep(1.5)
+import multiprocessing
+print(*[p.pid for p in multiprocessing.active_children()], flush=True)
+"""
+
+
+@pytest.mark.parametrize("kind", ["inference", "training"])
+def test_interpreter_exit_stops_replicas_stuck_in_a_call(kind):
+    # A replica inside a two-minute call that ignores SIGTERM: exit takes the grace periods, then
+    # kills it (multiprocessing's own exit handler would join it until the call ends).
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", EXIT_WITH_A_STUCK_REPLICA, kind], capture_output=True, text=True,
+                          timeout=90)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert time.monotonic() - start < 30
+    pids = [int(p) for p in done.stdout.split()]
+    assert pids
+
+    def gone(pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    deadline = time.monotonic() + 10  # a replica left to init is reaped by it a moment later
+    while not all(gone(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(gone(pid) for pid in pids), pids
+
+
+def test_a_result_that_cannot_be_pickled_fails_its_request_and_the_replica_lives_on():
+    # The model returns a lambda beside its array: that request fails with a TypeError naming the
+    # value (the replica process died of it, and only its stderr said why); the next one is served.
+    pool = ParallelInference(Unsendable(), workers=1, backend="process", mode="sequential")
+    try:
+        with pytest.raises(TypeError, match="cannot be sent to the owner process.*lambda"):
+            pool.submit(numpy.ones((1, 2))).result(timeout=30)
+        assert numpy.asarray(pool.submit(numpy.full((1, 2), 3.0)).result(timeout=30)[0]).tolist() == [[3.0, 3.0]]
+    finally:
+        pool.shutdown()

@@ -42,8 +42,10 @@ def from_array(x, chunks="auto", name=None):
             x = asarray(x)
     try:
         chunks = normalize_chunks(chunks, x.shape, dtype=x.dtype)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"{WHO}: bad chunks {chunks!r} for shape {x.shape}: {e}") from e
+    except (TypeError, ValueError, ZeroDivisionError) as e:  # Dask divides by a block size of 0
+        why = "a block size of 0 along an axis of nonzero length" if isinstance(e, ZeroDivisionError) else e
+        raise (ValueError if isinstance(e, ZeroDivisionError) else type(e))(
+            f"{WHO}: bad chunks {chunks!r} for shape {x.shape}: {why}") from e
     if name is None:
         name = "wsarray-from-array-" + tokenize(x, chunks)
     elif name is False:

@@ -16,6 +16,8 @@ import gc
 import os
 import pickle
 import signal
+import traceback
+from multiprocessing.reduction import ForkingPickler
 
 POLL_S = 0.5  # how often an idle worker checks that its owner is alive
 
@@ -30,7 +32,11 @@ def begin(close_fds):
             pass
 
 
-def serve(conn, owner_pid, handle):
+def serve(conn, owner_pid, handle, error_reply):
+    """Answer the owner's messages with ``handle`` until told to stop or orphaned. A reply that
+    does not pickle (a lambda, a lock among the values that are not arrays) is answered with
+    ``error_reply(reply, error, traceback_text)`` instead: the owner raises it, naming the value,
+    and the worker lives on (it exited, and only its stderr said why)."""
     while True:
         try:
             if not conn.poll(POLL_S):
@@ -43,11 +49,18 @@ def serve(conn, owner_pid, handle):
         if message[0] == "stop":
             return
         reply = handle(message)
-        if reply is not None:
-            try:
-                conn.send(reply)
-            except OSError:
-                return
+        if reply is None:
+            continue
+        try:
+            data = ForkingPickler.dumps(reply)  # as Connection.send() pickles
+        except Exception as e:  # noqa: BLE001 - any failure to pickle: raised at the owner instead
+            error = TypeError(f"a value in the worker's result cannot be sent to the owner process "
+                              f"({type(e).__name__}: {e}); values that are not arrays must pickle")
+            data = ForkingPickler.dumps(error_reply(reply, error, traceback.format_exc()))
+        try:
+            conn.send_bytes(data)
+        except OSError:
+            return
 
 
 def pickled_error(error):

@@ -43,12 +43,13 @@ class Held:
     """What a consumer was handed: a batch (or a source's error, raised at its position), and
     whether the consumer got it (an interrupted ``next()`` did not: the next one hands it again)."""
 
-    __slots__ = ("number", "slot", "thread", "kind", "batch", "error", "delivered")
+    __slots__ = ("number", "slot", "thread", "kind", "batch", "error", "delivered", "taker")
 
     def __init__(self, item, thread):
         self.number, self.slot, self.thread = item.number, item.slot, thread
         self.kind, self.batch, self.error = item.kind, item.batch, item.error
         self.delivered = False
+        self.taker = threading.get_ident()  # the thread whose next() it is handed to
 
 
 def retire(slot):
@@ -191,6 +192,11 @@ class Pipeline:
             self.running = False
             raise
 
+    def on_producer_thread(self):
+        """Is the caller the producer thread (the source's own code, calling back)?"""
+        thread = self.thread
+        return thread is not None and thread is threading.current_thread()
+
     def ensure_producer(self):
         """Keep prefetching (caller holds ``lock``)."""
         if not (self.running or self.synchronous or self.source_done or self.finished or self.closed
@@ -273,11 +279,9 @@ class Pipeline:
     def _next_entry(self, key, owner, cancel=None):
         """One step of ``take()`` that cannot wait: the batch (or error) consumer ``key`` is to get
         now, None if none is ready yet (wait for ``changed``), StopIteration at the end."""
-        held = self.held.get(key)
-        if held is not None and not held.delivered:
-            return held  # handed out before, but the consumer never got it: again
-        if held is not None:
-            self.release(key)
+        again = self._again_or_release(key)
+        if again is not None:
+            return again
         with self.lock:
             if self.closed or self.finished or (cancel is not None and cancel.is_set()):
                 raise StopIteration
@@ -301,6 +305,10 @@ class Pipeline:
             retire(item.slot)
             raise StopIteration
         entry = Held(item, owner)
+        displaced = self.held.get(key)
+        if displaced is not None:  # another thread's next() for the same consumer came between
+            retire(displaced.slot)
+            self.room.set()
         self.held[key] = entry
         if item.kind == ERROR:
             self.figures["errors"] += 1
@@ -309,11 +317,25 @@ class Pipeline:
             self.figures["consumed"] += 1
         return entry
 
+    def _again_or_release(self, key):
+        """The batch consumer ``key`` was handed by this thread's interrupted next() (it never got
+        it: handed again); else that consumer's previous batch is retired and None returned. Under
+        the lock: threads sharing one consumer (consumers=1) never get the same batch twice, and
+        one never retires the batch another was just handed in its place."""
+        with self.lock:
+            held = self.held.get(key)
+            if held is None:
+                return None
+            if not held.delivered and held.taker == threading.get_ident():
+                return held
+            del self.held[key]
+        self._retire_all([held])
+        return None
+
     def _take_synchronous(self, key, owner):
-        held = self.held.get(key)
-        if held is not None and not held.delivered:
-            return held
-        self.release(key)
+        again = self._again_or_release(key)
+        if again is not None:
+            return again
         with self.build_lock:
             with self.lock:
                 if self.closed or self.finished:
@@ -410,6 +432,8 @@ class Pipeline:
         """Stop for good: retire every batch, free the slots once no build runs. A Ctrl-C
         meanwhile stops the wait, never the closing: the producer frees the slots when it ends."""
         shielded(self._begin_close)
+        if self.on_producer_thread():  # the source closing its own iterator: nothing to wait for
+            return False  # (the producer stops when the source's next() returns; it frees then)
         stopped = self.wait_stopped(timeout)
         shielded(self._end_close)
         return stopped

@@ -58,11 +58,12 @@ class Task:
 
 
 class Item:
-    __slots__ = ("kind", "number", "batch", "slot", "error", "delivered")
+    __slots__ = ("kind", "number", "batch", "slot", "error", "delivered", "taker")
 
     def __init__(self, kind, number, batch=None, slot=None, error=None):
         self.kind, self.number, self.batch, self.slot, self.error = kind, number, batch, slot, error
         self.delivered = False
+        self.taker = None  # the thread whose next() it is handed to
 
 
 class ProcessPipeline:
@@ -128,8 +129,8 @@ class ProcessPipeline:
         return entry.batch
 
     def _next_entry(self, cancel):
-        held = self.held
-        if held is not None and not held.delivered:
+        held = self.held  # handed again only to the thread whose interrupted next() it was for
+        if held is not None and not held.delivered and held.taker == threading.get_ident():
             return held
         self._release_held()
         with self.lock:
@@ -158,7 +159,10 @@ class ProcessPipeline:
             else:
                 self.figures["consumed"] += 1
                 self.last_number = item.number
-            self.held = item
+            item.taker = threading.get_ident()
+            displaced, self.held = self.held, item
+            if displaced is not None and displaced.slot is not None:  # another thread's next() came between
+                self.slots.release(displaced.slot)
         self._wake()
         return item
 
@@ -172,7 +176,8 @@ class ProcessPipeline:
                 "the iterator stays usable: the batch is handed out by a later next() when it is ready")
 
     def _release_held(self):
-        held, self.held = self.held, None
+        with self.lock:  # one thread retires it, once
+            held, self.held = self.held, None
         if held is not None and held.slot is not None:
             self.slots.release(held.slot)
             self._wake()

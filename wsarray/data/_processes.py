@@ -12,6 +12,7 @@ seen through its process sentinel; ``stop()`` asks every worker to exit, then te
 what is left: no orphan process.
 """
 
+import atexit
 import collections
 import multiprocessing
 import multiprocessing.connection
@@ -19,6 +20,7 @@ import pickle
 import signal
 import socket
 import time
+import weakref
 
 from ._worker import main
 
@@ -36,6 +38,21 @@ class Worker:
 
     def describe(self):
         return f"worker {self.id} (pid {self.pid})"
+
+
+#: At interpreter exit, how long the processes of every pool still running get to exit when asked
+#: before they are terminated, then killed (a replica inside a long model call, one that ignores
+#: SIGTERM): multiprocessing's own exit handler, which runs after this one, would join them forever.
+EXIT_GRACE_S = 2.0
+_running_pools = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_running_pools():
+    deadline = time.monotonic() + EXIT_GRACE_S
+    for pool in list(_running_pools):
+        if pool.alive():
+            pool.stop(max(0.0, deadline - time.monotonic()))
 
 
 class WorkerPool:
@@ -57,6 +74,7 @@ class WorkerPool:
 
     def start(self, wid):
         """Start worker ``wid`` (again, after it died)."""
+        _running_pools.add(self)
         owner_conn, worker_conn = self.context.Pipe(duplex=True)
         owner_sock, worker_sock = socket.socketpair()
         close_fds = []

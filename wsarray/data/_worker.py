@@ -71,7 +71,8 @@ def main(spec, wid, conn, fdsock, close_fds):
             spec.worker_init_fn(wid)
         except BaseException as e:  # noqa: BLE001 - reported at the first batch
             state.init_error = e
-    serve(conn, spec.owner_pid, state.handle)
+    serve(conn, spec.owner_pid, state.handle,
+          lambda reply, error, text: ("error", reply[1], pickled_error(error), text))
 
 
 class _State:

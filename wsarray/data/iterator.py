@@ -252,6 +252,9 @@ class AsyncIterator(Generic[_BatchT]):
         if isinstance(p, ProcessPipeline):
             p.reset_epoch()
             return
+        if p.on_producer_thread():  # it would wait for its own build to finish, forever
+            raise RuntimeError(f"{p.who}.reset(): called from the source itself (on the producer thread, "
+                               "inside the batch being built); reset from the code that iterates")
         with p.build_lock:  # no synchronous build runs meanwhile
             p.reset_epoch()
 

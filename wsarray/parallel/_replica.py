@@ -37,7 +37,8 @@ class Spec:
 def main(spec, wid, conn, fdsock, close_fds):
     begin(close_fds)
     cap_worker_process(spec.blas_threads)
-    serve(conn, spec.owner_pid, _Replica(spec, fdsock).handle)
+    serve(conn, spec.owner_pid, _Replica(spec, fdsock).handle,
+          lambda reply, error, text: ("error", pickled_error(error), text))
 
 
 class _Replica:

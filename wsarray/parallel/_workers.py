@@ -126,10 +126,12 @@ def _start_threads(workers, workspace_name, workspace_config, serve, on_exit):
 
 def join_workers(workers, timeout=None):
     """Wait for ``workers`` to stop, waking every POLL_S (Ctrl-C stays responsive); True when
-    all have stopped, False when ``timeout`` seconds passed first."""
+    all have stopped, False when ``timeout`` seconds passed first. A worker calling this (a model
+    that shuts its own pool down) is not waited for: it stops once its call returns."""
     deadline = None if timeout is None else time.monotonic() + timeout
+    me = threading.current_thread()
     for w in workers:
-        if w.thread is None:
+        if w.thread is None or w.thread is me:
             continue
         while not w.stopped.is_set():
             wait = POLL_S

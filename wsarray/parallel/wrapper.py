@@ -22,6 +22,7 @@ import copy
 import itertools
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
@@ -38,6 +39,7 @@ __all__ = ["ParallelWrapper"]
 WHO = "wsarray.parallel.ParallelWrapper()"
 _WAIT_S = 0.05
 _CLOSE_WAIT_S = 1.0  # how long a fit that ends waits for its own iterator's producer
+_STOP_WAIT_S = 30.0  # how long a fit that stops waits for its workers, all together
 _numbers = itertools.count(1)
 _MODES = {"none": WorkspaceMode.NONE, "single": WorkspaceMode.SINGLE, "separate": WorkspaceMode.SEPARATE}
 
@@ -175,6 +177,11 @@ class ParallelWrapper:
         fn = f"{WHO[:-2]}.fit()"
         if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
             raise ValueError(f"{fn}: epochs must be an int of at least 1, got {epochs!r}")
+        if epochs > 1 and _one_shot(data):  # both backends: refused before any epoch trains
+            raise ValueError(f"{fn}: data is a one-shot iterator ({type(data).__name__}) and epochs={epochs}: it "
+                             "cannot start a second epoch; pass a re-iterable source (a list, an object whose "
+                             "__iter__ returns a new iterator, such as wsarray.data.BatchDirectory) or an iterator "
+                             "with a reset() method")
         self._evaluation = _evaluation_plan(self.model, eval_data, metrics, evaluate_every, eval_listener, fn)
         if self.backend == "process":
             start = time.perf_counter()
@@ -402,9 +409,15 @@ class _Crew:
         self.stop_gate.set()
         for gate in self.commanded:
             gate.set()
+        deadline = time.monotonic() + _STOP_WAIT_S
         for t in self.threads:
             if t.ident is not None:  # started (a start that failed left the others to stop)
-                t.join(timeout=30)
+                t.join(timeout=max(0.0, deadline - time.monotonic()))
+        left = [t.name for t in self.threads if t.is_alive()]
+        if left:  # a thread cannot be stopped from outside: say so rather than hang or stay silent
+            warnings.warn(f"{WHO[:-2]}.fit(): worker thread(s) {', '.join(left)} still inside the model's "
+                          f"fit_batch {_STOP_WAIT_S:g} s after the fit stopped; they end when it returns (daemon "
+                          "threads: they do not keep the interpreter alive)", RuntimeWarning, stacklevel=3)
 
 
 def _start_all(threads):
@@ -457,6 +470,14 @@ def _assign(params, averaged):
             current[...] = value
         else:
             params[name] = value.copy()
+
+
+def _one_shot(data):
+    """An iterator that is its own iterable and cannot start again (a generator)."""
+    try:
+        return iter(data) is data and not callable(getattr(data, "reset", None))
+    except TypeError:
+        return False  # not iterable at all: the pipeline says so
 
 
 def _evaluation_plan(model, data, metrics, every, listener, fn):
