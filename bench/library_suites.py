@@ -110,6 +110,30 @@ LIBRARIES = [
     Library("pingouin", "0.7.0", "statistics on pandas DataFrames", ("tests",), source="src", extra=("mpmath",)),
     # lifelines 0.30.3 (survival analysis) was measured once by hand with pandas 2.3.3, which it
     # requires (pandas < 3): installing it here would take pandas 3 away from the others (held below).
+    Library("spatialmath-python", "1.1.18", "3-D poses and rotations (SE3/SO3)", ("tests",),
+            env=(("MPLBACKEND", "Agg"),)),
+    Library("imageio", "2.38.1", "image file I/O (its offline tests)", ("tests",),
+            pytest_args=("-m", "not needs_internet", "--ignore=tests/test_ffmpeg.py",
+                         "--ignore=tests/test_ffmpeg_info.py", "--ignore=tests/test_pyav.py",
+                         "--ignore=tests/test_freeimage.py")),
+    Library("pydicom", "3.0.2", "DICOM medical images", ("tests",), source="src"),
+    # Its sdist ships tests/ without tests/generic.py and models/: the 11 test files that run.
+    Library("trimesh", "5.2.0", "3-D meshes (11 of its test files)",
+            tuple(f"tests/test_{n}.py" for n in ("entity", "except", "exchange", "import", "intersect", "iteration",
+                                                 "minimal", "path_sample", "pbr", "sweep", "xyz_colors")),
+            extra=("shapely", "mapbox_earcut", "rtree", "pyinstrument")),
+    Library("colorspacious", "1.1.2", "colour spaces (tests inline in its modules)", ("colorspacious",),
+            extra=("nose",), pytest_args=("-o", "python_files=*.py")),
+    Library("pymap3d", "3.2.0", "geodesy coordinate conversions", ("src/pymap3d/tests",), source="src",
+            extra=("astropy", "pyproj")),
+    Library("formulaic", "1.2.2", "statistics: formulas to design matrices", ("tests",), extra=("pyarrow", "polars")),
+    Library("deap", "1.4.4", "evolutionary optimisation", ("tests",)),
+    # Its optimizer-library test file alone takes about 20 minutes a variant.
+    Library("nevergrad", "1.0.12", "black-box optimisation (its core suite)",
+            ("nevergrad/parametrization", "nevergrad/common", "nevergrad/ops", "nevergrad/optimization",
+             "nevergrad/functions/test_corefuncs.py", "nevergrad/functions/test_functionlib.py",
+             "nevergrad/functions/test_base.py", "nevergrad/functions/test_utils.py"),
+            pytest_args=("--ignore=nevergrad/optimization/test_optimizerlib.py",)),
 ]
 VARIANTS = ("numpy", "wsarray")
 
