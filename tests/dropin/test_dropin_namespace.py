@@ -767,6 +767,18 @@ def test_functions_are_instances_of_numpys_callable_classes():
     assert issubclass(np.ufunc, wnp.ufunc) and not isinstance(wnp.sum, wnp.ufunc) and not isinstance(len, wnp.ufunc)
     assert wnp.exp.__doc__ == np.exp.__doc__ and np.add.__module__ == "numpy" and not hasattr(np.add, "__slots__")
     assert np.asarray(wnp.add(wnp.ones(2), 1)).tolist() == [2.0, 2.0] and wnp.add.reduce(wnp.arange(4)) == 6
+    # Read off the class, NumPy's names are numpy.ufunc's (NumPy's tests and inspect read them so);
+    # NumPy's own ufuncs keep what they had: no __module__ of their own, pickled by reference.
+    import pickle
+
+    from numpy._core import _rational_tests
+
+    assert wnp.ufunc.reduce is np.ufunc.reduce and wnp.ufunc.nin is np.ufunc.nin
+    assert wnp.ufunc.__module__ == wnp.add.__module__ == "wsarray" and repr(wnp.ufunc) == "<class 'wsarray.ufunc'>"
+    with pytest.raises(AttributeError, match="'numpy.ufunc' object has no attribute '__module__'"):
+        _rational_tests.test_add.__module__
+    for f in (_rational_tests.test_add, np.sin, wnp.sin, wnp.ufunc):
+        assert pickle.loads(pickle.dumps(f)) is f
     assert isinstance(wnp.add.reduce, types.BuiltinMethodType) and inspect.isbuiltin(wnp.add.reduce)
     assert isinstance(wnp.linalg.norm, type(np.linalg.norm)) and not isinstance(wnp.sum, np.ufunc)
     # NumPy's functions that dispatch nothing, which wsarray implements itself: equal to NumPy's too.

@@ -25,13 +25,46 @@ show_runtime = _np.show_runtime
 # ``wsarray.Function``; NumPy's ufuncs (SciPy's special functions, ``numpy.add``) are instances of
 # it too (``isinstance(f, np.ufunc)``: numpy.ufunc's MRO gets it), and wsarray's are instances of
 # ``numpy.ufunc``. Its dict holds nothing an instance (or a NumPy ufunc, through that MRO) would
-# find instead of Function's or NumPy's own attributes: no __doc__, no __slots__ left in it.
+# find instead of Function's or NumPy's own attributes: no __doc__ nor __slots__ left in it, and
+# its __module__ and NumPy's method names answer NumPy's ufuncs as numpy.ufunc alone did.
 class ufunc(_Function):  # noqa: N801  (NumPy's name)
     __slots__ = ()
 
 
+class _ModuleName(str):
+    """wsarray.ufunc's ``__module__``: "wsarray" for the class and wsarray's ufuncs; a NumPy ufunc
+    without one of its own (SciPy's, NumPy's test ufuncs) still has none (pickle then finds its
+    module by searching, as it did before wsarray.ufunc was in numpy.ufunc's MRO)."""
+
+    def __get__(self, obj, cls=None):
+        if obj is None or isinstance(obj, _Function):
+            return str(self)
+        kind = type(obj)
+        raise AttributeError(f"'{kind.__module__}.{kind.__qualname__}' object has no attribute '__module__'")
+
+
+class _UfuncMember:
+    """One of numpy.ufunc's names on wsarray.ufunc: NumPy's descriptor read off the class
+    (``np.ufunc.reduce``, as inspect and NumPy's tests read it), wsarray's routed attribute read
+    off a wsarray ufunc (``np.add.reduce``). NumPy's ufuncs find NumPy's own first."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return getattr(_np.ufunc, self.name)
+        return _Function.__getattr__(obj, self.name)
+
+
 del ufunc.__doc__, ufunc.__slots__
-ufunc.__module__ = "wsarray"
+ufunc.__module__ = _ModuleName("wsarray")
+for _name in vars(_np.ufunc):
+    if not _name.startswith("__"):
+        setattr(ufunc, _name, _UfuncMember(_name))
+del _name
 
 
 def info(object=None, maxwidth=76, output=None, toplevel="numpy"):  # noqa: A002  (NumPy's name)
