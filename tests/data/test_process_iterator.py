@@ -557,3 +557,29 @@ def test_a_value_that_cannot_be_pickled_is_raised_at_its_batch_and_the_workers_l
         assert got == [0, 2, 6] and len(errors) == 1
         assert "cannot be sent to the owner process" in errors[0] and "lambda" in errors[0]
         assert it.stats()["worker_restarts"] == 0 and it.stats()["errors"] == 1
+
+
+def test_closing_an_iterator_inherited_by_a_fork_child_leaves_the_parents_workers_alone():
+    # The child's copy of a process iterator holds the parent's workers, which only the parent may
+    # join: close() there drops its copies quietly, and the parent's iterator goes on.
+    it = AsyncIterator(Squares(8), backend="process", workers=2, batch_size=2)
+    try:
+        next(it)
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child
+            status, raised = 1, []
+            try:
+                threading.excepthook = raised.append  # close() stops the workers on a thread
+                it.close()
+                status = 0 if not raised else 2
+            finally:
+                os.write(write, bytes([status]))
+                os._exit(0)
+        os.close(write)
+        assert os.read(read, 1) == bytes([0])
+        os.waitpid(pid, 0)
+        os.close(read)
+        assert int(numpy.asarray(next(it)[1])[0]) == 4
+    finally:
+        it.close()

@@ -190,7 +190,7 @@ def test_interpreter_exit_stops_replicas_stuck_in_a_call(kind):
     # A replica inside a two-minute call that ignores SIGTERM: exit takes the grace periods, then
     # kills it (multiprocessing's own exit handler would join it until the call ends).
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", EXIT_WITH_A_STUCK_REPLICA, kind], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-P", "-c", EXIT_WITH_A_STUCK_REPLICA, kind], capture_output=True, text=True,
                           timeout=90)
     assert done.returncode == 0, done.stderr[-2000:]
     assert time.monotonic() - start < 30

@@ -229,6 +229,7 @@ def test_daemon_threads_inside_wsarray_calls_let_the_interpreter_exit(kind):
     import sys
 
     for _ in range(2):
-        done = subprocess.run([sys.executable, "-c", DAEMON_AT_EXIT, kind], capture_output=True, text=True, timeout=120)
+        done = subprocess.run([sys.executable, "-P", "-c", DAEMON_AT_EXIT, kind], capture_output=True, text=True,
+                              timeout=120)
         assert (done.returncode, done.stdout) == (0, "main exits\n"), done.stderr[-2000:]
         assert "terminate" not in done.stderr

@@ -475,6 +475,10 @@ class ProcessPipeline:
         """Stop the dispatcher and the workers, free the slots. The work runs on a thread of its
         own, which the caller waits for: an interrupt can stop the waiting, never the stopping
         (a process reaped by an interrupted join would be counted alive forever)."""
+        if os.getpid() != self.pid:  # a fork child's copy: no lock, thread or worker here is its own
+            self.closed = self.freed = True  # (a lock may have been held at the fork: not taken)
+            self.pool.stop(0)  # drops the child's copies of the channels only
+            return True
         with self.lock:
             if self.freed:
                 return True

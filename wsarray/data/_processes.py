@@ -16,6 +16,7 @@ import atexit
 import collections
 import multiprocessing
 import multiprocessing.connection
+import os
 import pickle
 import signal
 import socket
@@ -67,6 +68,7 @@ class WorkerPool:
         self.context = multiprocessing.get_context(start_method)
         self.workers = [None] * count
         self.restarts = 0
+        self.pid = os.getpid()  # only this process may join its workers (a fork child may not)
 
     def start_all(self):
         for wid in range(len(self.workers)):
@@ -139,6 +141,9 @@ class WorkerPool:
     def bury(self, worker):
         """Forget a dead worker (its process has exited): its channels are closed."""
         worker.process.join(0)
+        self._forget(worker)
+
+    def _forget(self, worker):
         for channel in (worker.conn, worker.fdsock):
             try:
                 channel.close()
@@ -148,8 +153,13 @@ class WorkerPool:
             self.workers[worker.id] = None
 
     def stop(self, timeout):
-        """Ask every worker to exit, then terminate and kill what is left. True if all are gone."""
+        """Ask every worker to exit, then terminate and kill what is left. True if all are gone.
+        In a forked child the workers are the parent's: the child only drops its copies."""
         workers = self.alive()
+        if os.getpid() != self.pid:
+            for w in workers:
+                self._forget(w)
+            return True
         for w in workers:
             try:
                 w.conn.send(("stop", 0))

@@ -487,7 +487,7 @@ void export_function(nb::module_ &m) {
     if (type->tp_vectorcall_offset == kVectorcallOffset &&
         (char *) &nb::inst_ptr<Routed>(probe)->vectorcall == base + kVectorcallOffset)
         type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
-    // wsarray.ufunc (wsarray/_numpy/functions.py): the class of wsarray's ufuncs, a Python
+    // wsarray.ufunc (wsarray/_numpy/misc.py): the class of wsarray's ufuncs, a Python
     // subclass of Function without instance fields, so that `type(np.add) is np.ufunc` holds
     // after the swap as before it; NumPy's ufuncs are its instances too (numpy.ufunc's MRO gets
     // it, as numpy.ndarray's gets wsarray.ndarray). `functions`' ufuncs become its instances.
