@@ -52,6 +52,12 @@ class Held:
         self.taker = threading.get_ident()  # the thread whose next() it is handed to
 
 
+def is_one_shot(source, iterator):
+    """Is ``source``, whose iterator is ``iterator``, one that cannot start again (a generator: its
+    own iterator, without a reset() method)?"""
+    return iterator is source and not callable(getattr(source, "reset", None))
+
+
 def retire(slot):
     if slot is not None and slot.alive:
         slot.retire()
@@ -426,7 +432,7 @@ class Pipeline:
 
     def one_shot(self):
         it = self.source_iter
-        return it is not None and it is self.source and not callable(getattr(self.source, "reset", None))
+        return it is not None and is_one_shot(self.source, it)
 
     def close(self, timeout):
         """Stop for good: retire every batch, free the slots once no build runs. A Ctrl-C

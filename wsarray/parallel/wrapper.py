@@ -30,6 +30,7 @@ from .._native import Array
 from .._workspaces import scope_out
 from .._interrupts import Gate, GateEvent, shielded
 from ..data import AsyncIterator, WorkspaceManager, WorkspaceMode
+from ..data._pipeline import is_one_shot
 from . import _blas, _sharing
 from . import _process_training
 from ._setup import backend_and_start_method, cap_blas
@@ -473,9 +474,9 @@ def _assign(params, averaged):
 
 
 def _one_shot(data):
-    """An iterator that is its own iterable and cannot start again (a generator)."""
+    """Data that cannot start a second epoch (a generator), as the pipeline would find it."""
     try:
-        return iter(data) is data and not callable(getattr(data, "reset", None))
+        return is_one_shot(data, iter(data))
     except TypeError:
         return False  # not iterable at all: the pipeline says so
 
