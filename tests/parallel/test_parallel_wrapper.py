@@ -183,6 +183,52 @@ def test_bad_arguments_are_refused_with_the_class_named():
         assert np.asarray(model.params["w"]).tolist() == [0.0, 0.0]
 
 
+class Counter(LogReg):
+    """A model with one parameter of the dtype given, counting its steps."""
+
+    def __init__(self, dtype):
+        self.params = {"w": wnp.zeros(3, dtype=dtype)}
+        self.gradients = lambda x, y: (0.0, {"w": wnp.ones(3, dtype=dtype)})
+
+    def fit_batch(self, x, y):
+        self.params["w"] += 1
+        return 0.0
+
+
+@pytest.mark.parametrize("backend", ["thread", "process"])
+def test_parameters_the_mode_cannot_average_are_refused_before_training(backend):
+    batches = [(np.ones((2, 3)), np.ones(2))] * 4
+    for dtype, mode in (("int64", "averaging"), ("bool", "averaging"), ("int32", "shared_gradients"),
+                        ("complex128", "shared_gradients")):
+        model = Counter(dtype)
+        with pytest.raises(TypeError, match=rf"ParallelWrapper\.fit\(\): model\.params\['w'\] has dtype {dtype}"):
+            ParallelWrapper(model, workers=2, training_mode=mode, backend=backend).fit(batches)
+        assert model.params["w"].tolist() == [0, 0, 0]  # nothing trained
+    model = Counter("int64")
+    model.params["w"] = [0, 0, 0]
+    with pytest.raises(TypeError, match=r"must be an array \(wsarray or NumPy\), not list"):
+        ParallelWrapper(model, workers=1, backend=backend).fit(batches)
+    model.params = {}
+    with pytest.raises(ValueError, match="model.params is empty"):
+        ParallelWrapper(model, workers=1, backend=backend).fit(batches)
+    model = Counter("complex128")  # complex parameters average
+    ParallelWrapper(model, workers=2, backend=backend, averaging_frequency=1).fit(batches)
+    assert model.params["w"].tolist() == [2, 2, 2]
+
+
+class Uncopyable(LogReg):
+    def __deepcopy__(self, memo):
+        raise RuntimeError("holds a lock")
+
+
+def test_a_model_deepcopy_cannot_copy_is_refused_with_the_reason():
+    with pytest.raises(TypeError, match=r"ParallelWrapper\.fit\(\): each worker trains a copy\.deepcopy\(\) "
+                                        r"of the model, and it failed: RuntimeError: holds a lock"):
+        ParallelWrapper(Uncopyable(2), workers=2).fit(dataset(n=128)[0])
+    assert threading.active_count() == 1 or all(t.daemon or t is threading.main_thread()
+                                                for t in threading.enumerate())
+
+
 class Slow(LogReg):
     def fit_batch(self, x, y):
         import time

@@ -26,6 +26,8 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
+import numpy
+
 from .._native import Array
 from .._workspaces import scope_out
 from .._interrupts import Gate, GateEvent, shielded
@@ -183,6 +185,7 @@ class ParallelWrapper:
                              "cannot start a second epoch; pass a re-iterable source (a list, an object whose "
                              "__iter__ returns a new iterator, such as wsarray.data.BatchDirectory) or an iterator "
                              "with a reset() method")
+        _check_params(self.model.params, self.training_mode, fn)
         self._evaluation = _evaluation_plan(self.model, eval_data, metrics, evaluate_every, eval_listener, fn)
         if self.backend == "process":
             start = time.perf_counter()
@@ -190,6 +193,12 @@ class ParallelWrapper:
                 return _process_training.fit(self, data, epochs, WHO[:-2], self.start_method)  # type: ignore
             finally:
                 self._stats["seconds"] += time.perf_counter() - start
+        with scope_out():  # replicas and averages outlive any workspace the caller is in
+            replicas = _replicas(self.model, self.workers, fn)
+            sharers = None
+            if self.training_mode == "shared_gradients":
+                layout = _sharing.Layout(self.model.params)
+                sharers = [_sharing.Sharer(layout) for _ in replicas]
         owned = not isinstance(data, AsyncIterator)
         if owned:
             it = AsyncIterator(data, queue_size=self.prefetch_buffer * self.workers, consumers=self.workers,
@@ -202,12 +211,6 @@ class ParallelWrapper:
 
         start = time.perf_counter()
         token = cap_blas(self.blas_threads, self.workers, WHO)
-        with scope_out():  # replicas and averages outlive any workspace the caller is in
-            replicas = [copy.deepcopy(self.model) for _ in range(self.workers)]
-            sharers = None
-            if self.training_mode == "shared_gradients":
-                layout = _sharing.Layout(self.model.params)
-                sharers = [_sharing.Sharer(layout) for _ in replicas]
         crew = _Crew(self, it, replicas, close_iterator=owned, sharers=sharers)  # threads start in the try
         try:
             crew.start()
@@ -471,6 +474,32 @@ def _assign(params, averaged):
             current[...] = value
         else:
             params[name] = value.copy()
+
+
+def _check_params(params, training_mode, fn):
+    """Parameters the mode can average or update: arrays of floating dtypes (complex too when
+    averaging; the gradient sharing's threshold encoding needs real numbers). An integer
+    parameter would be truncated without a word by the in-place mean."""
+    if not params:
+        raise ValueError(f"{fn}: model.params is empty: there is nothing to train")
+    kinds = "f" if training_mode == "shared_gradients" else "fc"
+    for name, value in params.items():
+        if not isinstance(value, (Array, numpy.ndarray)):
+            raise TypeError(f"{fn}: model.params[{name!r}] must be an array (wsarray or NumPy), "
+                            f"not {type(value).__name__}")
+        if value.dtype.kind not in kinds:
+            need = "a real floating dtype" if kinds == "f" else "a floating or complex dtype"
+            raise TypeError(f"{fn}: model.params[{name!r}] has dtype {value.dtype}; training_mode="
+                            f"{training_mode!r} needs {need} (its parameters are averaged or updated "
+                            "by fractions in place)")
+
+
+def _replicas(model, workers, fn):
+    try:
+        return [copy.deepcopy(model) for _ in range(workers)]
+    except Exception as e:
+        raise TypeError(f"{fn}: each worker trains a copy.deepcopy() of the model, and it failed: "
+                        f"{type(e).__name__}: {e}") from e
 
 
 def _one_shot(data):
