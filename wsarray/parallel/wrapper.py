@@ -55,7 +55,9 @@ class ParallelWrapper:
     listener=None, training_mode="averaging", threshold="adaptive", backend="thread",
     start_method=None)``
 
-    The model protocol: ``model.params``, a dict of name -> array (wsarray or NumPy), and
+    The model protocol: ``model.params``, a dict of name -> floating array (wsarray or NumPy;
+    complex too when averaging; ``fit`` refuses other dtypes, which an in-place mean would
+    truncate), and
     ``model.fit_batch(x, y)``, one training step on a batch that returns the score (a number or a
     0-d array); the model must survive ``copy.deepcopy``. ``fit_batch`` may update the parameters
     in place or assign new arrays; arrays it assigns inside the step's workspace are detached
