@@ -10,9 +10,13 @@ arrays, lists, or arrays on a device (copied to the host). Every error names the
 changes.
 """
 
+import os
+import sys
+import warnings
+
 import numpy
 
-__all__ = ["EvaluationError", "EvaluationWarning", "Batch", "host", "classification_batch", "multilabel_batch",
+__all__ = ["EvaluationError", "EvaluationWarning", "warn", "Batch", "host", "classification_batch", "multilabel_batch",
            "scores_batch"]
 
 
@@ -22,6 +26,19 @@ class EvaluationError(ValueError):
 
 class EvaluationWarning(UserWarning):
     """A metric that is undefined for the data seen (a class never predicted, one class only)."""
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def warn(message):
+    """An EvaluationWarning attributed to the first caller outside wsarray (however many of its
+    frames, locks and routed calls lie between)."""
+    level, frame = 2, sys._getframe(1)  # stacklevel 1 is this function
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, EvaluationWarning, stacklevel=level)
 
 
 def host(x, what, where):
@@ -68,7 +85,18 @@ def _mask(mask, n, where):
         raise EvaluationError(f"{where}: the mask must have one entry per row ({n}), not shape {mask.shape}")
     if mask.dtype.kind not in "biuf":
         raise EvaluationError(f"{where}: the mask must be numbers or booleans, not {mask.dtype}")
+    if mask.dtype.kind == "f" and numpy.isnan(mask).any():
+        raise EvaluationError(f"{where}: the mask holds NaN (neither keep nor drop)")
     return mask != 0
+
+
+def _float_scores(p, where):
+    """Scores as float64, which every metric compares and sums them in (booleans as 0/1); an
+    integer beyond 2**53 would silently become its neighbour."""
+    if p.dtype.kind in "iu" and p.size and max(abs(int(p.min())), abs(int(p.max()))) > 2**53:
+        raise EvaluationError(f"{where}: integer predictions beyond 2**53 in magnitude cannot be compared "
+                              "exactly (metrics compute in float64)")
+    return p.astype(numpy.float64, copy=False) if p.dtype.kind in "biu" else p
 
 
 def classification_batch(labels, predictions, mask, classes, where, multilabel=False):
@@ -80,6 +108,7 @@ def classification_batch(labels, predictions, mask, classes, where, multilabel=F
     _rows_of(y, p, labels, predictions, where)
     if p.dtype.kind not in "biuf":
         raise EvaluationError(f"{where}: predictions must be numbers, not {p.dtype}")
+    p = _float_scores(p, where)
     if p.ndim == 3:
         if y.ndim != 3 or y.shape[0] != p.shape[0] or y.shape[2] != p.shape[2]:
             raise EvaluationError(f"{where}: labels {y.shape} do not match predictions {p.shape} "
@@ -95,6 +124,11 @@ def classification_batch(labels, predictions, mask, classes, where, multilabel=F
         raise EvaluationError(f"{where}: predictions must be (n,), (n, classes) or (batch, classes, time), "
                               f"not shape {p.shape}")
     n, k = p.shape
+    if k < (1 if multilabel else 2):
+        raise EvaluationError(f"{where}: predictions have {k} column(s); " + (
+            "a multi-label metric needs one per output" if multilabel else
+            "a classifier needs one per class, 2 or more (a binary output may give (n,) scores of "
+            "the positive class)"))
     if classes is not None and k != classes:
         raise EvaluationError(f"{where}: predictions have {k} columns; this metric has {classes} classes")
     if y.shape[0] != n:
@@ -112,6 +146,9 @@ def classification_batch(labels, predictions, mask, classes, where, multilabel=F
     elif y.ndim == 2:
         if y.shape[1] != k:
             raise EvaluationError(f"{where}: one-hot labels have {y.shape[1]} columns, predictions {k}")
+        if y.dtype.kind not in "biuf" or not numpy.isfinite(y).all():
+            raise EvaluationError(f"{where}: one-hot or probability rows of labels must be finite numbers"
+                                  + ("" if y.dtype.kind in "biuf" else f", not {y.dtype}"))
         y = numpy.argmax(y, axis=1)
     elif y.ndim == 1:
         if y.dtype.kind == "f":
@@ -124,6 +161,7 @@ def classification_batch(labels, predictions, mask, classes, where, multilabel=F
             raise EvaluationError(f"{where}: labels must be class ids or one-hot rows, not {y.dtype}")
         if n and (y.min() < 0 or y.max() >= k):
             raise EvaluationError(f"{where}: class ids must be in [0, {k}), found {int(y.min())}..{int(y.max())}")
+        y = y.astype(numpy.int64, copy=False)  # cell indices (y * k + ...) must not wrap in int8 or uint8
     else:
         raise EvaluationError(f"{where}: labels must be (n,) class ids or (n, classes) rows, not shape {y.shape}")
     keep = _mask(m, n, where)
@@ -147,9 +185,7 @@ def multilabel_batch(labels, predictions, mask, outputs, where):
     if entry_mask.shape != batch.scores.shape:
         raise EvaluationError(f"{where}: a per-output mask must be (n, outputs) = {batch.scores.shape}, "
                               f"not {entry_mask.shape}")
-    if entry_mask.dtype.kind not in "biuf":
-        raise EvaluationError(f"{where}: the mask must be numbers or booleans, not {entry_mask.dtype}")
-    return batch, k, entry_mask != 0
+    return batch, k, _mask(entry_mask.reshape(-1), entry_mask.size, where).reshape(entry_mask.shape)
 
 
 def scores_batch(labels, predictions, mask, columns, where):
@@ -174,8 +210,8 @@ def scores_batch(labels, predictions, mask, columns, where):
     for what, a in (("labels", y), ("predictions", p)):
         if a.dtype.kind not in "biuf":
             raise EvaluationError(f"{where}: {what} must be numbers, not {a.dtype}")
-        if numpy.isnan(a).any():
-            raise EvaluationError(f"{where}: {what} hold NaN")
+        if not numpy.isfinite(a).all():  # one inf makes every moment NaN for good
+            raise EvaluationError(f"{where}: {what} hold " + ("NaN" if numpy.isnan(a).any() else "inf"))
     keep = _mask(m, p.shape[0], where)
     if keep is not None:
         y, p = y[keep], p[keep]

@@ -4,11 +4,10 @@ EvaluationCalibration): the reliability diagram per class, histograms of the res
 fixed count and sum arrays per class."""
 
 import math
-import warnings
 
 import numpy
 
-from ._inputs import EvaluationError, EvaluationWarning, classification_batch
+from ._inputs import EvaluationError, classification_batch, warn
 from ._metric import Metric, unrouted
 
 __all__ = ["EvaluationCalibration"]
@@ -19,6 +18,8 @@ class EvaluationCalibration(Metric):
     reliability diagram (a probability on an edge goes to the lower bin, as scikit-learn's
     calibration_curve bins it); ``histogram_bins`` for the histograms. Predictions must be
     probabilities in [0, 1], (n, classes) or (n,) for a binary output."""
+
+    _size_setting = "num_classes"
 
     def __init__(self, num_classes=None, *, reliability_bins=10, histogram_bins=50):
         for name, value in (("reliability_bins", reliability_bins), ("histogram_bins", histogram_bins)):
@@ -110,7 +111,7 @@ class EvaluationCalibration(Metric):
         rows, sums, positives = self._reliability if cls is None else self._reliability[:, cls:cls + 1]
         total = rows.sum()
         if total == 0:
-            warnings.warn("EvaluationCalibration.expected_calibration_error: no rows", EvaluationWarning, stacklevel=2)
+            warn("EvaluationCalibration.expected_calibration_error: no rows")
             return math.nan
         return float(numpy.abs(positives - sums).sum() / total)
 

@@ -13,7 +13,7 @@ import warnings
 
 import numpy
 
-from ._inputs import EvaluationError, EvaluationWarning, classification_batch, multilabel_batch
+from ._inputs import EvaluationError, EvaluationWarning, classification_batch, multilabel_batch, warn
 from ._metric import Metric, unrouted
 
 __all__ = ["Evaluation", "EvaluationBinary"]
@@ -44,8 +44,8 @@ def _ratio(numerator, denominator, zero_division, what, undefined_because):
         if isinstance(zero_division, str):
             which = numpy.flatnonzero(zero).tolist() if zero.ndim else []
             named = f" (classes {which})" if which else ""
-            warnings.warn(f"{what} is ill-defined and set to 0.0{named}: {undefined_because}. Use zero_division "
-                          "to choose the value", EvaluationWarning, stacklevel=4)
+            warn(f"{what} is ill-defined and set to 0.0{named}: {undefined_because}. Use zero_division "
+                          "to choose the value")
     return out
 
 
@@ -66,6 +66,8 @@ class Evaluation(Metric):
     ``labels=range(num_classes)``), ``micro`` (from the summed counts), ``weighted`` (by support).
     """
 
+    _size_setting = "num_classes"
+
     def __init__(self, num_classes=None, *, top_n=1, binary_decision_threshold=None, cost_array=None, labels=None,
                  zero_division="warn"):
         where = "Evaluation"
@@ -75,6 +77,9 @@ class Evaluation(Metric):
             raise ValueError(f"{where}: top_n must be a positive integer, not {top_n!r}")
         if binary_decision_threshold is not None:
             binary_decision_threshold = float(binary_decision_threshold)
+            if not math.isfinite(binary_decision_threshold):
+                raise ValueError(f"{where}: binary_decision_threshold must be a finite number, not "
+                                 f"{binary_decision_threshold!r}")
             if num_classes not in (None, 2):
                 raise ValueError(f"{where}: binary_decision_threshold needs 2 classes, not {num_classes}")
             if cost_array is not None:
@@ -130,8 +135,10 @@ class Evaluation(Metric):
             predicted = numpy.argmax(scores * self.cost_array, axis=1)
         else:
             predicted = numpy.argmax(scores, axis=1)
-        cells = numpy.bincount(y * k + predicted, minlength=k * k)
-        self._cm.reshape(-1)[:] += cells
+        if k * k <= 4 * y.shape[0] + 4096:  # a dense count of every cell, then one addition
+            self._cm.reshape(-1)[:] += numpy.bincount(y * k + predicted, minlength=k * k)
+        else:  # many classes, few rows: only the cells the rows fall in (k * k int64 would be huge)
+            numpy.add.at(self._cm, (y, predicted.astype(numpy.intp)), 1)
         self._top_correct[0] += self._top_n_hits(scores, y)
 
     def _top_n_hits(self, scores, y):
@@ -201,7 +208,7 @@ class Evaluation(Metric):
         self._need_data("accuracy")
         n = self.num_samples
         if n == 0:
-            warnings.warn("Evaluation.accuracy: no rows were evaluated (all masked)", EvaluationWarning, stacklevel=2)
+            warn("Evaluation.accuracy: no rows were evaluated (all masked)")
             return math.nan
         return float(numpy.trace(self._cm) / n)
 
@@ -344,6 +351,8 @@ class EvaluationBinary(Metric):
     ``threshold`` (a number, or one per output). ``mask`` may be ``(n,)`` or ``(n, outputs)`` (a
     per-output mask drops single entries). Scores per output ``i``, or averaged over the outputs
     (macro) with ``i=None``."""
+
+    _size_setting = "num_outputs"
 
     def __init__(self, num_outputs=None, *, threshold=0.5, labels=None, zero_division="warn"):
         where = "EvaluationBinary"

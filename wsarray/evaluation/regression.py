@@ -7,7 +7,7 @@ import warnings
 
 import numpy
 
-from ._inputs import EvaluationError, EvaluationWarning, scores_batch
+from ._inputs import EvaluationError, EvaluationWarning, scores_batch, warn
 from ._metric import Metric, unrouted
 
 __all__ = ["RegressionEvaluation"]
@@ -22,6 +22,8 @@ class RegressionEvaluation(Metric):
     front or taken from the first batch; ``names``: column names for ``stats()``. Labels and
     predictions (n,), (n, columns) or (batch, columns, time) with a (batch, time) mask. Each score
     takes ``column`` (None: the mean over the columns, Deeplearning4j's averages)."""
+
+    _size_setting = "columns"
 
     def __init__(self, columns=None, *, names=None):
         if columns is not None and (not isinstance(columns, (int, numpy.integer)) or columns < 1):
@@ -104,7 +106,7 @@ class RegressionEvaluation(Metric):
             raise ValueError(f"RegressionEvaluation.{what}: column must be in [0, {self._columns}), not {column!r}")
         n = int(self._count[0])
         if n == 0:
-            warnings.warn(f"RegressionEvaluation.{what}: no rows were evaluated", EvaluationWarning, stacklevel=3)
+            warn(f"RegressionEvaluation.{what}: no rows were evaluated")
             return math.nan
         values = fn(self._moments, n)
         return float(values.mean() if column is None else values[column])

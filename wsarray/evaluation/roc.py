@@ -21,7 +21,7 @@ import warnings
 
 import numpy
 
-from ._inputs import EvaluationError, EvaluationWarning, classification_batch, multilabel_batch
+from ._inputs import EvaluationError, EvaluationWarning, classification_batch, multilabel_batch, warn
 from ._metric import Metric, unrouted
 
 __all__ = ["ROC", "ROCBinary", "ROCMultiClass"]
@@ -130,6 +130,7 @@ class _ROCBase(Metric):
     """The shared machinery; subclasses say how a batch becomes (scores, positive) columns."""
 
     _kind = "column"
+    _size_setting = "columns"
 
     def __init__(self, columns, thresholds, max_bytes, fallback_thresholds, buffer_rows):
         name = type(self).__name__
@@ -163,13 +164,13 @@ class _ROCBase(Metric):
             self._hist = numpy.zeros((k, 2, self._bins), dtype=numpy.int64)
         else:
             if self.buffer_rows is None:  # 16 MiB of staging (10 bytes per row and column)
-                self.buffer_rows = max(4096, min(1 << 20, STAGING_BYTES // (10 * k)))
+                self.buffer_rows = max(16, min(1 << 20, STAGING_BYTES // (10 * k)))
             rows = self.buffer_rows
             self._runs = [_Runs() for _ in range(k)]
             self._stage = (numpy.empty((rows, k)), numpy.empty((rows, k), bool), numpy.empty((rows, k), bool), [0])
 
     def _settings(self):
-        return {self._kind + "s": self._columns, "thresholds": self.thresholds, "max_bytes": self.max_bytes,
+        return {self._size_setting: self._columns, "thresholds": self.thresholds, "max_bytes": self.max_bytes,
                 "fallback_thresholds": self.fallback_thresholds}
 
     @property
@@ -235,9 +236,9 @@ class _ROCBase(Metric):
         if self.max_bytes is not None and self._runs_bytes() > self.max_bytes:
             used = self._runs_bytes()
             self._switch_to_bins(self.fallback_thresholds)
-            warnings.warn(f"{type(self).__name__}: the exact state reached {used} bytes, over max_bytes="
+            warn(f"{type(self).__name__}: the exact state reached {used} bytes, over max_bytes="
                           f"{self.max_bytes}; switched to {self._bins} bins (auc_error_bound() gives the AUC's "
-                          "largest error)", EvaluationWarning, stacklevel=5)
+                          "largest error)")
 
     def _switch_to_bins(self, bins):
         hist = numpy.zeros((self._columns, 2, bins), dtype=numpy.int64)
@@ -317,9 +318,8 @@ class _ROCBase(Metric):
         _, pos, neg = self._descending(c)
         p, n = int(pos.sum()), int(neg.sum())
         if p == 0 or n == 0:
-            warnings.warn(f"{type(self).__name__}.{what}: only one class is present in the labels "
-                          f"({'no positives' if p == 0 else 'no negatives'}): the ROC AUC is not defined (nan)",
-                          EvaluationWarning, stacklevel=3)
+            warn(f"{type(self).__name__}.{what}: only one class is present in the labels "
+                          f"({'no positives' if p == 0 else 'no negatives'}): the ROC AUC is not defined (nan)")
             return math.nan
         before = numpy.cumsum(pos) - pos
         if 2.0 * p * n < 2.0**62:  # exact in integers: one rounding at the end
@@ -332,8 +332,8 @@ class _ROCBase(Metric):
         fp = numpy.cumsum(neg)
         p = int(tp[-1]) if tp.size else 0
         if p == 0:
-            warnings.warn(f"{type(self).__name__}.{what}: no positive labels: average precision is set to 0.0 "
-                          "(recall is undefined)", EvaluationWarning, stacklevel=3)
+            warn(f"{type(self).__name__}.{what}: no positive labels: average precision is set to 0.0 "
+                          "(recall is undefined)")
             return 0.0
         with numpy.errstate(invalid="ignore", divide="ignore"):
             precision = tp / (tp + fp)  # tp + fp > 0 wherever pos > 0 (only those rows count)
@@ -353,8 +353,8 @@ class _ROCBase(Metric):
             fpr = fps / fps[-1] if fps[-1] > 0 else numpy.full(fps.shape, numpy.nan)
             tpr = tps / tps[-1] if tps[-1] > 0 else numpy.full(tps.shape, numpy.nan)
         if fps[-1] == 0 or tps[-1] == 0:
-            warnings.warn(f"{type(self).__name__}.curve: no {'negative' if fps[-1] == 0 else 'positive'} samples: "
-                          "that rate is nan", EvaluationWarning, stacklevel=3)
+            warn(f"{type(self).__name__}.curve: no {'negative' if fps[-1] == 0 else 'positive'} samples: "
+                          "that rate is nan")
         return fpr, tpr, thresholds
 
     def _pr_curve(self, c):
@@ -364,8 +364,8 @@ class _ROCBase(Metric):
         predicted = tps + fps
         precision = numpy.divide(tps, predicted, out=numpy.zeros(tps.shape), where=predicted != 0)
         if tps.size == 0 or tps[-1] == 0:
-            warnings.warn(f"{type(self).__name__}.pr_curve: no positive samples: recall is set to 1 for all "
-                          "thresholds", EvaluationWarning, stacklevel=3)
+            warn(f"{type(self).__name__}.pr_curve: no positive samples: recall is set to 1 for all "
+                          "thresholds")
             recall = numpy.ones(tps.shape)
         else:
             recall = tps / tps[-1]
@@ -394,8 +394,7 @@ class _ROCBase(Metric):
         if caught:
             undefined = [c for c, v in enumerate(values) if math.isnan(v)]
             detail = f": {self._kind}s {undefined} have one class only and are left out" if undefined else ""
-            warnings.warn(f"{type(self).__name__}.{what}{detail} ({caught[0].message})", EvaluationWarning,
-                          stacklevel=3)
+            warn(f"{type(self).__name__}.{what}{detail} ({caught[0].message})")
         return float(numpy.mean(defined)) if defined else math.nan
 
     def _stats(self, names):
@@ -421,7 +420,7 @@ class ROC(_ROCBase):
 
     def _settings(self):
         settings = super()._settings()
-        del settings["columns"]
+        del settings[self._size_setting]
         return settings
 
     def _columns_of(self, labels, predictions, mask, where):
@@ -516,6 +515,7 @@ class ROCMultiClass(_PerColumn):
     labels are class ids or one-hot rows, predictions (n, classes) scores."""
 
     _kind = "class"
+    _size_setting = "classes"
 
     def __init__(self, num_classes=None, thresholds=0, *, max_bytes=None, fallback_thresholds=1024,
                  buffer_rows=None):
@@ -537,6 +537,7 @@ class ROCBinary(_PerColumn):
     (n, outputs); ``mask`` (n,) or (n, outputs) (a per-output mask drops single entries)."""
 
     _kind = "output"
+    _size_setting = "outputs"
 
     def __init__(self, num_outputs=None, thresholds=0, *, max_bytes=None, fallback_thresholds=1024,
                  buffer_rows=None):
