@@ -212,6 +212,56 @@ def test_debug_listeners_go_when_no_thread_reports_escapes():
     assert memory.cycle_listeners() == [] and memory.get_debug() == []
 
 
+def test_a_thread_that_ends_reporting_escapes_takes_its_listener_with_it():
+    def worker():
+        memory.set_debug("escapes", this_thread=True)  # and ends without reset_thread_debug()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join(30)
+    import gc
+    gc.collect()
+    memory.set_debug(None)
+    assert memory.cycle_listeners() == []
+
+
+def test_debug_modes_of_the_wrong_type_are_refused_by_name():
+    for bad in (5, [3], {"escapes": 1}.items()):
+        with pytest.raises(TypeError, match=r"wsarray\.memory\.set_debug: .* not (int|dict_items)"):
+            memory.set_debug(bad)
+    assert memory.get_debug() == []
+
+
+def test_a_cycle_that_ends_in_a_signal_handler_is_recorded_without_a_hang(history):
+    import random
+    import signal
+    side = wnp.workspace("SIDE")
+    busy = [False]
+
+    def handler(*_):
+        if busy[0]:
+            return
+        busy[0] = True
+        try:
+            with side:  # a periodic handler that uses wsarray, run between two bytecodes of _record
+                wnp.ones(10).sum()
+        finally:
+            busy[0] = False
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    ws = wnp.workspace("MAIN")
+    try:
+        for _ in range(20_000):
+            signal.setitimer(signal.ITIMER_REAL, random.uniform(1e-6, 3e-5))
+            with ws:
+                wnp.ones(10)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    records = memory.snapshot()["history"]["records"]
+    assert {r["workspace"] for r in records} == {"MAIN", "SIDE"}
+
+
 def test_stacks_name_the_lines_holding_workspace_memory(tmp_path):
     import tracemalloc
     assert not tracemalloc.is_tracing()
@@ -540,3 +590,77 @@ def test_sites_name_their_function_from_the_source(tmp_path):
     source.write_text("def broken(:\n")
     os.utime(name, (2, 2))
     assert function_at(name, 1) == ""
+
+
+def test_function_names_are_found_in_files_nested_deeper_than_the_recursion_limit(tmp_path):
+    from wsarray.memory._source import function_at
+    body = ["def dispatch(x):", "    if x == 0:", "        return 0"]
+    body += [f"    elif x == {i}:\n        return {i}" for i in range(1, 1500)]  # generated code
+    body += ["class Model:", "    def step(self):", "        return 1"]
+    source = tmp_path / "generated.py"
+    source.write_text("\n".join(body) + "\n")
+    lines = source.read_text().splitlines()
+    assert function_at(str(source), 3) == "dispatch"
+    assert function_at(str(source), len(lines)) == "Model.step"
+    deep = tmp_path / "deep.py"  # deeper than the parser goes: no name, and no error
+    deep.write_text("x = " + "(" * 5000 + "1" + ")" * 5000 + "\n")
+    assert function_at(str(deep), 1) == ""
+
+
+def test_names_with_nul_characters_are_refused_where_they_are_given():
+    for make in (lambda: wnp.workspace("a\x00b"), lambda: wnp.ones(2).leverage_to("a\x00b")):
+        with pytest.raises(ValueError, match=r"must not hold a NUL character"):
+            make()
+    with pytest.raises(ValueError, match=r"temp_file_path must not hold a NUL"):
+        wnp.WorkspaceConfig(temp_file_path="/tmp/x\x00y")
+    assert "a" not in memory.allocation_statistics()
+
+
+def test_a_binary_or_partial_snapshot_file_is_refused_by_name(tmp_path):
+    binary = tmp_path / "b.json"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ValueError, match=r"load_snapshot: .* is not a snapshot"):
+        memory.load_snapshot(binary)
+    partial = tmp_path / "p.json"
+    partial.write_text(json.dumps({"kind": "wsarray.memory.snapshot", "history": {"records": [{}]}}))
+    out = subprocess.run([sys.executable, "-P", "-m", "wsarray.memory", "view", str(partial)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "is not a whole snapshot" in out.stderr and "Traceback" not in out.stderr
+    memory.dump_snapshot(tmp_path / "whole.json")
+    out = subprocess.run([sys.executable, "-P", "-m", "wsarray.memory", "view", str(tmp_path / "whole.json"),
+                          "-o", str(tmp_path / "missing" / "x.html")], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "cannot write" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_measure_blocks_cut_by_ctrl_c_leave_no_listener():
+    import gc
+    import random
+    import signal
+    armed = [False]
+
+    def handler(*_):
+        if armed[0]:
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    ws = wnp.workspace("MEASURED")
+    interrupted = 0
+    try:
+        for _ in range(3000):
+            try:
+                armed[0] = True
+                signal.setitimer(signal.ITIMER_REAL, random.uniform(1e-6, 1e-4))
+                with memory.measure():
+                    with ws:
+                        wnp.ones(10)
+            except KeyboardInterrupt:
+                interrupted += 1
+            finally:
+                armed[0] = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    gc.collect()
+    with ws:  # a listener whose Measurement is gone removes itself at the next cycle
+        pass
+    assert interrupted > 0 and memory.cycle_listeners() == []

@@ -176,8 +176,12 @@ def test_killed_worker_is_replaced_and_the_task_retried(tmp_path):
 def test_plugin_and_stats_reject_bad_arguments():
     with pytest.raises(TypeError, match=r"wsarray.dask.WorkspacePlugin\(\): unknown"):
         WorkspacePlugin({"bogus": 1})
-    with pytest.raises(TypeError, match=r"wsarray.dask.WorkspacePlugin\(\): workspace_name"):
+    with pytest.raises(ValueError, match=r"wsarray.dask.WorkspacePlugin\(\): workspace_name"):
         WorkspacePlugin(workspace_name="")
+    with pytest.raises(ValueError, match=r"wsarray.dask.WorkspacePlugin\(\): workspace_name .* NUL"):
+        WorkspacePlugin(workspace_name="a\x00b")
+    with pytest.raises(TypeError, match=r"wsarray.dask.WorkspacePlugin\(\): workspace_name .* not int"):
+        WorkspacePlugin(workspace_name=3)
     with pytest.raises(TypeError, match=r"wsarray.dask.worker_stats\(\): expected a distributed"):
         worker_stats(object())
 

@@ -45,8 +45,10 @@ def config_fields(config, who):
 
 
 def check_workspace_name(name, who):
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"{who}: workspace_name must be a non-empty str, not {name!r}")
+    if not isinstance(name, str):
+        raise TypeError(f"{who}: workspace_name must be a non-empty str, not {type(name).__name__}")
+    if not name or "\x00" in name:
+        raise ValueError(f"{who}: workspace_name must be a non-empty str without NUL characters, not {name!r}")
     return name
 
 

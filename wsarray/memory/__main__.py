@@ -22,7 +22,15 @@ def main(argv=None):
         print(f"python -m wsarray.memory view: {e}", file=sys.stderr)
         return 2
     out = args.output or (args.snapshot.rsplit(".", 1)[0] + ".html")
-    write_html(snap, out, title=f"wsarray memory snapshot: {args.snapshot}")
+    try:
+        write_html(snap, out, title=f"wsarray memory snapshot: {args.snapshot}")
+    except OSError as e:
+        print(f"python -m wsarray.memory view: cannot write {out!r}: {e}", file=sys.stderr)
+        return 2
+    except (KeyError, TypeError, AttributeError) as e:  # a hand-made or cut file with the snapshot's kind
+        print(f"python -m wsarray.memory view: {args.snapshot!r} is not a whole snapshot "
+              f"({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
     print(out)
     return 0
 

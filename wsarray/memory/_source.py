@@ -27,7 +27,7 @@ def function_at(filename, lineno):
         if lines:
             try:
                 spans = list(_spans(ast.parse("".join(lines)), ""))
-            except (SyntaxError, ValueError):
+            except (SyntaxError, ValueError, RecursionError, MemoryError):  # too deep for the parser
                 spans = None
         if len(_cache) >= _MAX_FILES:
             _cache.clear()
@@ -42,12 +42,19 @@ def function_at(filename, lineno):
     return name
 
 
-def _spans(node, prefix):
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            name = prefix + child.name
-            first = min([child.lineno] + [d.lineno for d in child.decorator_list])
-            yield first, child.end_lineno, name
-            yield from _spans(child, name + ("." if isinstance(child, ast.ClassDef) else ".<locals>."))
-        else:
-            yield from _spans(child, prefix)
+def _spans(tree, prefix):
+    """(first line, last line, qualified name) of every definition, each parent before what it
+    holds; iterative: generated code nests statements deeper than Python's recursion limit."""
+    stack = [(tree, prefix)]
+    while stack:
+        node, prefix = stack.pop()
+        children = []
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                yield first, child.end_lineno, name
+                children.append((child, name + ("." if isinstance(child, ast.ClassDef) else ".<locals>.")))
+            else:
+                children.append((child, prefix))
+        stack.extend(reversed(children))

@@ -27,7 +27,7 @@ _local = threading.local()  # .modes: this thread's own set, or absent (the proc
 _listening = [False]
 _threads_with_escapes = [0]  # threads whose own modes include escapes
 _reported = {}  # id -> weak reference: each escaped Array is reported once (Arrays are unhashable)
-_lock = threading.Lock()
+_lock = threading.RLock()  # reentrant: a cycle may end in a signal handler or __del__ run under it
 ESCAPES_KEPT = 1000
 _escapes = collections.deque(maxlen=ESCAPES_KEPT)  # the latest reports, for snapshots and the viewer
 
@@ -42,8 +42,13 @@ def _parse(modes, who):
         return set()
     if isinstance(modes, str):
         modes = [m.strip() for m in modes.split(",") if m.strip()]
+    elif not isinstance(modes, (list, tuple, set, frozenset)):
+        raise TypeError(f"{who}: modes must be None, a mode name, names separated by commas or a list of "
+                        f"names, not {type(modes).__name__}")
     chosen = set()
     for m in modes:
+        if not isinstance(m, str):
+            raise TypeError(f"{who}: a debug mode is a name (str), not {type(m).__name__}")
         if m not in MODES:
             raise ValueError(f"{who}: unknown debug mode {m!r}; the modes are {', '.join(MODES)} (or None)")
         chosen.add(m)
@@ -76,16 +81,34 @@ def reset_thread():
     _update_listener()
 
 
+class _EscapesOnThisThread:
+    """Held in the thread's local storage while its own modes include escapes: counted once, and
+    uncounted when the modes change or the thread ends without reset_thread() (its storage goes)."""
+
+    def __init__(self):
+        with _lock:
+            _threads_with_escapes[0] += 1
+
+    def __del__(self):
+        try:
+            with _lock:
+                _threads_with_escapes[0] -= 1
+            _update_listener()
+        except (TypeError, AttributeError):  # at interpreter exit the module's globals may be gone
+            pass
+
+
 def _set_thread_modes(modes):
-    before = "escapes" in getattr(_local, "modes", ())
     if modes is None:
         if hasattr(_local, "modes"):
             del _local.modes
     else:
         _local.modes = modes
-    after = modes is not None and "escapes" in modes
-    with _lock:
-        _threads_with_escapes[0] += int(after) - int(before)
+    wanted = modes is not None and "escapes" in modes
+    if wanted and getattr(_local, "escapes", None) is None:
+        _local.escapes = _EscapesOnThisThread()
+    elif not wanted:
+        _local.escapes = None  # its __del__ uncounts it
 
 
 def get_debug():

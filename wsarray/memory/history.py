@@ -28,7 +28,9 @@ __all__ = ["record_history", "history_enabled", "snapshot", "dump_snapshot", "lo
 RECORD_BYTES = 1200
 SNAPSHOT_VERSION = 1
 
-_lock = threading.Lock()
+# Reentrant: a cycle can end in a signal handler, a __del__ or a weakref callback run while this
+# thread holds the lock (between two bytecodes of _record or snapshot), and records it too.
+_lock = threading.RLock()
 _state = {"ring": None, "listener": None, "started": None, "last": {}, "threads": {}, "dropped": 0}
 
 
@@ -205,7 +207,7 @@ def load_snapshot(path, *, trust_pickle=False):
         with open(os.fspath(path), encoding="utf-8") as f:
             try:
                 snap = json.load(f)
-            except json.JSONDecodeError as e:
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
                 raise ValueError(f"wsarray.memory.load_snapshot: {os.fspath(path)!r} is not a snapshot ({e})") from None
     if not isinstance(snap, dict) or snap.get("kind") != "wsarray.memory.snapshot":
         raise ValueError(f"wsarray.memory.load_snapshot: {os.fspath(path)!r} is not a wsarray memory snapshot")

@@ -5,6 +5,7 @@ workspaces, and the process's page faults."""
 
 import resource
 import threading
+import weakref
 
 from .. import _native
 
@@ -23,6 +24,29 @@ def _faults():
     return usage.ru_minflt + usage.ru_majflt
 
 
+def _drop(listener):
+    if listener in _native._cycle_listeners():
+        _native._remove_cycle_listener(listener)
+
+
+class _Watch:
+    """The cycle listener of one measured block. It holds the Measurement weakly and removes itself
+    once the Measurement is gone: a Ctrl-C that lands where ``__exit__`` could not remove it (at
+    the start of ``__exit__``, say) leaves no listener behind for every later cycle to call."""
+
+    __slots__ = ("measurement", "__weakref__")
+
+    def __init__(self, measurement):
+        self.measurement = weakref.ref(measurement)
+
+    def __call__(self, event):
+        m = self.measurement()
+        if m is None:
+            _drop(self)
+        else:
+            m._on_cycle(event)
+
+
 class Measurement:
     """Figures of one measured block (zero until it ends; read them after the ``with``):
     ``allocations``, ``allocated_bytes``, ``spills``, ``spilled_bytes``, ``os_maps``, ``cycles``
@@ -36,7 +60,7 @@ class Measurement:
         self.peak_cycle_bytes = self.numpy_outside = self.page_faults = 0
         self._thread = threading.get_ident()
         self._start = None
-        self._listener = self._on_cycle  # one bound method: removed by identity
+        self._listener = _Watch(self)  # removed by identity
 
     def as_dict(self):
         return {k: getattr(self, k) for k in (*_COUNTERS, "peak_cycle_bytes", "numpy_outside", "page_faults")}
@@ -51,11 +75,15 @@ class Measurement:
     def __enter__(self):
         totals, _ = _totals()
         self._start = (totals, _native._numpy_allocation_counts()[1], _faults())
-        _native._add_cycle_listener(self._listener)
-        return self
+        try:
+            _native._add_cycle_listener(self._listener)
+            return self
+        except BaseException:  # a Ctrl-C after the listener went in: the block never starts
+            _drop(self._listener)
+            raise
 
     def __exit__(self, *exc):
-        _native._remove_cycle_listener(self._listener)
+        _drop(self._listener)
         totals, stats = _totals()
         start, outside, faults = self._start
         for k in _COUNTERS:  # a workspace destroyed in the block takes its counts with it

@@ -28,6 +28,8 @@ std::string text_arg(nb::handle v, const char *fn, const char *what) {
         raise(PyExc_ValueError, where + " is not valid Unicode text (it holds a lone surrogate, as "
                                         "undecodable bytes turned into text do)");
     }
+    if (std::memchr(utf8, '\0', (std::size_t) n))  // C strings below (names in reports, paths) would stop there
+        raise(PyExc_ValueError, where + " must not hold a NUL character ('\\x00')");
     return std::string(utf8, (std::size_t) n);
 }
 
