@@ -218,6 +218,71 @@ def test_a_generator_finished_on_another_thread_closes_nothing_there():
     assert memory.workspace_stack() == []
 
 
+def _suspended_in(scope):
+    """A generator suspended inside ``with scope:``, with an array it made there; only a reference
+    cycle holds it, so the garbage collector finalizes it wherever it runs."""
+    def gen():
+        with scope:
+            yield wnp.ones(3)
+            yield None
+
+    g = gen()
+    made = next(g)
+    cycle = [g]
+    cycle.append(cycle)
+    return made
+
+
+@pytest.mark.parametrize("where", ["another thread", "another context", "close() on another thread"])
+def test_a_suspended_generator_finalized_elsewhere_closes_its_scope_for_its_thread(where):
+    import gc
+
+    def gen():
+        with wnp.workspace("GCGEN"):
+            yield wnp.ones(3)
+            yield None
+
+    g = gen()
+    made = next(g)
+    assert memory.workspace_stack() == [("cycle", "GCGEN")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing "ignored" in a finalizer
+        if where == "close() on another thread":
+            t = threading.Thread(target=g.close)
+        else:
+            cycle = [g]  # only a reference cycle holds it: the collector finalizes it where it runs
+            cycle.append(cycle)
+            del g, cycle
+            if where == "another thread":
+                t = threading.Thread(target=gc.collect)
+            else:
+                async def collect():
+                    gc.collect()
+                t = threading.Thread(target=lambda: None)
+                asyncio.run(collect())
+        t.start()
+        t.join(30)
+    assert memory.workspace_stack() == []  # the owner closed it before looking
+    assert wnp.ones(2).workspace is None  # later arrays are plain again
+    with pytest.raises(wnp.WorkspaceError, match="GCGEN"):
+        made.sum()  # its cycle ended
+    memory.destroy_all_workspaces_for_current_thread()  # nothing is left open
+
+
+def test_a_scope_out_of_a_generator_finalized_on_another_thread_is_closed():
+    import gc
+
+    with wnp.workspace("HOLDER"):
+        _suspended_in(wnp.scope_out())
+        assert wnp.ones(1).workspace is None
+        t = threading.Thread(target=gc.collect)
+        t.start()
+        t.join(30)
+        assert wnp.ones(1).workspace == "HOLDER"  # the scope_out no longer decides
+        assert memory.workspace_stack() == [("cycle", "HOLDER")]
+    assert memory.workspace_stack() == []
+
+
 def test_a_copied_context_run_on_another_thread_sees_no_scopes():
     with wnp.workspace("HOME"):
         ctx = contextvars.copy_context()

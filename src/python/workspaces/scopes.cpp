@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 namespace wsa_py {
 
@@ -74,6 +76,34 @@ thread_local int tl_bypass = -1;
 
 bool bypassing() { return tl_bypass >= 0 ? tl_bypass != 0 : g_bypass.load(std::memory_order_relaxed); }
 
+/// Frames of suspended generators finalized on another thread than the one that opened them,
+/// waiting for their thread to close them (close_scope_finalizing).
+std::mutex g_orphans_mutex;
+std::vector<std::shared_ptr<wsa::Frame>> g_orphans;
+std::atomic<bool> g_have_orphans{false};
+
+/// Close this thread's frames handed over by another thread (one relaxed load when there are none).
+void close_orphans_of_this_thread() {
+    if (!g_have_orphans.load(std::memory_order_acquire)) return;
+    std::vector<std::shared_ptr<wsa::Frame>> mine;
+    {
+        std::lock_guard<std::mutex> lock(g_orphans_mutex);
+        auto me = std::this_thread::get_id();
+        for (auto it = g_orphans.begin(); it != g_orphans.end();) {
+            if ((*it)->thread == me) {
+                mine.push_back(std::move(*it));
+                it = g_orphans.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        g_have_orphans.store(!g_orphans.empty(), std::memory_order_release);
+    }
+    // The cycle ends as a frame nothing can close ends it (~Frame): no listener is called here,
+    // inside whatever wsarray call is about to allocate.
+    for (auto &f : mine) (void) wsa::close_frame(*f);
+}
+
 } // namespace
 
 void set_bypass(bool on, bool this_thread_only) {
@@ -95,6 +125,7 @@ bool opened_here(const wsa::Frame &f) {
 }
 
 wsa::Stack current_stack() {
+    close_orphans_of_this_thread();
     PyObject *value = nullptr;
     if (PyContextVar_Get(g_stack_var, nullptr, &value) < 0) throw nb::python_error();
     if (!value) return {};
@@ -147,6 +178,32 @@ void close_scope(wsa::Frame &f, const char *fn) {
     if (!error.empty() &&
         PyErr_WarnEx(PyExc_RuntimeWarning, ("wsarray." + std::string(fn) + "(): " + error).c_str(), 1) < 0)
         throw nb::python_error();
+}
+
+bool finalizing_exit(PyObject *const *args, Py_ssize_t nargs) {
+    return nargs >= 1 && PyType_Check(args[0]) &&
+           PyType_IsSubtype((PyTypeObject *) args[0], (PyTypeObject *) PyExc_GeneratorExit);
+}
+
+bool close_scope_finalizing(const std::shared_ptr<wsa::Frame> &f, const char *fn) {
+    if (!f->open || f->thread == std::this_thread::get_id()) {
+        if (f->open && !opened_here(*f)) {  // this thread's frame, collected in another context
+            std::string error = wsa::close_frame(*f);
+            if (!error.empty() &&
+                PyErr_WarnEx(PyExc_RuntimeWarning, ("wsarray." + std::string(fn) + "(): " + error).c_str(), 1) < 0)
+                throw nb::python_error();
+            return true;
+        }
+        close_scope(*f, fn);  // this context's: as any exit (a frame closed twice still raises)
+        return true;
+    }
+    {
+        std::lock_guard<std::mutex> lock(g_orphans_mutex);
+        g_orphans.push_back(f);
+        g_have_orphans.store(true, std::memory_order_release);
+    }
+    wsa::bump_scope_epoch();  // every thread recomputes its target: the owner finds the frame then
+    return false;
 }
 
 void export_scopes(nb::module_ &m) {

@@ -35,6 +35,16 @@ std::shared_ptr<wsa::Frame> open_scope(wsa::FrameKind kind, std::shared_ptr<wsa:
 /// could not map memory) leaves everything consistent and becomes a RuntimeWarning.
 void close_scope(wsa::Frame &f, const char *fn);
 
+/// Close `f` where a generator or coroutine suspended inside its `with` block is finalized
+/// (GeneratorExit): the garbage collector may run that on any thread and in any context. This
+/// thread's frame is closed now, whatever the context; another thread's is handed to that thread,
+/// which closes it before it next allocates or looks at its scopes (its workspace is its own:
+/// never touched from here). Returns whether the frame was closed now (false: handed over).
+bool close_scope_finalizing(const std::shared_ptr<wsa::Frame> &f, const char *fn);
+
+/// True when an `__exit__(exc_type, ...)` runs for a GeneratorExit (a generator being finalized).
+bool finalizing_exit(PyObject *const *args, Py_ssize_t nargs);
+
 /// Did the context running now open `f`?
 bool opened_here(const wsa::Frame &f);
 

@@ -62,11 +62,16 @@ void enter_cycle(WorkspaceHandle &h) {
     }
 }
 
-void exit_cycle(WorkspaceHandle &h) {
+void exit_cycle(WorkspaceHandle &h, bool finalizing) {
     auto frame = h.ws->cycle_frame();
     if (!frame || !frame->open)
         raise(WorkspaceError, "wsarray.Workspace.__exit__(): workspace '" + h.ws->name() +
                                   "' has no open cycle to close (exited twice, or never entered)");
+    if (finalizing) {  // a generator suspended in the block, collected anywhere: see scopes.h
+        if (close_scope_finalizing(frame, "Workspace.__exit__") && frame->thread == std::this_thread::get_id())
+            notify_cycle_end(*h.ws);
+        return;
+    }
     close_scope(*frame, "Workspace.__exit__");
     notify_cycle_end(*h.ws);
 }
@@ -78,9 +83,9 @@ PyObject *workspace_enter(PyObject *self, PyObject *) {
     }, (PyObject *) nullptr);
 }
 
-PyObject *workspace_exit(PyObject *self, PyObject *const *, Py_ssize_t) {
+PyObject *workspace_exit(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     return guarded([&]() -> PyObject * {
-        exit_cycle(*nb::inst_ptr<WorkspaceHandle>(self));
+        exit_cycle(*nb::inst_ptr<WorkspaceHandle>(self), finalizing_exit(args, nargs));
         return Py_NewRef(Py_False);
     }, (PyObject *) nullptr);
 }
@@ -102,11 +107,12 @@ void enter_scope(ScopeObject &o, const char *fn) {
     }
 }
 
-void exit_scope(ScopeObject &o, const char *fn) {
+void exit_scope(ScopeObject &o, const char *fn, bool finalizing = false) {
     if (o.frames.empty())
         raise(WorkspaceError, "wsarray." + std::string(fn) + "(): this scope is not open (exited twice?)");
     std::shared_ptr<wsa::Frame> frame = o.frames.back();
-    close_scope(*frame, fn);  // raises (closing nothing) for another context's frame
+    if (finalizing) (void) close_scope_finalizing(frame, fn);
+    else close_scope(*frame, fn);  // raises (closing nothing) for another context's frame
     o.frames.pop_back();
 }
 
@@ -307,8 +313,9 @@ void export_workspaces(nb::module_ &m) {
         enter_scope(o, scope_function(o));
         return nb::borrow(self);
     }, nb::sig("def __enter__(self) -> Scope"));
-    scope_cls.def("__exit__", [](ScopeObject &o, nb::args) {
-        exit_scope(o, scope_function(o));
+    scope_cls.def("__exit__", [](ScopeObject &o, nb::args args) {
+        PyObject *first = args.size() ? args[0].ptr() : nullptr;
+        exit_scope(o, scope_function(o), finalizing_exit(&first, first ? 1 : 0));
         return false;
     }, nb::sig("def __exit__(self, *args: object) -> typing.Literal[False]"));
     scope_cls.def("__repr__", [](ScopeObject &o) {
