@@ -287,3 +287,47 @@ def test_out_casts_as_a_ufuncs_out_does(n):
     singles = wnp.empty(n, dtype=wnp.float32)
     assert fused(x, x, out=singles) is singles
     assert np.array_equal(np.asarray(singles), (np.asarray(x) * np.asarray(x) + 0.5).astype(np.float32))
+
+
+@pytest.mark.parametrize("n", [8, 300_000])
+def test_an_out_no_ufunc_could_write_is_refused_and_left_as_it_was(n, tmp_path):
+    x = wnp.asarray(np.linspace(1.0, 2.0, n))
+    fused = wnp.fuse(lambda a: a * 2.0 + 1.0)
+    readonly = np.zeros(n)
+    readonly.flags.writeable = False
+    immutable = np.frombuffer(bytes(8 * n), dtype=np.float64)
+    path = tmp_path / "ro.bin"
+    np.zeros(n).tofile(path)
+    mapped = np.memmap(path, dtype=np.float64, mode="r", shape=(n,))  # pages mapped read-only
+    for out in (readonly, immutable, mapped):
+        with pytest.raises(ValueError, match="output array is read-only"):
+            fused(x, out=out)
+        assert not np.asarray(out).any()
+    ws = wnp.workspace("FUSE_OUT")
+    with ws:
+        stale = wnp.zeros(n)
+    with pytest.raises(wnp.WorkspaceError, match="cycle"):
+        fused(x, out=stale)
+    if n > 8:
+        with pytest.raises(TypeError, match="wsarray.fuse: out must be an array, not list"):
+            fused(x, out=[0.0] * n)
+
+
+def test_floating_point_errors_are_reported_once_per_call_with_the_callers_handler():
+    a = wnp.asarray(np.arange(2_000_000) % 7)
+    f = wnp.fuse(lambda x: (x // (x % 3)) + 1)  # integer division by zero in many blocks
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        r = f(a)
+    with warnings.catch_warnings(record=True) as want:
+        warnings.simplefilter("always")
+        expected = (np.asarray(a) // (np.asarray(a) % 3)) + 1
+    same(r, expected)
+    assert [str(w.message) for w in got] == [str(w.message) for w in want] == \
+        ["divide by zero encountered in floor_divide"]
+    calls = []
+    with np.errstate(divide="call", call=lambda kind, flag: calls.append(kind)):
+        f(a)
+    assert calls == ["divide by zero"]
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError, match="divide by zero"):
+        f(a)

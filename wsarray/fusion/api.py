@@ -109,16 +109,19 @@ class Fused:
         if isinstance(plan, TraceError):
             return self._fallback(str(plan), args, kwargs, out)
         if out is not None:
-            target = np.asarray(out)
+            target = _writable_target(out)
             if plan.reduction is not None or target.shape != shape or target.dtype != plan.out_dtype:
                 return self._eager(args, out)
             if any(np.shares_memory(target, a) for a in arrays.values()):
                 return self._eager(args, out)  # the blocks would read what they already wrote
-            blocks.run(plan, arrays, scalars, shape, target)
-            return out
-        return self._run(plan, arrays, scalars, shape)
+            with blocks.numpy_errors_noted() as noted:
+                blocks.run(plan, arrays, scalars, shape, target)
+            return self._eager(args, out) if noted else out
+        with blocks.numpy_errors_noted() as noted:
+            result = self._run(plan, arrays, scalars, shape)
+        return self._eager(args, None) if noted else result
 
-    def _eager(self, args, out):
+    def _eager(self, args, out):  # also redoes a run whose floating-point errors must be reported
         """The function itself; an out= gets its result under a ufunc's out= rule (same-kind
         casting: a float result into an int array is NumPy's casting error, not a truncation)."""
         result = self._func(*args)
@@ -186,6 +189,24 @@ def fuse(func: Callable[..., Any] | None = None, *, kernel_name: str | None = No
 
 
 _ = REDUCTIONS
+
+
+def _writable_target(out):
+    """``out`` as the ndarray the blocks write, refused as a ufunc's ``out=`` refuses it: a stale
+    wsarray array (WorkspaceError), a read-only array (NumPy's ValueError), not an array at all."""
+    from .._native import Array, WorkspaceError
+    if type(out) is Array:
+        try:
+            target = out.__array__()  # checks its cycle
+        except WorkspaceError as e:
+            raise WorkspaceError(str(e).replace("wsarray.ndarray.__array__()", "wsarray.fuse() (out=)")) from None
+    elif isinstance(out, np.ndarray):
+        target = out
+    else:
+        raise TypeError(f"wsarray.fuse: out must be an array, not {type(out).__name__}")
+    if not target.flags.writeable:
+        raise ValueError("output array is read-only")
+    return target
 
 
 def _on_device(fused, args, kwargs, out):

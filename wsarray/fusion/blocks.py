@@ -16,6 +16,7 @@ elementwise part block by block into one temporary and lets NumPy reduce it.
 """
 
 import concurrent.futures
+import contextlib
 import os
 import threading
 
@@ -116,15 +117,32 @@ def _bind(prog, vals, arrays, lo, hi):
     return vals
 
 
+@contextlib.contextmanager
+def numpy_errors_noted():
+    """Floating-point errors the caller's ``np.errstate`` would report (warn, print, log, call) are
+    only noted while blocks run: each block is a NumPy call of its own and would report them once
+    per block. Yields the list of what was noted (None when nothing is reported): the caller then
+    redoes the work as the function itself, which reports as NumPy does, once, in NumPy's words.
+    "raise" stays: the first block that errs raises NumPy's FloatingPointError."""
+    err = np.geterr()
+    reported = [k for k, v in err.items() if v in ("warn", "print", "log", "call")]
+    if not reported:
+        yield None
+        return
+    noted = []
+    with np.errstate(call=lambda kind, flag: noted.append(kind), **dict.fromkeys(reported, "call")):
+        yield noted
+
+
 def _parallel(jobs):
     """Run the callables, the first on this thread, and return their results in order."""
     if len(jobs) == 1:
         return [jobs[0]()]
-    err = np.geterr()
+    err, call = np.geterr(), np.geterrcall()
 
     def with_errstate(job):
         def run_it():
-            with np.errstate(**err):  # NumPy's error state is per thread: carry the caller's
+            with np.errstate(call=call, **err):  # NumPy's error state is per thread: carry the caller's
                 return job()
         return run_it
 
