@@ -159,6 +159,7 @@ def _shuffle(numpy_shuffle, name, x, **kwargs):
     if isinstance(x, list):  # as it is: the engine would shuffle an unwrapped copy of the list
         return numpy_shuffle(x, **kwargs)
     if not isinstance(x, (_np.ndarray, _Sequence)):  # (Arrays pass as numpy.ndarray)
+        len(x)  # NumPy asks first: what has no length is its TypeError, with no warning before it
         _warnings.warn(_UNTYPED.format(type(x).__name__), UserWarning, stacklevel=3)
         return numpy_shuffle(_AsSequence(x), **kwargs)
     return _F(numpy_shuffle, name)(x, **kwargs)

@@ -83,7 +83,7 @@ PyObject *array_iter(PyObject *self) {
     try {
         Array &a = self_of(self, "ndarray.__iter__");
         if (ndarray_ndim(a.data().ptr()) == 0) {  // NumPy's error
-            PyErr_SetString(PyExc_TypeError, "wsarray.ndarray.__iter__(): iteration over a 0-d array");
+            PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array" /* NumPy's message */);
             return nullptr;
         }
         Py_ssize_t n = PyObject_Length(a.data().ptr());

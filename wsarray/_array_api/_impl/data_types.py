@@ -173,6 +173,8 @@ def _dtype_of(fn, x):
 def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` converted to ``dtype``. Complex to real or integer is refused, as the standard says
     (NumPy drops the imaginary part with a warning): take ``real(x)`` or ``imag(x)`` first."""
+    if not isinstance(x, (_np.ndarray, _np.generic)):
+        return _np.astype(x, dtype, copy=copy, device=device)  # NumPy's error for what is no array
     source = _np.asarray(x).dtype  # x itself goes to NumPy: a NumPy scalar gives a scalar
     target = _np.dtype(dtype)
     if source.kind == "c" and target.kind in "iuf":

@@ -36,6 +36,28 @@ def _as_numpy_returns(r, out, *inputs):
     return r
 
 
+def _as_ufunc_parses(ufunc):
+    """Arguments parsed as ``ufunc`` parses them: a call it refuses (too few or too many operands,
+    ``out`` given both by position and by keyword) goes to the ufunc itself, which raises NumPy's
+    error in NumPy's words; a positional ``out`` becomes the keyword. The docstring is NumPy's, with
+    where the standard differs below it."""
+    nin = ufunc.nin
+
+    def wrap(fn):
+        def call(*args, **kwargs):
+            if not nin <= len(args) <= nin + 1 or (len(args) > nin and "out" in kwargs):
+                return ufunc(*args, **kwargs)
+            return fn(*args, **kwargs)
+
+        call.__name__ = call.__qualname__ = fn.__name__
+        call.__module__ = fn.__module__
+        call.__doc__ = f"{ufunc.__doc__}\n\nIn wsarray (the array API standard's special cases): {fn.__doc__}"
+        call.__wrapped__ = fn
+        return call
+    return wrap
+
+
+@_as_ufunc_parses(_np.floor_divide)
 def floor_divide(x1, x2, /, out=None, **kwargs):
     """``x1 // x2``; for real floats, infinite operands follow the standard (not Python's rules):
     ``±inf // finite`` is ``±inf`` and ``finite // ∓inf`` is ``-0`` (NumPy gives NaN and -1)."""
@@ -49,22 +71,21 @@ def floor_divide(x1, x2, /, out=None, **kwargs):
     if (kind != "f" or "where" in kwargs
             or (_np.isfinite(a).all() and _np.isfinite(b).all())):
         return _np.floor_divide(x1, x2, **_with_out(kwargs, out))
-    # The masks come first: for ``x //= y`` the output is x1 itself.
+    target = _out_array(out)
+    if target is not None:  # for ``x //= y`` the output is x1 itself: the masks read copies
+        a = a.copy() if _np.shares_memory(a, target) else a
+        b = b.copy() if _np.shares_memory(b, target) else b
+    with _np.errstate(all="ignore"):  # NumPy's errors (broadcasting, casting, a read-only out) first
+        r = _np.asarray(_np.floor_divide(x1, x2, **_with_out(kwargs, out)))
     inf_a = _np.isinf(a) & _np.isfinite(b) & (b != 0)
     zero = _np.isfinite(a) & (a != 0) & _np.isinf(b) & (_np.signbit(a) != _np.signbit(b))
     signed_inf = a * _np.copysign(1.0, b)  # b may be bool or int: no np.sign()
     special = inf_a | zero
-    rest = None
-    if not special.all():  # copies of the elements not patched, before out= may overwrite x1
+    if not special.all():  # then NumPy's warnings (or errstate's errors) for the unpatched elements
         rest_a, rest_b = _np.broadcast_arrays(a, b)
-        rest = rest_a[~special], rest_b[~special]
-    with _np.errstate(all="ignore"):  # NumPy's errors (an out= it cannot cast to) come first
-        r = _np.asarray(_np.floor_divide(x1, x2, **_with_out(kwargs, out)))
-    if rest is not None:  # then NumPy's warnings (or errstate's errors) for the unpatched elements
-        _np.floor_divide(*rest, **kwargs)
+        _np.floor_divide(rest_a[~special], rest_b[~special], **kwargs)
     fixed = _np.where(inf_a, signed_inf, _np.where(zero, -0.0, r)).astype(r.dtype, copy=False)
-    if out is not None:
-        target = _out_array(out)
+    if target is not None:
         _np.copyto(target, fixed)
         return target
     return _as_numpy_returns(fixed, out, a, b)
@@ -104,6 +125,7 @@ def _complex_patch(r, mask, real, imag):
         r.imag[mask] = _np.broadcast_to(imag, mask.shape)[mask]
 
 
+@_as_ufunc_parses(_np.expm1)
 def expm1(x, /, out=None, **kwargs):
     """``exp(x) - 1``; complex infinities, NaNs and zeros follow the standard's table."""
     z = _np.asarray(x)
@@ -123,6 +145,7 @@ def expm1(x, /, out=None, **kwargs):
     return _as_numpy_returns(r, out, z)
 
 
+@_as_ufunc_parses(_np.tanh)
 def tanh(x, /, out=None, **kwargs):
     """Hyperbolic tangent; ``tanh(±inf + bj)`` for finite b is ``±1 + copysign(0, b)j`` as the
     standard says (NumPy follows C99's ``copysign(0, sin(2b))``)."""

@@ -18,9 +18,11 @@ __all__ = ["argsort", "sort"]
 def _kind(fn, kind, stable):
     """NumPy's ``kind`` for the arguments; "auto": stable, but fast where stability is moot."""
     if kind is not None:
+        if not isinstance(kind, str):  # NumPy's check (before stable's) and its message
+            getattr(_np, fn)(_np.zeros(1), kind=kind)
         if stable is not None:  # NumPy's check and message
-            raise ValueError(f"wsarray.{fn}(): `kind` and keyword parameters can't be provided at the same "
-                             "time. Use only one of them.")
+            raise ValueError("`kind` and keyword parameters can't be provided at the same time. Use only "
+                             "one of them.")
         return kind
     if stable is None or stable:
         return "auto"
