@@ -152,3 +152,31 @@ def test_overrides_are_wrapped_once_and_stay_introspectable():
     assert OptedOut.__array_ufunc__ is None
     with pytest.raises(TypeError):
         wnp.ones(2).view(OptedOut) + 1
+
+
+def test_overrides_a_subclass_inherits_from_a_mixin_see_wsarrays_names():
+    # vector's arrays: class VectorNumpy3D(VectorNumpy, np.ndarray), the protocols in the mixin
+    def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+        if ufunc is not wnp.negative:
+            return NotImplemented
+        return "handled"
+
+    class Mixin:
+        __array_ufunc__ = array_ufunc
+
+        def __array_function__(self, func, types, args, kwargs):
+            if func is not wnp.sum or not all(issubclass(t, wnp.ndarray) for t in types):
+                return NotImplemented
+            return "summed"
+
+    class Vector(Mixin, wnp.ndarray):
+        pass
+
+    class Vector3D(Vector):
+        pass
+
+    for cls in (Vector, Vector3D):
+        x = wnp.arange(3.0).view(cls)
+        assert wnp.negative(x) == "handled" and -x == "handled"
+        assert wnp.sum(x) == "summed"
+    assert Mixin.__array_ufunc__ is array_ufunc  # the mixin itself is left as it is

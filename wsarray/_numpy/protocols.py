@@ -5,8 +5,9 @@ its ``__array_ufunc__`` and ``__array_function__`` receive with its own ``np``: 
 np.power``, ``func is np.concatenate``, ``t is np.ndarray for t in types`` (unit and
 automatic-differentiation libraries do). NumPy hands those overrides its own objects
 (``numpy.power``, ``numpy.ndarray``), which wsarray's only equal. So the overrides such a class
-defines are wrapped once, when the class is made: a NumPy ufunc or function that wsarray has
-under the same name arrives as wsarray's (equal to NumPy's, hashing as it, a ``numpy.ufunc`` to
+defines, or inherits from a mixin that is no array, are wrapped once, when the class is made: a
+NumPy ufunc or function that wsarray has under the same name arrives as wsarray's (equal to
+NumPy's, hashing as it, a ``numpy.ufunc`` to
 isinstance, with the same attributes and methods), and ``numpy.ndarray`` in ``types`` as
 ``wsarray.ndarray`` (NumPy's arrays are instances of it). Anything else (SciPy's ufuncs, other
 libraries' types) arrives as it is. Classes derived from ``numpy.ndarray`` are not touched.
@@ -91,7 +92,14 @@ def translate_overrides(cls):
     if Array not in mro or mro.index(Array) > mro.index(numpy.ndarray):
         return
     for name, wrap in _WRAPPERS.items():
-        override = vars(cls).get(name)
+        owner = next((base for base in mro if name in vars(base)), None)
+        if owner is None or owner is Array or owner is numpy.ndarray:
+            continue
+        if owner is not cls and Array in owner.__mro__:
+            continue  # a wsarray.ndarray subclass above defines it: translated when it was made
+        # This class's own override, or one it inherits from a mixin that is no array (class
+        # Vector(Mixin, np.ndarray)): the mixin stays as it is, this class gets the translation.
+        override = vars(owner)[name]
         if isinstance(override, types.FunctionType) and not getattr(override, "_wsarray_translated", False):
             setattr(cls, name, wrap(override))
 
