@@ -225,8 +225,7 @@ def test_a_model_deepcopy_cannot_copy_is_refused_with_the_reason():
     with pytest.raises(TypeError, match=r"ParallelWrapper\.fit\(\): each worker trains a copy\.deepcopy\(\) "
                                         r"of the model, and it failed: RuntimeError: holds a lock"):
         ParallelWrapper(Uncopyable(2), workers=2).fit(dataset(n=128)[0])
-    assert threading.active_count() == 1 or all(t.daemon or t is threading.main_thread()
-                                                for t in threading.enumerate())
+    # (the conftest checks that no pool thread is left and that the BLAS cap was released)
 
 
 class Slow(LogReg):
