@@ -134,6 +134,40 @@ LIBRARIES = [
              "nevergrad/functions/test_corefuncs.py", "nevergrad/functions/test_functionlib.py",
              "nevergrad/functions/test_base.py", "nevergrad/functions/test_utils.py"),
             pytest_args=("--ignore=nevergrad/optimization/test_optimizerlib.py",)),
+    Library("seaborn", "0.13.2", "statistical plotting", ("tests",), env=(("MPLBACKEND", "Agg"),)),
+    Library("optuna", "5.0.0", "hyper-parameter search (its sampler, pruner, importance, terminator tests)",
+            ("tests/samplers_tests", "tests/pruners_tests", "tests/hypervolume_tests", "tests/importance_tests",
+             "tests/search_space_tests", "tests/terminator_tests", "tests/test_distributions.py",
+             "tests/test_transform.py", "tests/test_multi_objective.py"),
+            extra=("cmaes",)),
+    Library("arviz", "0.23.4", "statistics: Bayesian diagnostics (its base tests but plots)",
+            tuple(f"arviz/tests/base_tests/test_{name}.py" for name in (
+                "data", "diagnostics", "stats", "stats_utils", "stats_ecdf_utils", "utils", "helpers", "labels",
+                "rcparams", "plot_utils")),
+            env=(("MPLBACKEND", "Agg"),)),
+    Library("pyswarms", "1.3.0", "particle swarm optimisation", ("tests",), env=(("MPLBACKEND", "Agg"),)),
+    Library("corner", "2.3.0", "plots of MCMC samples (image comparisons)", ("tests",), source="src",
+            extra=("scipy",), env=(("MPLBACKEND", "Agg"),)),
+    # Its main test file, test_mapclassify.py, downloads a libpysal data set as it is collected: offline
+    # it fails to collect in both variants, and the other five files are what runs.
+    Library("mapclassify", "2.10.0", "choropleth map classification", ("mapclassify/tests",),
+            extra=("geopandas", "libpysal", "matplotlib", "shapely"), env=(("MPLBACKEND", "Agg"),)),
+    Library("zarr", "2.18.7", "chunked array storage", ("zarr/tests",)),
+    Library("pyrr", "0.10.3", "3-D maths: vectors, matrices, quaternions", ("tests",)),
+    Library("vector", "1.9.0", "physics vectors (structured-dtype ndarray subclasses)", ("tests",), source="src",
+            pytest_args=("--ignore=tests/cuda", "--ignore=tests/test_notebooks.py")),
+    Library("stonesoup", "1.9.1", "target tracking (StateVector: ndarray subclass; 18 of its folders)",
+            tuple(f"stonesoup/{name}" for name in (
+                "types", "models", "updater", "predictor", "functions", "hypothesiser", "dataassociator",
+                "initiator", "deleter", "gater", "measures", "smoother", "tracker", "resampler", "regulariser",
+                "proposal", "mixturereducer", "tests")),
+            env=(("MPLBACKEND", "Agg"),)),
+    Library("gstools", "1.7.0", "geostatistics: random fields, variograms, kriging", ("tests",), source="src"),
+    # lambdify's generated code imports NumPy by name (a string that is not an import): its calls
+    # run on NumPy with the tests' wsarray arrays as arguments.
+    Library("sympy", "1.14.0", "symbolic maths: its NumPy interop (3 of its test files)",
+            ("sympy/utilities/tests/test_lambdify.py", "sympy/printing/tests/test_numpy.py",
+             "sympy/external/tests/test_numpy.py")),
 ]
 VARIANTS = ("numpy", "wsarray")
 
