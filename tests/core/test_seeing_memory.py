@@ -634,32 +634,16 @@ def test_a_binary_or_partial_snapshot_file_is_refused_by_name(tmp_path):
 
 def test_measure_blocks_cut_by_ctrl_c_leave_no_listener():
     import gc
-    import random
-    import signal
-    armed = [False]
 
-    def handler(*_):
-        if armed[0]:
-            raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGALRM, handler)
+    from interrupt_helpers import ctrl_c_storm
     ws = wnp.workspace("MEASURED")
-    interrupted = 0
-    try:
-        for _ in range(3000):
-            try:
-                armed[0] = True
-                signal.setitimer(signal.ITIMER_REAL, random.uniform(1e-6, 1e-4))
-                with memory.measure():
-                    with ws:
-                        wnp.ones(10)
-            except KeyboardInterrupt:
-                interrupted += 1
-            finally:
-                armed[0] = False
-                signal.setitimer(signal.ITIMER_REAL, 0)
-    finally:
-        signal.signal(signal.SIGALRM, previous)
+
+    def block():
+        with memory.measure():
+            with ws:
+                wnp.ones(10)
+
+    interrupted = ctrl_c_storm(block, 3000, 1e-4)
     gc.collect()
     with ws:  # a listener whose Measurement is gone removes itself at the next cycle
         pass

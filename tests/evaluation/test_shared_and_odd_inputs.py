@@ -3,8 +3,6 @@ inputs real pipelines produce (small and unsigned integer labels, booleans, huge
 ones no metric can take (inf, NaN one-hot rows, strings, too few columns): results equal
 scikit-learn's, bad input is an EvaluationError naming the metric with the state unchanged."""
 import pickle
-import random
-import signal
 import threading
 import warnings
 
@@ -67,33 +65,18 @@ def test_pickled_and_copied_metrics_have_a_lock_of_their_own():
 
 
 def test_an_update_interrupted_by_ctrl_c_is_whole_or_not_made():
-    armed = [False]
-
-    def handler(*_):
-        if armed[0]:
-            raise KeyboardInterrupt
-
+    from interrupt_helpers import ctrl_c_storm
     y = RNG.integers(0, 5, 64)
     p = RNG.random((64, 5))
     one = Evaluation(5, top_n=2).update(y, p)
     auc_one = ROC().update(y == 0, p[:, 0]).auc()
     ev, roc = Evaluation(5, top_n=2), ROC(buffer_rows=50)
-    previous = signal.signal(signal.SIGALRM, handler)
-    interrupted = 0
-    try:
-        for _ in range(3000):
-            try:
-                armed[0] = True
-                signal.setitimer(signal.ITIMER_REAL, random.uniform(1e-6, 3e-4))
-                ev.update(y, p)
-                roc.update(y == 0, p[:, 0])
-            except KeyboardInterrupt:
-                interrupted += 1
-            finally:
-                armed[0] = False
-                signal.setitimer(signal.ITIMER_REAL, 0)
-    finally:
-        signal.signal(signal.SIGALRM, previous)
+
+    def updates():
+        ev.update(y, p)
+        roc.update(y == 0, p[:, 0])
+
+    interrupted = ctrl_c_storm(updates, 3000, 3e-4)
     assert interrupted > 0
     assert ev.num_samples == 64 * ev.batches  # each batch counted whole or not at all
     assert ev.top_n_accuracy() == one.top_n_accuracy()
