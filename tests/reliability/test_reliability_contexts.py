@@ -269,6 +269,34 @@ def test_a_suspended_generator_finalized_elsewhere_closes_its_scope_for_its_thre
     memory.destroy_all_workspaces_for_current_thread()  # nothing is left open
 
 
+def test_a_worker_threads_generator_closed_by_the_main_thread_is_closed_for_the_worker():
+    box, ready, closed = {}, threading.Event(), threading.Event()
+
+    def gen():
+        with wnp.workspace("WORKERGEN"):
+            yield wnp.ones(2)
+
+    def worker():
+        g = gen()
+        box["made"], box["gen"] = next(g), g
+        ready.set()
+        closed.wait(30)
+        box["stack"] = memory.workspace_stack()  # the worker closes the handed-over scope here
+        try:
+            box["made"].sum()
+        except wnp.WorkspaceError as e:
+            box["stale"] = str(e)
+        box["after"] = wnp.ones(1).workspace
+
+    t = threading.Thread(target=worker)
+    t.start()
+    ready.wait(30)
+    box.pop("gen").close()  # GeneratorExit on the main thread: handed to the worker
+    closed.set()
+    t.join(30)
+    assert box["stack"] == [] and "WORKERGEN" in box["stale"] and box["after"] is None
+
+
 def test_a_scope_out_of_a_generator_finalized_on_another_thread_is_closed():
     import gc
 

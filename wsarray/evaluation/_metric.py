@@ -126,9 +126,12 @@ class Metric:
     @_locked
     def reset(self):
         """Forget every batch (the settings stay). Returns the metric."""
-        shielded(self._clear)
-        self._updates = 0
+        shielded(self._forget)
         return self
+
+    def _forget(self):
+        self._clear()
+        self._updates = 0
 
     @_locked
     def summary(self):

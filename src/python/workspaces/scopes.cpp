@@ -79,32 +79,32 @@ bool bypassing() { return tl_bypass >= 0 ? tl_bypass != 0 : g_bypass.load(std::m
 /// Frames of suspended generators finalized on another thread than the one that opened them,
 /// waiting for their thread to close them (close_scope_finalizing).
 std::mutex g_orphans_mutex;
-std::vector<std::shared_ptr<wsa::Frame>> g_orphans;
+// Never destroyed: frames left at exit must not end cycles during static destruction.
+auto *g_orphans = new std::vector<std::shared_ptr<wsa::Frame>>();
 std::atomic<bool> g_have_orphans{false};
 
-/// Close this thread's frames handed over by another thread (one relaxed load when there are none).
+} // namespace
+
 void close_orphans_of_this_thread() {
     if (!g_have_orphans.load(std::memory_order_acquire)) return;
     std::vector<std::shared_ptr<wsa::Frame>> mine;
     {
         std::lock_guard<std::mutex> lock(g_orphans_mutex);
         auto me = std::this_thread::get_id();
-        for (auto it = g_orphans.begin(); it != g_orphans.end();) {
+        for (auto it = g_orphans->begin(); it != g_orphans->end();) {
             if ((*it)->thread == me) {
                 mine.push_back(std::move(*it));
-                it = g_orphans.erase(it);
+                it = g_orphans->erase(it);
             } else {
                 ++it;
             }
         }
-        g_have_orphans.store(!g_orphans.empty(), std::memory_order_release);
+        g_have_orphans.store(!g_orphans->empty(), std::memory_order_release);
     }
     // The cycle ends as a frame nothing can close ends it (~Frame): no listener is called here,
     // inside whatever wsarray call is about to allocate.
     for (auto &f : mine) (void) wsa::close_frame(*f);
 }
-
-} // namespace
 
 void set_bypass(bool on, bool this_thread_only) {
     if (this_thread_only) tl_bypass = on ? 1 : 0;
@@ -199,7 +199,7 @@ bool close_scope_finalizing(const std::shared_ptr<wsa::Frame> &f, const char *fn
     }
     {
         std::lock_guard<std::mutex> lock(g_orphans_mutex);
-        g_orphans.push_back(f);
+        g_orphans->push_back(f);
         g_have_orphans.store(true, std::memory_order_release);
     }
     wsa::bump_scope_epoch();  // every thread recomputes its target: the owner finds the frame then

@@ -42,6 +42,10 @@ void close_scope(wsa::Frame &f, const char *fn);
 /// never touched from here). Returns whether the frame was closed now (false: handed over).
 bool close_scope_finalizing(const std::shared_ptr<wsa::Frame> &f, const char *fn);
 
+/// Close this thread's frames that another thread handed over (close_scope_finalizing): called
+/// before the thread reads its scopes, and when it exits. One atomic load when there are none.
+void close_orphans_of_this_thread();
+
 /// True when an `__exit__(exc_type, ...)` runs for a GeneratorExit (a generator being finalized).
 bool finalizing_exit(PyObject *const *args, Py_ssize_t nargs);
 

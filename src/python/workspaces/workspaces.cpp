@@ -140,6 +140,7 @@ struct ThreadCleanup {
         // in a forked child (its workspaces were destroyed by the fork handler).
         if (!armed || _Py_IsFinalizing() || thread != std::this_thread::get_id()) return;
         try {
+            close_orphans_of_this_thread();  // a generator of this thread finalized elsewhere
             wsa::ThreadWorkspaces::current().destroy_all(wsa::DestroyReason::ThreadExit, true);
             wsa::Workspace::flush_thread_cache();  // blocks of a workspace of its own outside `tw`
         } catch (...) {
