@@ -64,3 +64,32 @@ def test_the_python_ufuncs_keep_numpys_docstring_and_signature():
         assert f.__doc__.startswith(getattr(numpy, name).__doc__)
         assert "array API standard" in f.__doc__
         assert str(inspect.signature(f)).startswith("(x") and "out=None" in str(inspect.signature(f))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int64", "uint64"])
+def test_floor_division_of_whole_numbers_is_numpys(dtype):
+    # `//` of whole numbers runs NumPy's floor_divide directly: results, dtypes and the
+    # division-by-zero warning as NumPy's, for every operand order and in place.
+    a, b = numpy.array([0, 1, 5, 7], dtype=dtype), numpy.array([1, 0, 2, 1], dtype=dtype)
+    for make in (lambda m: m.asarray(a) // m.asarray(b), lambda m: m.asarray(a) // 2, lambda m: 9 // m.asarray(b)):
+        with warnings.catch_warnings(record=True) as want:
+            warnings.simplefilter("always")
+            expected = make(numpy)
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            result = make(wsarray)
+        assert type(result) is wsarray.ndarray and result.dtype == expected.dtype
+        assert numpy.asarray(result).tolist() == expected.tolist()
+        assert [str(w.message) for w in got] == [str(w.message) for w in want]
+    def inplace(m):
+        x = m.asarray(a.copy())
+        with numpy.errstate(divide="ignore"):
+            x //= m.asarray(b)  # bool: NumPy's casting error (its result is int8)
+        return x
+
+    assert outcome(inplace, wsarray) == outcome(inplace, numpy)
+    ws = wsarray.workspace("FLOORDIV")
+    with ws:
+        stale = wsarray.array(a)  # a copy, in the cycle
+    with pytest.raises(wsarray.WorkspaceError, match="__floordiv__"):
+        stale // 2

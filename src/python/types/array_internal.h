@@ -48,7 +48,8 @@ struct NumpyOps {
         *eq, *ne,
         *setattr,  ///< builtins.setattr (a.real = ..., through the engine)
         *pow,  ///< operator.pow: ndarray's ** has fast paths (x ** 2 is np.square, keeping bool -> int8)
-        *imatmul;  ///< operator.imatmul: ndarray's @= checks the result keeps the target's shape
+        *imatmul,  ///< operator.imatmul: ndarray's @= checks the result keeps the target's shape
+        *numpy_floor_divide;  ///< NumPy's ufunc, which `//` of whole numbers runs (floor_divide is wsarray's)
 };
 /// Loaded by export_array_operators().
 extern NumpyOps ops;

@@ -11,6 +11,7 @@
 #include "numpy_access/numpy_api.h"
 #include "workspaces/scopes.h"
 
+#include <cstring>
 #include <string>
 
 namespace wsa_py {
@@ -34,7 +35,7 @@ void load_ops() {
            lookup(op, "lt"), lookup(op, "le"), lookup(op, "eq"), lookup(op, "ne"), lookup(op, "gt"), lookup(op, "ge"),
            lookup(np, "divmod"), lookup(op, "getitem"), lookup(op, "setitem"), lookup(np, "array"), lookup(np, "copy"),
            np.inc_ref().ptr(), lookup(op, "eq"), lookup(op, "ne"), lookup(nb::module_::import_("builtins"), "setattr"),
-           lookup(op, "pow"), lookup(op, "imatmul")};
+           lookup(op, "pow"), lookup(op, "imatmul"), lookup(np, "floor_divide")};
 }
 
 /// `_native._set_operator(name, func)`: the operators named `name` (only "floor_divide" so far) call
@@ -162,12 +163,27 @@ struct BinarySlot {
     PyObject *NumpyOps::*f;
 };
 
+/// An Array of bool or integer dtype, or a Python int (bool included); stale Arrays raise (naming `fn`).
+bool whole_numbers(PyObject *o, const char *fn) {
+    if (PyLong_Check(o)) return true;
+    if (!is_array(o)) return false;
+    PyArrayObject *d = plain_ndarray(self_of(o, fn));
+    return d && std::strchr("biu", PyArray_DESCR(d)->kind) != nullptr;
+}
+
+/// The function operator S runs on (x, y): `//` of whole numbers is NumPy's floor_divide itself
+/// (wsarray's differs from it only for infinite floats: the Python function's checks cost 10x).
+template <const BinarySlot &S> PyObject *operator_function(PyObject *x, PyObject *y, const char *fn) {
+    if (S.f == &NumpyOps::floor_divide && whole_numbers(x, fn) && whole_numbers(y, fn)) return ops.numpy_floor_divide;
+    return ops.*S.f;
+}
+
 template <const BinarySlot &S> PyObject *binary_slot(PyObject *x, PyObject *y) {
     return guarded([&]() -> PyObject * {
         const char *name = is_array(x) ? S.name : S.rname;
         if (is_array(x) && should_defer(y)) return nb::borrow(Py_NotImplemented).release().ptr();
         if (S.kernel) return binary(name, S.op, ops.*S.f, x, y).release().ptr();
-        return call2(name, ops.*S.f, x, y).release().ptr();
+        return call2(name, operator_function<S>(x, y, name), x, y).release().ptr();
     }, (PyObject *) nullptr);
 }
 
@@ -208,7 +224,7 @@ template <const BinarySlot &S> PyObject *inplace_slot(PyObject *x, PyObject *y) 
         // NumPy's legacy rule holds for in-place operators too: Python then tries x + y.
         if (should_defer(y, /*inplace=*/true)) return nb::borrow(Py_NotImplemented).release().ptr();
         if (S.kernel && fast_inplace(S.op, x, y, name)) return nb::borrow(x).release().ptr();
-        return inplace(name, ops.*S.f, x, y).release().ptr();
+        return inplace(name, operator_function<S>(x, y, name), x, y).release().ptr();
     }, (PyObject *) nullptr);
 }
 
