@@ -173,3 +173,23 @@ def test_warnings_of_a_shared_metric_still_name_the_callers_line():
         for _ in range(5):
             roc.update(RNG.integers(0, 2, 200), RNG.random(200))
     assert caught and all(w.filename == __file__ for w in caught)
+
+
+def test_a_subclass_overriding_merge_keeps_the_one_lock_order():
+    class Counted(Evaluation):
+        merges = 0
+
+        def merge(self, other):  # the documented way to extend a metric
+            type(self).merges += 1
+            return super().merge(other)
+
+    a, b = Counted(3), Counted(3)
+    a.update([0, 1, 2], np.eye(3))
+    b.update([0, 1, 2], np.eye(3))
+    ta = threading.Thread(target=lambda: [a.merge(b) for _ in range(300)])
+    tb = threading.Thread(target=lambda: [b.merge(a) for _ in range(300)])
+    ta.start()
+    tb.start()
+    ta.join(60)
+    tb.join(60)
+    assert not ta.is_alive() and not tb.is_alive() and Counted.merges == 600

@@ -331,3 +331,21 @@ def test_floating_point_errors_are_reported_once_per_call_with_the_callers_handl
     assert calls == ["divide by zero"]
     with np.errstate(divide="raise"), pytest.raises(FloatingPointError, match="divide by zero"):
         f(a)
+
+
+def test_raise_mixed_with_reported_errors_keeps_numpys_order():
+    a = wnp.asarray(np.linspace(-1.0, 800.0, BIG))
+    f = wnp.fuse(lambda x: np.sqrt(x) / (x - x) * np.exp(x))  # invalid, divide, then overflow
+    ref = np.asarray(a)
+    for modes in ({"invalid": "warn", "divide": "warn", "over": "raise"},
+                  {"invalid": "call", "divide": "call", "over": "raise"}):
+        outcomes = []
+        for call in (lambda: f(a), lambda: np.sqrt(ref) / (ref - ref) * np.exp(ref)):
+            calls = []
+            with warnings.catch_warnings(record=True) as caught, \
+                    np.errstate(call=lambda kind, flag: calls.append(kind), **modes):
+                warnings.simplefilter("always")
+                with pytest.raises(FloatingPointError, match="overflow") as raised:
+                    call()
+            outcomes.append(([str(w.message) for w in caught], calls, str(raised.value)))
+        assert outcomes[0] == outcomes[1]

@@ -262,7 +262,10 @@ def test_a_suspended_generator_finalized_elsewhere_closes_its_scope_for_its_thre
                 asyncio.run(collect())
         t.start()
         t.join(30)
-    assert memory.workspace_stack() == []  # the owner closed it before looking
+    assert not wnp.workspace("GCGEN").is_open  # the owner closed it before looking
+    with wnp.workspace("GCGEN"):  # and it can be entered again at once
+        pass
+    assert memory.workspace_stack() == []
     assert wnp.ones(2).workspace is None  # later arrays are plain again
     with pytest.raises(wnp.WorkspaceError, match="GCGEN"):
         made.sum()  # its cycle ended
@@ -295,6 +298,29 @@ def test_a_worker_threads_generator_closed_by_the_main_thread_is_closed_for_the_
     closed.set()
     t.join(30)
     assert box["stack"] == [] and "WORKERGEN" in box["stale"] and box["after"] is None
+
+
+def test_a_generator_that_outlives_its_thread_closes_quietly():
+    box = {}
+
+    def worker():
+        def gen(scope):
+            with scope:
+                yield 1
+
+        for scope in (wnp.workspace("OUTLIVED"), wnp.scope_out()):
+            g = gen(scope)
+            next(g)
+            box.setdefault("gens", []).append(g)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join(30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for g in box.pop("gens"):
+            g.close()  # its thread ended its cycle: nothing to close, no error
+    assert memory.workspace_stack() == []
 
 
 def test_a_scope_out_of_a_generator_finalized_on_another_thread_is_closed():

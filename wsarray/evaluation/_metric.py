@@ -73,9 +73,9 @@ class Metric:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        for name, value in list(vars(cls).items()):  # every public method holds the lock
-            if not name.startswith("_") and inspect.isfunction(value):
-                setattr(cls, name, _locked(value))
+        for name, value in list(vars(cls).items()):  # every public method holds the lock ...
+            if not name.startswith("_") and name != "merge" and inspect.isfunction(value):
+                setattr(cls, name, _locked(value))  # ... but merge, which takes both in one order
 
     def __getstate__(self):
         state = dict(self.__dict__)

@@ -123,9 +123,10 @@ def numpy_errors_noted():
     only noted while blocks run: each block is a NumPy call of its own and would report them once
     per block. Yields the list of what was noted (None when nothing is reported): the caller then
     redoes the work as the function itself, which reports as NumPy does, once, in NumPy's words.
-    "raise" stays: the first block that errs raises NumPy's FloatingPointError."""
+    "raise" is noted too: with other kinds reported, NumPy's order of warnings and the error is
+    the function's own."""
     err = np.geterr()
-    reported = [k for k, v in err.items() if v in ("warn", "print", "log", "call")]
+    reported = [k for k, v in err.items() if v in ("warn", "print", "log", "call", "raise")]
     if not reported:
         yield None
         return

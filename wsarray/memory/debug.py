@@ -16,6 +16,7 @@ import warnings
 import weakref
 
 from .. import _native
+from .._interrupts import shielded
 from .sites import block_made_at
 
 __all__ = ["MODES", "EscapeWarning", "set_debug", "get_debug"]
@@ -120,12 +121,16 @@ def get_debug():
 def _update_listener():
     """The cycle listener is there only while some thread may report escapes."""
     with _lock:
-        wanted = "escapes" in _process or _threads_with_escapes[0] > 0
-        if wanted and not _listening[0]:
-            _native._add_cycle_listener(_on_cycle)
-        elif not wanted and _listening[0]:
-            _native._remove_cycle_listener(_on_cycle)
-        _listening[0] = wanted
+        shielded(_apply_listener)  # a Ctrl-C cannot split the listener from its flag
+
+
+def _apply_listener():
+    wanted = "escapes" in _process or _threads_with_escapes[0] > 0
+    if wanted and not _listening[0]:
+        _native._add_cycle_listener(_on_cycle)
+    elif not wanted and _listening[0]:
+        _native._remove_cycle_listener(_on_cycle)
+    _listening[0] = wanted
 
 
 def _arrays_in(name, value, depth=0):

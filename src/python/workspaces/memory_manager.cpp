@@ -58,6 +58,7 @@ void export_memory_manager(nb::module_ &m) {
         return (bool) wsa::ThreadWorkspaces::current().find(name_of(name, "memory.workspace_exists"));
     }, nb::sig("def _exists(name: str) -> bool"));
     m.def("_active", [](nb::handle name) {
+        close_orphans_of_this_thread();  // a scope another thread handed over is closed first
         auto ws = wsa::ThreadWorkspaces::current().find(name_of(name, "memory.workspace_active"));
         return ws && ws->cycle_open();
     }, nb::sig("def _active(name: str) -> bool"));

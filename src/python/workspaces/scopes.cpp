@@ -186,7 +186,17 @@ bool finalizing_exit(PyObject *const *args, Py_ssize_t nargs) {
 }
 
 bool close_scope_finalizing(const std::shared_ptr<wsa::Frame> &f, const char *fn) {
-    if (!f->open || f->thread == std::this_thread::get_id()) {
+    if (!f->open) return true;  // closed already (its cycle ended with its thread)
+    if (f->kind != wsa::FrameKind::Cycle) {  // scope_out, a borrow: closing only marks the frame,
+        (void) wsa::close_frame(*f);           // which any thread may do (the GIL is held)
+        return true;
+    }
+    if (!f->ws->alive()) {  // its workspace was destroyed (its thread exited): nothing to end
+        f->open = false;
+        wsa::bump_scope_epoch();
+        return true;
+    }
+    if (f->thread == std::this_thread::get_id()) {
         if (f->open && !opened_here(*f)) {  // this thread's frame, collected in another context
             std::string error = wsa::close_frame(*f);
             if (!error.empty() &&

@@ -31,6 +31,7 @@ struct ScopeObject {
 };
 
 void enter_cycle(WorkspaceHandle &h) {
+    close_orphans_of_this_thread();  // its last cycle may be one another thread handed over to close
     wsa::Workspace &ws = *h.ws;
     const char *fn = "Workspace.__enter__";
     auto where = [&] { return "wsarray.Workspace.__enter__(): workspace '" + ws.name() + "' "; };
@@ -64,6 +65,7 @@ void enter_cycle(WorkspaceHandle &h) {
 
 void exit_cycle(WorkspaceHandle &h, bool finalizing) {
     auto frame = h.ws->cycle_frame();
+    if ((!frame || !frame->open) && finalizing) return;  // its cycle ended already (its thread exited)
     if (!frame || !frame->open)
         raise(WorkspaceError, "wsarray.Workspace.__exit__(): workspace '" + h.ws->name() +
                                   "' has no open cycle to close (exited twice, or never entered)");
@@ -362,7 +364,10 @@ void export_workspaces(nb::module_ &m) {
     workspace_cls.def_prop_ro("name", [](WorkspaceHandle &h) { return h.ws->name(); });
     workspace_cls.def_prop_ro("config", [](WorkspaceHandle &h) { return h.ws->config(); });
     workspace_cls.def_prop_ro("generation", [](WorkspaceHandle &h) { return h.ws->generation(); });
-    workspace_cls.def_prop_ro("is_open", [](WorkspaceHandle &h) { return h.ws->cycle_open(); });
+    workspace_cls.def_prop_ro("is_open", [](WorkspaceHandle &h) {
+        close_orphans_of_this_thread();
+        return h.ws->cycle_open();
+    });
     workspace_cls.def_prop_ro("alive", [](WorkspaceHandle &h) { return h.ws->alive(); });
     {
         // `with ws:` is the hot path of a workspace loop: plain CPython methods (no argument
@@ -423,6 +428,7 @@ void export_workspaces(nb::module_ &m) {
         destroy_named(ws.name(), "Workspace.destroy");
     }, "Give the workspace's memory back to the OS; its arrays become invalid.");
     workspace_cls.def("__repr__", [](WorkspaceHandle &h) {
+        close_orphans_of_this_thread();
         return "<wsarray.Workspace '" + h.ws->name() + "' generation=" + std::to_string(h.ws->generation()) +
                (h.ws->alive() ? (h.ws->cycle_open() ? " open>" : " closed>") : " destroyed>");
     });
