@@ -153,6 +153,15 @@ std::shared_ptr<wsa::Frame> open_scope(wsa::FrameKind kind, std::shared_ptr<wsa:
     return frame;
 }
 
+/// Close `f`; a failure at the end of its cycle (learning could not map memory) becomes a
+/// RuntimeWarning naming `fn`.
+static void close_frame_warning(wsa::Frame &f, const char *fn) {
+    std::string error = wsa::close_frame(f);
+    if (!error.empty() &&
+        PyErr_WarnEx(PyExc_RuntimeWarning, ("wsarray." + std::string(fn) + "(): " + error).c_str(), 1) < 0)
+        throw nb::python_error();
+}
+
 void close_scope(wsa::Frame &f, const char *fn) {
     auto scope = [&] {  // built only for an error
         return "wsarray." + std::string(fn) + "(): this scope of " +
@@ -174,10 +183,7 @@ void close_scope(wsa::Frame &f, const char *fn) {
     // opened after `f` in this context stay open (a generator that yielded inside its own 'with'
     // block, say). One context-variable update per scope instead of two: the update is most of a
     // cycle's cost (a new context dictionary each time).
-    std::string error = wsa::close_frame(f);
-    if (!error.empty() &&
-        PyErr_WarnEx(PyExc_RuntimeWarning, ("wsarray." + std::string(fn) + "(): " + error).c_str(), 1) < 0)
-        throw nb::python_error();
+    close_frame_warning(f, fn);
 }
 
 bool finalizing_exit(PyObject *const *args, Py_ssize_t nargs) {
@@ -198,10 +204,7 @@ bool close_scope_finalizing(const std::shared_ptr<wsa::Frame> &f, const char *fn
     }
     if (f->thread == std::this_thread::get_id()) {
         if (f->open && !opened_here(*f)) {  // this thread's frame, collected in another context
-            std::string error = wsa::close_frame(*f);
-            if (!error.empty() &&
-                PyErr_WarnEx(PyExc_RuntimeWarning, ("wsarray." + std::string(fn) + "(): " + error).c_str(), 1) < 0)
-                throw nb::python_error();
+            close_frame_warning(*f, fn);
             return true;
         }
         close_scope(*f, fn);  // this context's: as any exit (a frame closed twice still raises)
