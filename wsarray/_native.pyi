@@ -67,6 +67,11 @@ def _clear_thread_bypass() -> None:
 def _bypass_active() -> bool:
     """Whether allocations bypass workspaces on this thread now."""
 
+def _kept_context_maps() -> int:
+    """
+    How many context variable maps changes made during a garbage collection keep (context_change.h).
+    """
+
 class WorkspaceConfig:
     """
     Policies of a workspace (ND4J's WorkspaceConfiguration).

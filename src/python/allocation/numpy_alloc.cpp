@@ -7,6 +7,7 @@
 
 #include "allocation/block_descriptions.h"
 #include "allocation/cycle_sites.h"
+#include "common/context_change.h"
 #include "common/errors.h"
 
 #include "memory/workspace.h"
@@ -224,7 +225,11 @@ static void ensure_handler_installed() {
     PyObject *current = PyDataMem_GetHandler();
     if (current != g_capsule) {
         Py_XDECREF(current);
-        PyObject *old = PyDataMem_SetHandler(g_capsule);
+        PyObject *old;
+        {
+            ContextChange change;  // NumPy keeps the handler in a context variable
+            old = PyDataMem_SetHandler(g_capsule);
+        }
         if (!old) throw std::runtime_error("wsarray: cannot install the workspace memory handler");
         Py_DECREF(old);
     } else {

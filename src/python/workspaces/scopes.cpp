@@ -2,6 +2,8 @@
 /// scopes.h).
 #include "workspaces/scopes.h"
 
+#include "common/context_change.h"
+
 #include <nanobind/stl/shared_ptr.h>
 
 #include <atomic>
@@ -33,6 +35,7 @@ thread_local ContextIdentityCache tl_identity;
 std::shared_ptr<void> context_identity() {
     PyThreadState *ts = PyThreadState_Get();
     if (!ts->context) {
+        ContextChange change;
         PyObject *copy = PyContext_CopyCurrent();  // creates the thread's context
         if (!copy) throw nb::python_error();
         Py_DECREF(copy);
@@ -51,9 +54,14 @@ std::shared_ptr<void> context_identity() {
 
 void set_stack(const wsa::Stack &s) {
     nb::object box = nb::cast(ScopeStackBox{s});
-    PyObject *token = PyContextVar_Set(g_stack_var, box.ptr());
+    PyObject *token;
+    {
+        ContextChange change;
+        token = PyContextVar_Set(g_stack_var, box.ptr());
+    }
     if (!token) throw nb::python_error();
     Py_DECREF(token);
+    release_kept_context_maps();
     wsa::bump_scope_epoch();
 }
 
@@ -228,6 +236,8 @@ void export_scopes(nb::module_ &m) {
           "Debug mode bypass_everything for the process or this thread (wsarray.memory.set_debug).");
     m.def("_clear_thread_bypass", &clear_thread_bypass, "Drop this thread's own bypass setting.");
     m.def("_bypass_active", &bypass_active, "Whether allocations bypass workspaces on this thread now.");
+    m.def("_kept_context_maps", &kept_context_maps,
+          "How many context variable maps changes made during a garbage collection keep (context_change.h).");
 }
 
 } // namespace wsa_py

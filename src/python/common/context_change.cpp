@@ -1,0 +1,81 @@
+/// src/python/common/context_change.cpp -- changing a context variable safely against CPython's
+/// collector (see context_change.h).
+#include "common/context_change.h"
+
+#include <vector>
+
+extern "C" int wsarray_gc_collecting(void);  // gc_collecting.c
+
+namespace wsa_py {
+
+namespace {
+
+constexpr bool kCollectorRunsInAllocations = PY_VERSION_HEX < 0x030C0000;
+
+// Copies of contexts, each holding a variable map (a copy never runs); guarded by the GIL, never
+// destroyed (released only with the GIL, never at exit).
+/// The maps current before each change made during a collection.
+std::vector<PyObject *> *g_before = new std::vector<PyObject *>();
+/// The map the last such change made: CPython's cache of the variable points into it. An earlier
+/// one is either the map before a later change (kept above) or one a set under way replaced, and
+/// the later change moved the cache away from it.
+PyObject *g_after = nullptr;
+
+/// A copy of the current context, or null (out of memory: not kept, and the change goes ahead
+/// unprotected, as before). Leaves the error indicator as it was.
+PyObject *copy_current() {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *copy = PyContext_CopyCurrent();
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+    return copy;
+}
+
+/// Release copies (null ones skipped): a map's last values may run code (a __del__), with the
+/// error indicator saved.
+void drop(const std::vector<PyObject *> &copies) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    for (PyObject *o : copies) Py_XDECREF(o);
+    PyErr_Restore(type, value, tb);
+}
+
+} // namespace
+
+ContextChange::ContextChange() {
+    if (!kCollectorRunsInAllocations) return;
+    gc_was_enabled_ = PyGC_Disable();
+    collecting_ = wsarray_gc_collecting() != 0;
+    if (!collecting_) return;
+    if (PyObject *copy = copy_current()) {
+        try {
+            g_before->push_back(copy);
+        } catch (...) {
+            Py_DECREF(copy);
+        }
+    }
+}
+
+ContextChange::~ContextChange() {
+    if (!kCollectorRunsInAllocations) return;
+    if (gc_was_enabled_) PyGC_Enable();
+    if (!collecting_) return;
+    PyObject *previous = g_after;
+    g_after = copy_current();
+    drop({previous});
+}
+
+void release_kept_context_maps() {
+    if (!kCollectorRunsInAllocations || wsarray_gc_collecting()) return;
+    if (g_before->empty() && !g_after) return;
+    std::vector<PyObject *> kept;
+    kept.swap(*g_before);
+    kept.push_back(g_after);
+    g_after = nullptr;
+    drop(kept);
+}
+
+Py_ssize_t kept_context_maps() { return (Py_ssize_t) g_before->size() + (g_after != nullptr); }
+
+} // namespace wsa_py
