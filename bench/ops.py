@@ -120,6 +120,8 @@ def _element_loop(kind):
 SMALL = {
     "a + b": _all(_binary(lambda a, b: a + b)),
     "a * 2.0": _all(_unary(lambda mod, a: a * 2.0)),
+    "a // b": _all(_binary(lambda a, b: a // b)),
+    "a % b": _all(_binary(lambda a, b: a % b)),
     "-a": _all(_unary(lambda mod, a: -a)),
     "exp(a)": _all(_unary(lambda mod, a: mod.exp(a))),
     "sqrt(a)": _all(_unary(lambda mod, a: mod.sqrt(a))),

@@ -93,3 +93,43 @@ def test_floor_division_of_whole_numbers_is_numpys(dtype):
         stale = wsarray.array(a)  # a copy, in the cycle
     with pytest.raises(wsarray.WorkspaceError, match="__floordiv__"):
         stale // 2
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_floor_division_of_finite_floats_is_numpys_and_infinite_ones_the_standards(dtype):
+    # Finite operands (contiguous float32/float64 checked in C++) run NumPy's floor_divide
+    # directly; any infinite element, anywhere in either operand or any layout, keeps the
+    # standard's special cases (inf // finite is inf, finite // -inf is -0.0).
+    base = numpy.array([[-7.5, 0.0, 5.0], [9.0, -0.0, 6e4]], dtype=dtype)
+    divisor = numpy.array([[2.0, 3.0, -0.5], [0.0, 4.0, 7.0]], dtype=dtype)
+    for x, y in [(base, divisor), (base.T, divisor.T), (numpy.asfortranarray(base), divisor),
+                 (base[:, ::2], divisor[:, ::2]), (base, 3.0), (11.0, divisor), (base, 2)]:
+        with warnings.catch_warnings(record=True) as want:
+            warnings.simplefilter("always")
+            expected = x // y  # Python numbers stay Python numbers (NEP 50's weak scalars)
+        wx = wsarray.asarray(x) if isinstance(x, numpy.ndarray) else x
+        wy = wsarray.asarray(y) if isinstance(y, numpy.ndarray) else y
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            result = wx // wy
+        assert result.dtype == expected.dtype
+        numpy.testing.assert_array_equal(numpy.asarray(result), expected)
+        assert numpy.array_equal(numpy.signbit(numpy.asarray(result)), numpy.signbit(expected))
+        assert [str(w.message) for w in got] == [str(w.message) for w in want]
+    inf = numpy.array([numpy.inf, -1.0, 4.0], dtype=dtype)
+    for x, y, want in [(inf, numpy.array([2.0, numpy.inf, 1.0], dtype=dtype), [numpy.inf, -0.0, 4.0]),
+                       (inf[::-1].copy()[::-1], 2.0, [numpy.inf, -1.0, 2.0]),
+                       (numpy.array([1.0, 3.0], dtype=dtype), -numpy.inf, [-0.0, -0.0])]:
+        result = numpy.asarray(wsarray.asarray(x) // (wsarray.asarray(y) if isinstance(y, numpy.ndarray) else y))
+        numpy.testing.assert_array_equal(result, numpy.array(want, dtype=dtype))
+        assert numpy.array_equal(numpy.signbit(result), numpy.signbit(numpy.array(want)))
+    x = wsarray.asarray(numpy.array([5.0, numpy.nan], dtype=dtype))
+    numpy.testing.assert_array_equal(numpy.asarray(x // 2.0), numpy.array([2.0, numpy.nan], dtype=dtype))
+    x //= 2.0  # in place: the same path
+    numpy.testing.assert_array_equal(numpy.asarray(x), numpy.array([2.0, numpy.nan], dtype=dtype))
+    with wsarray.workspace("FLOORDIV_F"):
+        stale = wsarray.ones(3, dtype=dtype)
+    with pytest.raises(wsarray.WorkspaceError, match="__floordiv__"):
+        stale // 2.0
+    with pytest.raises(wsarray.WorkspaceError, match="__rfloordiv__"):
+        2.0 // stale

@@ -219,12 +219,24 @@ PROCESS_INFERENCE = INFERENCE.replace("ParallelInference(lambda x: x * 2.0, work
                                      "ParallelInference(Double(), workers=2, backend='process')").replace(
     "pi = ParallelInference", textwrap.dedent("""\
         import os
-        # A request's two process round trips take ~0.3 ms (several under ASan): longer intervals.
+        # A request's two process round trips take ~0.3-1 ms (several under ASan, more on a loaded
+        # machine): the interval is at least 1.5 times a step measured here, so that some steps
+        # finish and the interrupts land anywhere in the others.
         INTERVAL = max(INTERVAL, 0.005 if os.environ.get("WSARRAY_SANITIZED") else 0.0008)
         class Double:
             def __call__(self, x):
                 return x * 2.0
-        pi = ParallelInference""")).replace('print("ok", counts, closing)', textwrap.dedent("""\
+        def measured_step(pi):
+            took = []
+            for _ in range(20):
+                start = time.perf_counter()
+                pi.output(numpy.ones((2, 3)))
+                pi.submit(numpy.full((1, 3), 4.0)).result()
+                took.append(time.perf_counter() - start)
+            return sorted(took)[len(took) // 2]
+        pi = ParallelInference""")).replace(
+    "futures, counts = [], ", "INTERVAL = max(INTERVAL, 1.5 * measured_step(pi))\nfutures, counts = [], ").replace(
+    'print("ok", counts, closing)', textwrap.dedent("""\
         import multiprocessing
         deadline = time.monotonic() + 10
         while multiprocessing.active_children() and time.monotonic() < deadline:

@@ -11,6 +11,7 @@
 #include "numpy_access/numpy_api.h"
 #include "workspaces/scopes.h"
 
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -163,18 +164,37 @@ struct BinarySlot {
     PyObject *NumpyOps::*f;
 };
 
-/// An Array of bool or integer dtype, or a Python int (bool included); stale Arrays raise (naming `fn`).
-bool whole_numbers(PyObject *o, const char *fn) {
-    if (PyLong_Check(o)) return true;
-    if (!is_array(o)) return false;
-    PyArrayObject *d = plain_ndarray(self_of(o, fn));
-    return d && std::strchr("biu", PyArray_DESCR(d)->kind) != nullptr;
+/// Every element of contiguous floating-point data `p` of `n` elements is finite.
+template <class T> bool all_finite(const T *p, npy_intp n) {
+    for (npy_intp i = 0; i < n; ++i)
+        if (!std::isfinite(p[i])) return false;
+    return true;
 }
 
-/// The function operator S runs on (x, y): `//` of whole numbers is NumPy's floor_divide itself
-/// (wsarray's differs from it only for infinite floats: the Python function's checks cost 10x).
+/// A Python int (bool included), a finite Python float, an Array of bool or integer dtype, or an Array of float32 or float64 whose elements
+/// are all finite (contiguous ones are checked; any other layout or type answers false). Stale
+/// Arrays raise (naming `fn`).
+bool finite_reals(PyObject *o, const char *fn) {
+    if (PyLong_Check(o)) return true;
+    if (PyFloat_Check(o)) return std::isfinite(PyFloat_AS_DOUBLE(o));
+    if (!is_array(o)) return false;
+    PyArrayObject *d = plain_ndarray(self_of(o, fn));
+    if (!d) return false;
+    char kind = PyArray_DESCR(d)->kind;
+    if (kind != 'f') return std::strchr("biu", kind) != nullptr;
+    if (!PyArray_IS_C_CONTIGUOUS(d) && !PyArray_IS_F_CONTIGUOUS(d)) return false;
+    switch (PyArray_TYPE(d)) {
+    case NPY_DOUBLE: return all_finite((const double *) PyArray_DATA(d), PyArray_SIZE(d));
+    case NPY_FLOAT: return all_finite((const float *) PyArray_DATA(d), PyArray_SIZE(d));
+    default: return false;
+    }
+}
+
+/// The function operator S runs on (x, y): `//` of finite real numbers is NumPy's floor_divide
+/// itself (wsarray's differs from it only for infinite floats: the Python function's checks cost
+/// 10x NumPy's time on small arrays).
 template <const BinarySlot &S> PyObject *operator_function(PyObject *x, PyObject *y, const char *fn) {
-    if (S.f == &NumpyOps::floor_divide && whole_numbers(x, fn) && whole_numbers(y, fn)) return ops.numpy_floor_divide;
+    if (S.f == &NumpyOps::floor_divide && finite_reals(x, fn) && finite_reals(y, fn)) return ops.numpy_floor_divide;
     return ops.*S.f;
 }
 
