@@ -294,3 +294,65 @@ def test_a_threads_workspaces_are_gone_when_join_returns():
     del box["a"]
     gc.collect()
     assert wnp._native._zombie_bytes() == 0
+
+
+class _EmptiesItsList:
+    """An argument whose conversion empties the list it came in: the list held the last
+    references to the wsarray arrays beside it, which the call must keep alive until it returns."""
+
+    def __init__(self, victim):
+        self.victim = victim
+
+    def __array__(self, dtype=None, copy=None):
+        self.victim.clear()
+        return np.ones(4)
+
+
+def test_arrays_in_a_list_emptied_during_the_call_stay_alive_and_are_the_results_items():
+    for i in range(200):
+        items = [wnp.ones(3) * i, wnp.arange(2.0)]
+        items.append(_EmptiesItsList(items))
+        r = wnp.array(items, dtype=object)  # ragged: NumPy keeps each item whole
+        assert r.shape == (3,) and items == []
+        assert type(r[0]) is wnp.ndarray and np.asarray(r[0]).tolist() == [float(i)] * 3
+        assert type(r[1]) is wnp.ndarray and np.asarray(r[1]).tolist() == [0.0, 1.0]
+        items = [wnp.ones(3) * i, wnp.ones(3)]
+        items.append(_EmptiesItsList(items))
+        with pytest.raises(ValueError, match="same shape"):  # NumPy's error: (4,) among (3,)s
+            wnp.stack(items)
+
+
+def test_a_list_emptied_by_code_the_collector_runs_while_it_is_read():
+    # A gc callback (a finalizer would do the same) empties the list an argument came in while
+    # wsarray reads its items: a clear error, as reading a shrinking list gives, never a crash.
+    code, out = run_child("""
+        import gc, numpy, wsarray as wnp
+        victim = []
+        def clear(phase, info):
+            if phase == "start" and victim:
+                victim[0].clear()
+        gc.callbacks.append(clear)
+        gc.set_threshold(1, 1, 1)
+        outcomes = set()
+        calls = (wnp.concatenate, wnp.stack, wnp.array, lambda items: wnp.add(items, 1))
+        for i in range(300):
+            for k, call in enumerate(calls):
+                gc.disable()  # armed only once the list is made: the call itself reads it
+                if k % 2:
+                    items = [[wnp.ones(2), wnp.ones(2)] for _ in range(40)]
+                else:
+                    items = [wnp.ones(3) for _ in range(40)]
+                victim[:] = [items]
+                gc.enable()
+                try:
+                    r = call(items)
+                    outcomes.add(type(r).__name__)
+                except (RuntimeError, ValueError, TypeError) as e:
+                    outcomes.add(type(e).__name__)
+                victim.clear()
+        gc.callbacks.remove(clear)
+        gc.set_threshold(700, 10, 10)
+        print(sorted(outcomes))
+    """, timeout=240)
+    assert code == 0, out
+    assert "ndarray" in out

@@ -28,9 +28,12 @@ nb::object same_tuple_type(PyObject *like, nb::object items) {
 PyObject *new_array(PyObject *nd, PyObject *base = nullptr) { return make_array(nd, token_for(nd), base); }
 
 /// Arrays replaced during unwrapping, so that a result that *is* an argument's ndarray comes back
-/// as the original wsarray.Array (np.asarray(x) is x; out= returns the out array).
+/// as the original wsarray.Array (np.asarray(x) is x; out= returns the out array). It holds what it
+/// records: code run during the call (an argument's __array__, a finalizer the collector runs) may
+/// empty the lists the arguments came in, and with them the last references to their Arrays.
 struct Seen {
-    // (ndarray, Array), borrowed. Most calls see a few arrays: keep those without a heap allocation.
+    // (ndarray, Array); the Array held. Most calls see a few arrays: keep those without a heap
+    // allocation.
     static constexpr std::size_t kInline = 6;
     std::pair<PyObject *, PyObject *> inline_pairs[kInline];
     std::size_t n_inline = 0;
@@ -42,26 +45,54 @@ struct Seen {
     /// An Array inside a list or tuple argument was handed to NumPy as its ndarray: NumPy may
     /// have stored that ndarray in a new object array (np.array([a, b], dtype=object)).
     bool nested = false;
-    /// (list or tuple handed to NumPy, the argument's own it was rebuilt from), borrowed: both
-    /// live until the call returns. NumPy stores such a list whole in a new object array.
+    /// (list or tuple handed to NumPy, the argument's own it was rebuilt from, held). The first
+    /// lives in the arguments NumPy gets; NumPy stores such a list whole in a new object array.
     std::vector<std::pair<PyObject *, PyObject *>> rebuilt;
+    /// NumPy ndarrays given as out= (NumPy returns out itself: so does wsarray), held.
+    PyObject *numpy_outs[4] = {};
+
+    /// The bookkeeping of a call, starting with the Array a method is called on (if any).
+    explicit Seen(PyObject *self_array = nullptr) {
+        if (self_array) add(array_of(self_array).data().ptr(), self_array);
+    }
+    Seen(const Seen &) = delete;
+    Seen &operator=(const Seen &) = delete;
+    ~Seen() {
+        if (!n_inline && rebuilt.empty() && !numpy_outs[0] && !numpy_outs[1] && !numpy_outs[2] && !numpy_outs[3])
+            return;
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);  // a last reference may run code (a weakref callback)
+        for (std::size_t i = 0; i < n_inline; ++i) Py_DECREF(inline_pairs[i].second);
+        for (auto &p : more) Py_DECREF(p.second);
+        for (auto &p : rebuilt) Py_DECREF(p.second);
+        for (PyObject *o : numpy_outs) Py_XDECREF(o);
+        PyErr_Restore(type, value, tb);
+    }
+
     PyObject *rebuilt_from(PyObject *o) const {
         for (auto &p : rebuilt)
             if (p.first == o) return p.second;
         return nullptr;
     }
-    /// NumPy ndarrays given as out= (NumPy returns out itself: so does wsarray), borrowed.
-    PyObject *numpy_outs[4] = {};
+    void add_rebuilt(PyObject *made, PyObject *from) {
+        rebuilt.emplace_back(made, from);
+        Py_INCREF(from);
+    }
     bool is_numpy_out(PyObject *nd) const {
         for (PyObject *o : numpy_outs)
             if (o == nd) return true;
         return false;
+    }
+    void set_numpy_out(int k, PyObject *nd) {
+        Py_INCREF(nd);
+        Py_XSETREF(numpy_outs[k], nd);
     }
     void add(PyObject *nd, PyObject *arr) {
         // The same array again ((a,) * n): one entry, not n (a 10**7-item tuple: 160 MB).
         if (n_inline && (more.empty() ? inline_pairs[n_inline - 1] : more.back()).first == nd) return;
         if (n_inline < kInline) inline_pairs[n_inline++] = {nd, arr};
         else more.emplace_back(nd, arr);
+        Py_INCREF(arr);
     }
     PyObject *original_of(PyObject *nd) const {
         for (std::size_t i = 0; i < n_inline; ++i)
@@ -85,6 +116,16 @@ struct Seen {
         return nullptr;
     }
 };
+
+/// Item `i` of list or tuple `o`, held (a list may change while its items are read: code the
+/// collector runs inside an allocation here); a list that lost item `i` meanwhile raises,
+/// naming `name`.
+nb::object item_held(PyObject *o, Py_ssize_t i, const char *name) {
+    if (PyTuple_Check(o)) return nb::borrow(PyTuple_GET_ITEM(o, i));
+    if (i >= PyList_GET_SIZE(o))
+        raise(PyExc_RuntimeError, "wsarray." + std::string(name) + "(): a list changed size while it was read");
+    return nb::borrow(PyList_GET_ITEM(o, i));
+}
 
 /// Lists and tuples nested deeper than NumPy's 64 dimensions cannot be dimensions: NumPy treats
 /// what lies below as opaque objects, and so do unwrap() and wrap() (a list that contains itself
@@ -126,11 +167,11 @@ PyObject *unwrap(PyObject *o, const char *name, Seen &seen, int depth = 0) {
         nb::object out = nb::steal(tuple ? PyTuple_New(n) : PyList_New(n));
         if (!out) throw nb::python_error();
         for (Py_ssize_t i = 0; i < n; ++i) {
-            PyObject *item = unwrap(tuple ? PyTuple_GET_ITEM(o, i) : PyList_GET_ITEM(o, i), name, seen, depth + 1);
+            PyObject *item = unwrap(item_held(o, i, name).ptr(), name, seen, depth + 1);
             if (tuple) PyTuple_SET_ITEM(out.ptr(), i, item);
             else PyList_SET_ITEM(out.ptr(), i, item);
         }
-        if (depth > 0) seen.rebuilt.emplace_back(out.ptr(), o);
+        if (depth > 0) seen.add_rebuilt(out.ptr(), o);
         return out.release().ptr();
     }
     if (is_ndarray(o) && !is_ndarray_exact(o)) seen.subclass_input = true;
@@ -195,6 +236,7 @@ PyObject *wrap(PyObject *r, const Seen &seen, int depth = 0) {
     if (PyTuple_Check(r)) {
         Py_ssize_t n = PyTuple_GET_SIZE(r);
         nb::object out = nb::steal(PyTuple_New(n));
+        if (!out) throw nb::python_error();
         for (Py_ssize_t i = 0; i < n; ++i)
             PyTuple_SET_ITEM(out.ptr(), i, wrap(PyTuple_GET_ITEM(r, i), seen, depth + 1));
         return same_tuple_type(r, std::move(out)).release().ptr();
@@ -202,7 +244,9 @@ PyObject *wrap(PyObject *r, const Seen &seen, int depth = 0) {
     if (PyList_CheckExact(r)) {
         Py_ssize_t n = PyList_GET_SIZE(r);
         nb::object out = nb::steal(PyList_New(n));
-        for (Py_ssize_t i = 0; i < n; ++i) PyList_SET_ITEM(out.ptr(), i, wrap(PyList_GET_ITEM(r, i), seen, depth + 1));
+        if (!out) throw nb::python_error();
+        for (Py_ssize_t i = 0; i < n; ++i)
+            PyList_SET_ITEM(out.ptr(), i, wrap(item_held(r, i, "wrap").ptr(), seen, depth + 1));
         return out.release().ptr();
     }
     Py_INCREF(r);
@@ -213,10 +257,10 @@ PyObject *wrap(PyObject *r, const Seen &seen, int depth = 0) {
 nb::object unwrap_kwargs(PyObject *kwargs, const char *name, Seen &seen) {
     if (!kwargs || !PyDict_GET_SIZE(kwargs)) return nb::object();
     if (PyObject *out = PyDict_GetItemString(kwargs, "out")) {  // borrowed
-        if (is_ndarray_exact(out)) seen.numpy_outs[0] = out;
+        if (is_ndarray_exact(out)) seen.set_numpy_out(0, out);
         else if (PyTuple_Check(out))
             for (Py_ssize_t i = 0, n = std::min<Py_ssize_t>(PyTuple_GET_SIZE(out), 4); i < n; ++i)
-                if (is_ndarray_exact(PyTuple_GET_ITEM(out, i))) seen.numpy_outs[i] = PyTuple_GET_ITEM(out, i);
+                if (is_ndarray_exact(PyTuple_GET_ITEM(out, i))) seen.set_numpy_out((int) i, PyTuple_GET_ITEM(out, i));
     }
     PyObject *key, *value;
     Py_ssize_t pos = 0;
@@ -230,13 +274,6 @@ nb::object unwrap_kwargs(PyObject *kwargs, const char *name, Seen &seen) {
         PyDict_SetItem(out.ptr(), key, v.ptr());
     }
     return out;
-}
-
-/// The arguments' bookkeeping, starting with the Array a method is called on (if any).
-Seen seen_with_self(PyObject *self_array) {
-    Seen seen;
-    if (self_array) seen.add(array_of(self_array).data().ptr(), self_array);
-    return seen;
 }
 
 /// apply() for calls with many positional arguments: through a new argument tuple.
@@ -489,7 +526,7 @@ nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwa
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
     if (nargs > kStack) {  // the tuple NumPy gets is built from this one
         if (nb::object r = defer_to_foreign(name, func, &PyTuple_GET_ITEM(args, 0), nargs, kwargs)) return r;
-        Seen seen = seen_with_self(self_array);
+        Seen seen(self_array);
         return apply_tuple(name, func, args, kwargs, seen);
     }
     return apply_vector(name, func, &PyTuple_GET_ITEM(args, 0), nargs, kwargs, self_array);
@@ -498,9 +535,9 @@ nb::object apply(const char *name, PyObject *func, PyObject *args, PyObject *kwa
 nb::object apply_vector(const char *name, PyObject *func, PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs,
                         PyObject *self_array, Py_ssize_t first_out) {
     if (nb::object r = defer_to_foreign(name, func, args, nargs, kwargs)) return r;
-    Seen seen = seen_with_self(self_array);
+    Seen seen(self_array);
     for (Py_ssize_t k = first_out; first_out >= 0 && k < std::min<Py_ssize_t>(nargs, first_out + 4); ++k)
-        if (is_ndarray_exact(args[k])) seen.numpy_outs[k - first_out] = args[k];
+        if (is_ndarray_exact(args[k])) seen.set_numpy_out((int) (k - first_out), args[k]);
     if (nargs > kStack) {
         nb::object tuple = nb::steal(PyTuple_New(nargs));
         if (!tuple) throw nb::python_error();
