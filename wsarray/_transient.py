@@ -20,7 +20,7 @@ from ._interrupts import shielded
 __all__ = ["transient_workspace"]
 
 _numbers = itertools.count(1)
-_lock = threading.Lock()
+_lock = threading.RLock()
 _pending = collections.defaultdict(list)  # owner thread -> labels whose handle died elsewhere
 _watchers = {}  # weakref to a handle -> (its label, the thread that made it), until the handle dies
 

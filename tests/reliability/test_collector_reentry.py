@@ -50,8 +50,8 @@ def stop_collecting_into_cycles():
 """
 
 
-def run_child(body, timeout=240):
-    code = PRELUDE + textwrap.dedent(body)
+def run_child(body, timeout=240, prelude=PRELUDE):
+    code = prelude + textwrap.dedent(body)
     proc = subprocess.run([sys.executable, "-P", "-X", "faulthandler", "-c", code], capture_output=True, text=True,
                           timeout=timeout)
     assert proc.returncode == 0, f"exit code {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
@@ -136,3 +136,120 @@ def test_changes_outside_any_collection_keep_nothing():
         with wnp.workspace("PLAIN"):
             wnp.ones(3)
     assert wnp._native._kept_context_maps() == 0 <= before
+
+
+def test_a_pool_dropped_in_a_reference_cycle_is_shut_down_by_whichever_thread_collects_it():
+    # The collector may run the dropped pool's finalizer on the pool's own worker while it holds
+    # the queue's lock (or on any thread inside wsarray's locked code): the locks are reentrant, so
+    # the finalizer cannot deadlock that thread, nor the interpreter's exit after it.
+    out = run_child("""
+        import faulthandler, gc
+        import numpy
+        from wsarray.parallel import ParallelInference
+        faulthandler.dump_traceback_later(60, exit=True)  # a hang shows its stacks
+        keep = []
+        for i in range(120):
+            pi = ParallelInference(lambda b: b * 2, workers=1)
+            pi.output(numpy.ones((1, 4)))
+            holder = {"pi": pi}
+            holder["me"] = holder  # an unclosed pool in a reference cycle
+            del pi
+            keep.append(holder)
+            del holder
+            gc.collect(0)  # the cycle survives into generation 1 ...
+            keep.clear()   # ... then is garbage, collected by whichever thread allocates next
+            gc.set_threshold(5 + i % 40, 2 + i % 7, 10)
+        gc.set_threshold(700, 10, 10)
+        print("done")
+    """, timeout=120, prelude="")
+    assert out.split() == ["done"]
+
+
+def test_reading_the_block_records_while_code_the_collector_runs_frees_blocks():
+    # snapshot()'s block records (record_history(stacks=True)) are copied before their Python
+    # objects are made: a collection there ran code that freed blocks and erased the record read.
+    out = run_child("""
+        import gc, random, sys
+        import wsarray as wnp
+        from wsarray import memory
+
+        wnp.memory.record_history(True, stacks=True)
+        rng = random.Random(0)
+        ws = wnp.workspace("W")
+        live = []
+        busy = [False]
+        def cb(phase, info):
+            if busy[0]: return
+            busy[0] = True
+            try:
+                with wnp.workspace("SIDE"):
+                    # records made and records erased while the outer C++ loop iterates the map
+                    tmp = [wnp.ones(rng.randrange(1, 64)) for _ in range(rng.randrange(1, 40))]
+                    del tmp
+                for _ in range(5):
+                    if live: live.pop(rng.randrange(len(live)))   # frees a block whose record is being read
+            except Exception:
+                pass
+            finally:
+                busy[0] = False
+
+        with ws:
+            for i in range(300):
+                live.append(wnp.ones(rng.randrange(1, 200)))   # many recorded live blocks
+            gc.callbacks.append(cb); gc.set_threshold(1, 1, 1)
+            for i in range(30):
+                wnp._native._recorded_blocks()
+                while len(live) < 300: live.append(wnp.ones(rng.randrange(1, 200)))
+            gc.callbacks.remove(cb); gc.set_threshold(700, 10, 10)
+        print("no crash")
+    """, prelude="")
+    assert out.split() == ["no", "crash"]
+
+
+def test_a_cycle_ended_by_the_collector_inside_the_allocator_while_it_counts_a_site():
+    # The allocator counts a large block's site (record_history(stacks=True)) with the collector
+    # held off: a collection there closed a generator suspended in a workspace, whose cycle's end
+    # freed the dictionary being written.
+    out = run_child("""
+        import ctypes, gc, sys
+        import wsarray as wnp
+
+        _get = ctypes.pythonapi.PyThreadState_GetDict
+        _get.restype = ctypes.c_void_p                  # a borrowed reference
+        def get_state():
+            return ctypes.cast(_get(), ctypes.py_object).value
+        wnp.memory.record_history(True, stacks=True)     # note_block -> note_site for blocks >= 256 KiB
+        state = {"g": None, "hits": 0}
+
+        def gen():
+            with wnp.workspace("G"):
+                yield
+
+        def cb(phase, info):
+            if phase != "start" or state["g"] is None: return
+            sites = get_state().get("wsarray.cycle_sites", {})
+            # Inside note_site, between creating `mine` (empty) and storing the first count in it:
+            if not any(isinstance(v, dict) and not v for v in sites.values()): return
+            g, state["g"] = state["g"], None
+            state["hits"] += 1
+            g.close()                  # GeneratorExit -> G.__exit__ -> cycle ends -> take_sites(G) frees `mine`
+
+        gc.callbacks.append(cb)
+        for it in range(2000):
+            g = gen(); next(g)                         # G's cycle open in this context: allocations go to G
+            drain = [[] for _ in range(100)]          # empty the list free list: the next PyList_New allocates
+            gc.set_threshold(1, 1, 1)
+            state["g"] = g
+            del g
+            try:
+                a = wnp.ones(40000)                    # 320 KB: note_site runs
+            except Exception:
+                pass
+            gc.set_threshold(700, 10, 10)
+            if state["g"] is not None:
+                state["g"].close(); state["g"] = None
+            a = None
+            if state["hits"] >= 20: break
+        print("no crash; callback fired inside note_site", state["hits"], "times")
+    """, prelude="")
+    assert out.startswith("no crash")

@@ -14,7 +14,7 @@ import sys
 import threading
 import warnings
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 
 def _warn_failure(what, error):

@@ -77,7 +77,7 @@ class TaskRunner:
         self.name = name
         self.fields = fields
         self._config = WorkspaceConfig(**dict(fields)) if fields is not None else None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._records = {}  # thread ident -> _ThreadRecord
 
     def __reduce__(self):  # pickled as its identity: the process that loads it uses its own
@@ -141,7 +141,7 @@ class TaskRunner:
 
 
 _runners = {}
-_runners_lock = threading.Lock()
+_runners_lock = threading.RLock()
 
 
 def runner_for(name, fields):

@@ -19,7 +19,7 @@ from . import kinds
 __all__ = ["engine_for", "forget_engine", "resolve", "usable_devices"]
 
 _engines = {}
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 
 def engine_for(device, fn):

@@ -67,7 +67,7 @@ class FakeDevice:
     def __init__(self, index=0):
         self.name = f"fake:{index}"
         self._buffers = {}  # address -> numpy buffer that holds the memory
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self.streams = [FakeStream(self)]
         self.current = self.streams[0]
         self.allocs = self.frees = 0

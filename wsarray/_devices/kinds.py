@@ -22,7 +22,7 @@ import threading
 __all__ = ["for_dlpack", "get", "register", "registered"]
 
 _kinds = {}
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 
 def register(kind):

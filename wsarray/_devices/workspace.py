@@ -105,7 +105,7 @@ class _ChunkReturner:
     def __init__(self, backend):
         self.backend = backend
         self.syncs = 0
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def __call__(self, address, size):
         # Kernels queued on any stream may still use the chunk: wait for the device first.
@@ -128,7 +128,7 @@ class DeviceWorkspace:
         self.backend = backend
         self.device = backend.name
         self.config = config
-        self._stats_lock = threading.Lock()  # frees (and their syncs) may come from any thread
+        self._stats_lock = threading.RLock()  # frees (and their syncs) may come from any thread
         self._upstream = {}  # address -> size of blocks allocated on a foreign stream
         self._upstream_bytes = self._foreign_spills = 0
         self._home = self._last_event = self._last_stream = None

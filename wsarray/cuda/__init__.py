@@ -30,7 +30,7 @@ class CudaUnavailableError(ValueError, RuntimeError):
     RuntimeError (the environment lacks something)."""
 
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 _probe = None  # the cached status() answer
 
 

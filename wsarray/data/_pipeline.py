@@ -79,7 +79,7 @@ class Pipeline:
         self.lock = threading.RLock()      # an RLock: finalizers may run inside a locked section
         self.changed = Gate()              # opened when consumers should look again (a batch, a stop)
         self.room = Gate()                 # opened when the producer should look again (room, a stop)
-        self.build_lock = threading.Lock()  # one build at a time (sources are not thread-safe)
+        self.build_lock = threading.RLock()  # one build at a time (sources are not thread-safe)
         self.ready = deque()
         self.held = {}                    # consumer key -> Held
         self.next_number = 1              # batch numbers count every build of the iterator's life

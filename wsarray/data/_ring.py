@@ -52,7 +52,7 @@ class Ring:
         self._sizes = [0] * size
         self._retired_slots = []    # replaced slots, destroyed once none of their arrays lives
         self._gone = {"spilled_bytes": 0, "allocated_bytes": 0, "cycles": 0}  # of destroyed ones
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self.destroyed = False
 
     def index_of(self, number):

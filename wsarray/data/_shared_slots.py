@@ -45,7 +45,7 @@ class SharedSlots:
         self._keys = {}                 # slot -> keys of its shared segments (its chunk first)
         self._forget = []
         self._gone = {"spilled_bytes": 0, "allocated_bytes": 0, "cycles": 0}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self.destroyed = False
 
     def slot_bytes(self):

@@ -67,7 +67,7 @@ class PerformanceListener:
         self.iteration = 0
         self.history: list[dict[str, Any]] = []
         self.evaluations: list[dict[str, Any]] = []
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._workspaces = {}   # (thread, name) -> latest {capacity, used}
         self._current = None    # the running iteration's record() values
         self._cycle_listener = self._on_cycle  # one bound method: removed by identity

@@ -31,7 +31,7 @@ BLOCK = 8192  # elements per block: with float64, 64 KiB per operand, a handful 
 _PARALLEL_FROM = 16 * BLOCK  # below this, a thread handoff costs more than it saves
 _local = threading.local()
 _pool = None
-_pool_lock = threading.Lock()
+_pool_lock = threading.RLock()
 
 
 def _threads():

@@ -193,7 +193,8 @@ def _on_cycle(event):
                     f"wsarray.memory (debug 'escapes'): '{path}' in {where} still holds an Array of workspace "
                     f"'{name}' whose cycle has ended{'; made at ' + made if made else ''}: it is stale, and any "
                     "use of it raises; .detach() it inside the cycle to keep it", EscapeWarning,
-                    code.co_filename, frame.f_lineno, module=frame.f_globals.get("__name__", "__main__"))
+                    code.co_filename, frame.f_lineno or code.co_firstlineno,  # None between lines (3.11)
+                    module=frame.f_globals.get("__name__", "__main__"))
         frame = frame.f_back
 
 

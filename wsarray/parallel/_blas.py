@@ -19,7 +19,7 @@ import threading
 
 from .._interrupts import shielded
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 _caps = {}            # token -> cap asked for by an open pool
 _next_token = 0
 _libraries = None     # [(threadpoolctl LibController, threads before the first cap)]
@@ -126,7 +126,7 @@ def _reset_in_forked_child():
     # A thread of the parent may have held the lock at the fork; the parent's pools are closed in
     # the child (see _workers) and the child keeps the thread counts as they are.
     global _lock, _caps, _libraries, _pending
-    _lock, _caps, _libraries, _pending = threading.Lock(), {}, None, False
+    _lock, _caps, _libraries, _pending = threading.RLock(), {}, None, False
 
 
 if hasattr(os, "register_at_fork"):

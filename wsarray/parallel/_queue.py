@@ -40,7 +40,9 @@ class BatchQueue:
         self.queue_limit = queue_limit
         self.max_wait_s = max_wait_s
         self._on_dropped = on_dropped
-        self._lock = threading.Lock()
+        # Reentrant, as every lock of wsarray's: the collector may run a finalizer (a pool dropped
+        # without shutdown() closes its queue) on a thread inside the locked code.
+        self._lock = threading.RLock()
         self._work = Gate()                            # opened when workers should look again
         self._room = Gate()                            # opened when submitters should look again
         self.timer = Gate()                            # opened when the reaper should look again
@@ -167,7 +169,7 @@ class BatchQueue:
     def reset_in_forked_child(self):
         """Closed, empty and with fresh locks: a thread of the parent may have held the old ones
         at the fork, and no worker exists here to take a request."""
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._work = Gate()
         self._room = Gate()
         self.timer = Gate()

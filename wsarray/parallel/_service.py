@@ -44,7 +44,7 @@ class InferenceService:
         self._models = models
         self._workspace_config = workspace_config
         self._blas_token = blas_token
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._running = len(self.workers)
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -102,7 +102,7 @@ class InferenceService:
         # The waiting requests belong to the parent's callers, which are not in this process.
         self.queue.reset_in_forked_child()
         self.stats.reset_lock_in_forked_child()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         for w in self.workers:
             w.stopped = GateEvent()
             w.stopped.set()

@@ -25,11 +25,11 @@ def _summary_ms(values):
 
 class PoolStats:
     def __init__(self):
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self.reset()
 
     def reset_lock_in_forked_child(self):
-        self._lock = threading.Lock()  # a thread of the parent may have held it at the fork
+        self._lock = threading.RLock()  # a thread of the parent may have held it at the fork
 
     def reset(self):
         with self._lock:

@@ -328,7 +328,7 @@ class _Crew:
         self.commanded = [Gate() for _ in replicas]
         self.stop_gate = Gate()
         self.stopping = GateEvent(self.stop_gate)  # what the iterator's wait looks at (is_set)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._running = len(replicas)
         self.threads = [threading.Thread(target=self._work, args=(k,), daemon=True,
                                          name=f"wsarray-parallel-wrapper-{wrapper._number}-{k}")

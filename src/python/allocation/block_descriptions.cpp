@@ -5,6 +5,7 @@
 
 #include "numpy_access/numpy_api.h"
 
+#include "common/collector_pause.h"
 #include "memory/workspace.h"
 
 #include <frameobject.h>
@@ -81,12 +82,27 @@ int line_of(const Frame &f) {
 #endif
 }
 
-nb::tuple frames_of(const Record &r) {
-    nb::list out;
-    for (int i = 0; i < r.nframes; ++i)
-        out.append(nb::make_tuple(nb::handle(r.frames[i].code->co_filename), line_of(r.frames[i])));
-    return nb::tuple(out);
-}
+/// A record's frames, copied with their own references: reading them out allocates (and may run
+/// code, another thread's too, that frees the block and its record).
+struct FramesCopy {
+    std::vector<nb::object> codes;
+    std::vector<int> where;
+
+    explicit FramesCopy(const Record &r) {
+        for (int i = 0; i < r.nframes; ++i) {
+            codes.push_back(nb::borrow((PyObject *) r.frames[i].code));
+            where.push_back(r.frames[i].where);
+        }
+    }
+    nb::tuple tuple() const {
+        nb::list out;
+        for (std::size_t i = 0; i < codes.size(); ++i) {
+            auto *code = (PyCodeObject *) codes[i].ptr();
+            out.append(nb::make_tuple(nb::handle(code->co_filename), line_of(Frame{code, where[i]})));
+        }
+        return nb::tuple(out);
+    }
+};
 
 } // namespace
 
@@ -96,6 +112,7 @@ void record_blocks(int frames) {
 
 void note_new_block(const wsa::Workspace &ws, const void *p, std::size_t bytes) {
     if (!g_block_frames || !PyGILState_Check()) return;
+    CollectorPause pause;  // inside NumPy's allocator: the frames made below run no other code
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     auto &map = records();
@@ -133,7 +150,7 @@ PyObject *recorded_frames(const void *p) {
     auto it = map.find(p);
     if (it == map.end() || it->second.nframes == 0) return nullptr;
     try {
-        return frames_of(it->second).release().ptr();
+        return FramesCopy(it->second).tuple().release().ptr();
     } catch (const nb::python_error &) {
         PyErr_Clear();
         return nullptr;
@@ -141,26 +158,46 @@ PyObject *recorded_frames(const void *p) {
 }
 
 nb::list recorded_blocks() {
-    nb::list out;
-    auto &map = records();
-    for (auto it = map.begin(); it != map.end();) {
-        if (wsa::Workspace::owned_size(it->first) == wsa::Workspace::kNotOwned) {  // freed unseen
-            it = map.erase(it);
-            continue;
+    // First what the records hold, copied (no Python code runs meanwhile); then the Python objects,
+    // whose making may run code (dtype.__str__, the collector, another thread) that frees blocks
+    // and erases their records.
+    struct Copy {
+        std::uintptr_t address;
+        std::size_t bytes;
+        std::string workspace;
+        std::uint64_t cycle;
+        nb::object dtype;
+        std::vector<Py_ssize_t> shape;
+        FramesCopy frames;
+    };
+    std::vector<Copy> copies;
+    {
+        CollectorPause pause;
+        auto &map = records();
+        copies.reserve(map.size());
+        for (auto it = map.begin(); it != map.end();) {
+            if (wsa::Workspace::owned_size(it->first) == wsa::Workspace::kNotOwned) {  // freed unseen
+                it = map.erase(it);
+                continue;
+            }
+            const Record &r = it->second;
+            copies.push_back(
+                Copy{(std::uintptr_t) it->first, r.bytes, r.workspace, r.cycle, r.dtype, r.shape, FramesCopy(r)});
+            ++it;
         }
-        const Record &r = it->second;
+        g_recorded_blocks = map.size();
+    }
+    nb::list out;
+    for (const Copy &c : copies) {
         nb::object dtype = nb::none(), shape = nb::none();
-        if (r.dtype.is_valid()) {
-            dtype = nb::str(r.dtype);
+        if (c.dtype.is_valid()) {
+            dtype = nb::str(c.dtype);
             nb::list dims;
-            for (Py_ssize_t n : r.shape) dims.append(n);
+            for (Py_ssize_t n : c.shape) dims.append(n);
             shape = nb::tuple(dims);
         }
-        out.append(
-            nb::make_tuple((std::uintptr_t) it->first, r.bytes, r.workspace, r.cycle, dtype, shape, frames_of(r)));
-        ++it;
+        out.append(nb::make_tuple(c.address, c.bytes, c.workspace, c.cycle, dtype, shape, c.frames.tuple()));
     }
-    g_recorded_blocks = map.size();
     return out;
 }
 

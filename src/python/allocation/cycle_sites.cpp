@@ -4,6 +4,7 @@
 /// traced allocations are counted, so nothing is paid while tracemalloc is off.
 #include "allocation/cycle_sites.h"
 
+#include "common/collector_pause.h"
 #include "memory/workspace.h"
 
 #include <frameobject.h>
@@ -54,6 +55,9 @@ PyObject *current_frames() {
 } // namespace
 
 void note_site(const wsa::Workspace *ws, const void *p, std::size_t bytes) {
+    // Inside NumPy's allocator, with the thread's dictionaries borrowed: nothing else may run
+    // (a cycle ended by a finalizer takes its sites, freeing the dictionary written below).
+    CollectorPause pause;
     tl_noted = true;
     const bool spilled = wsa::Workspace::is_spill(p);
     PyObject *type, *value, *tb;
@@ -101,6 +105,7 @@ void note_site(const wsa::Workspace *ws, const void *p, std::size_t bytes) {
 
 nb::object take_sites(const wsa::Workspace &ws) {
     if (!tl_noted) return nb::none();  // the common case: nothing traced on this thread
+    CollectorPause pause;  // `mine` is read while the list is made: nothing may add sites meanwhile
     PyObject *state = PyThreadState_GetDict();
     PyObject *all = state ? PyDict_GetItemWithError(state, sites_key()) : nullptr;
     if (!all) {

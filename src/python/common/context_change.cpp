@@ -45,7 +45,6 @@ void drop(const std::vector<PyObject *> &copies) {
 
 ContextChange::ContextChange() {
     if (!kCollectorRunsInAllocations) return;
-    gc_was_enabled_ = PyGC_Disable();
     collecting_ = wsarray_gc_collecting() != 0;
     if (!collecting_) return;
     if (PyObject *copy = copy_current()) {
@@ -58,12 +57,10 @@ ContextChange::ContextChange() {
 }
 
 ContextChange::~ContextChange() {
-    if (!kCollectorRunsInAllocations) return;
-    if (gc_was_enabled_) PyGC_Enable();
-    if (!collecting_) return;
+    if (!kCollectorRunsInAllocations || !collecting_) return;
     PyObject *previous = g_after;
     g_after = copy_current();
-    drop({previous});
+    drop({previous});  // the collector is still held off (pause_, destroyed after this body)
 }
 
 void release_kept_context_maps() {

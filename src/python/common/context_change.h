@@ -18,6 +18,8 @@
 ///   be under way then on any thread, and the cache points at the new stack.
 /// From 3.12 on the collector runs only between bytecodes: a ContextChange does nothing.
 #pragma once
+#include "common/collector_pause.h"
+
 #include <Python.h>
 
 namespace wsa_py {
@@ -30,7 +32,7 @@ public:
     ContextChange &operator=(const ContextChange &) = delete;
 
 private:
-    int gc_was_enabled_ = 0;
+    CollectorPause pause_;  ///< first: held off before anything below reads the collector's state
     bool collecting_ = false;
 };
 
