@@ -230,6 +230,7 @@ bool close_scope_finalizing(const std::shared_ptr<wsa::Frame> &f, const char *fn
 void export_scopes(nb::module_ &m) {
     g_stack_var = PyContextVar_New("wsarray.scopes", nullptr);
     if (!g_stack_var) throw nb::python_error();
+    watch_collections();
     // pooled: one box per scope change, reused rather than allocated.
     nb::class_<ScopeStackBox>(m, "_ScopeStack", nb::pooled(), "The scopes open in a context (wsarray internal).");
     m.def("_set_bypass", &set_bypass, nb::arg("on"), nb::arg("this_thread_only"),
