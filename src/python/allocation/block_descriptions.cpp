@@ -6,6 +6,7 @@
 #include "numpy_access/numpy_api.h"
 
 #include "common/collector_pause.h"
+#include "common/saved_error.h"
 #include "memory/workspace.h"
 
 #include <frameobject.h>
@@ -113,8 +114,7 @@ void record_blocks(int frames) {
 void note_new_block(const wsa::Workspace &ws, const void *p, std::size_t bytes) {
     if (!g_block_frames || !PyGILState_Check()) return;
     CollectorPause pause;  // inside NumPy's allocator: the frames made below run no other code
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
+    SavedError saved;      // a record's frames lost are not an error of the allocation
     auto &map = records();
     Record &r = map[p];  // a stale record (a free not seen) is replaced
     r.bytes = bytes;
@@ -125,8 +125,6 @@ void note_new_block(const wsa::Workspace &ws, const void *p, std::size_t bytes) 
     r.clear_frames();
     capture(r, g_block_frames);
     g_recorded_blocks = map.size();
-    PyErr_Clear();  // a record's frames lost are not an error of the allocation
-    PyErr_Restore(type, value, tb);
 }
 
 void forget_block(const void *p) {

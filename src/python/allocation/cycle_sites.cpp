@@ -5,6 +5,7 @@
 #include "allocation/cycle_sites.h"
 
 #include "common/collector_pause.h"
+#include "common/saved_error.h"
 #include "memory/workspace.h"
 
 #include <frameobject.h>
@@ -60,8 +61,7 @@ void note_site(const wsa::Workspace *ws, const void *p, std::size_t bytes) {
     CollectorPause pause;
     tl_noted = true;
     const bool spilled = wsa::Workspace::is_spill(p);
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
+    SavedError saved;  // a count lost is not an error of the allocation
     PyObject *state = PyThreadState_GetDict();  // borrowed
     PyObject *frames = state ? current_frames() : nullptr;
     if (frames) {
@@ -99,8 +99,6 @@ void note_site(const wsa::Workspace *ws, const void *p, std::size_t bytes) {
         Py_XDECREF(wskey);
         Py_DECREF(frames);
     }
-    PyErr_Clear();  // a count lost is not an error of the allocation
-    PyErr_Restore(type, value, tb);
 }
 
 nb::object take_sites(const wsa::Workspace &ws) {

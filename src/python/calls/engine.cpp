@@ -3,6 +3,7 @@
 #include "calls/engine.h"
 
 #include "calls/device_arrays.h"
+#include "common/saved_error.h"
 
 #include "numpy_access/numpy_access.h"
 #include "allocation/numpy_alloc.h"
@@ -60,13 +61,11 @@ struct Seen {
     ~Seen() {
         if (!n_inline && rebuilt.empty() && !numpy_outs[0] && !numpy_outs[1] && !numpy_outs[2] && !numpy_outs[3])
             return;
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);  // a last reference may run code (a weakref callback)
+        SavedError saved;  // a last reference may run code (a weakref callback)
         for (std::size_t i = 0; i < n_inline; ++i) Py_DECREF(inline_pairs[i].second);
         for (auto &p : more) Py_DECREF(p.second);
         for (auto &p : rebuilt) Py_DECREF(p.second);
         for (PyObject *o : numpy_outs) Py_XDECREF(o);
-        PyErr_Restore(type, value, tb);
     }
 
     PyObject *rebuilt_from(PyObject *o) const {

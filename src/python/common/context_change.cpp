@@ -2,6 +2,8 @@
 /// collector (see context_change.h).
 #include "common/context_change.h"
 
+#include "common/saved_error.h"
+
 #include <pythread.h>
 
 #include <vector>
@@ -44,21 +46,15 @@ PyMethodDef g_gc_phase_def = {"_gc_phase", (PyCFunction) (void (*)(void)) gc_pha
 /// A copy of the current context, or null (out of memory: not kept, and the change goes ahead
 /// unprotected, as before). Leaves the error indicator as it was.
 PyObject *copy_current() {
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyObject *copy = PyContext_CopyCurrent();
-    PyErr_Clear();
-    PyErr_Restore(type, value, tb);
-    return copy;
+    SavedError saved;
+    return PyContext_CopyCurrent();
 }
 
 /// Release copies (null ones skipped): a map's last values may run code (a __del__), with the
 /// error indicator saved.
 void drop(const std::vector<PyObject *> &copies) {
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
+    SavedError saved;
     for (PyObject *o : copies) Py_XDECREF(o);
-    PyErr_Restore(type, value, tb);
 }
 
 } // namespace
