@@ -253,3 +253,53 @@ def test_a_cycle_ended_by_the_collector_inside_the_allocator_while_it_counts_a_s
         print("no crash; callback fired inside note_site", state["hits"], "times")
     """, prelude="")
     assert out.startswith("no crash")
+
+
+def test_a_dead_array_whose_descriptor_runs_code_never_overfills_the_pool():
+    # Releasing a descriptor with metadata runs its values' __del__, which may free other Arrays
+    # into the pool of dead Arrays: the pool's room is checked again after it (heap corruption).
+    out = run_child("""
+        import sys, numpy, wsarray as wnp
+
+        class D:
+            def __del__(self):
+                arrs = [wnp.ones(3) for _ in range(40)]   # freed at once: the rank-1 pool fills to 16
+                del arrs
+
+        dt = numpy.dtype(numpy.float64, metadata={"k": D()})
+        a = wnp.asarray(numpy.zeros(3, dtype=dt))          # an Array whose descriptor carries metadata
+        b = [wnp.ones((2, 2)) for _ in range(4)]; del b    # rank-2 Arrays in the pool (slots[2][0..3])
+        del dt
+        del a                                              # array_dealloc -> set_descr -> D.__del__
+        counts = wnp._native._array_pool_counts()
+        print("pool counts:", counts, flush=True)
+        x = [wnp.ones(3) for _ in range(20)]               # take slots[1][16..0]
+        y = [wnp.ones((2, 2)) for _ in range(20)]          # ... and slots[2][3..0]: the rank-1 object again
+        del x, y
+        if counts[1] > 16:
+            sys.exit("pool overflow: %r" % counts)
+    """, prelude="")
+    assert out.startswith("pool counts:")
+
+
+def test_a_signal_handler_run_by_the_shield_cannot_free_the_shielded_calls_arguments():
+    # defer_signals runs pending handlers before the shielded call; a transient workspace's
+    # weakref callback lends its weakref, which a handler's sweep could free (freed twice).
+    out = run_child("""
+        import _thread, collections, itertools, operator, os, signal
+        import wsarray as wnp
+        from wsarray._transient import transient_workspace
+
+        def handler(signum, frame):
+            transient_workspace()          # any wsarray code that makes a transient workspace (its _sweep)
+
+        signal.signal(signal.SIGUSR1, handler)
+        for i in range(20):
+            holder = [transient_workspace()]
+            # Trip SIGUSR1 and drop the handle with no bytecode in between (both C calls), so that the
+            # handler runs inside defer_signals, not before: what a signal arriving just then does.
+            collections.deque(itertools.starmap(operator.call, [(_thread.interrupt_main, signal.SIGUSR1),
+                                                                (holder.clear,)]), maxlen=0)
+        print("survived")
+    """, prelude="")
+    assert out.split() == ["survived"]

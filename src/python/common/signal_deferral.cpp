@@ -19,6 +19,7 @@
 #include "common/signal_deferral.h"
 
 #include "common/gate.h"
+#include "common/saved_error.h"
 
 #include <csignal>
 #include <vector>
@@ -144,7 +145,7 @@ void put_back_and_replay(FirstError &first) {
     for (Handler &h : swapped) Py_DECREF(h.object);
 }
 
-PyObject *defer_signals(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+PyObject *defer_signals_lent(PyObject *const *args, Py_ssize_t nargs) {
     if (nargs < 1) {
         PyErr_SetString(PyExc_TypeError, "wsarray._native.defer_signals(fn, *args): fn is missing");
         return nullptr;
@@ -177,6 +178,16 @@ PyObject *defer_signals(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
         return nullptr;
     }
     if (!failed.empty()) failed.raise();
+    return result;
+}
+
+PyObject *defer_signals(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
+    // The arguments are held for the call: the pending handlers run first, and may drop what the
+    // caller lent (a weakref callback gets its weakref borrowed).
+    for (Py_ssize_t i = 0; i < nargs; ++i) Py_INCREF(args[i]);
+    PyObject *result = defer_signals_lent(args, nargs);
+    SavedError saved;  // a last reference may run code
+    for (Py_ssize_t i = 0; i < nargs; ++i) Py_DECREF(args[i]);
     return result;
 }
 

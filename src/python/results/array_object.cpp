@@ -67,7 +67,7 @@ void set_descr(PyArrayObject_fields *fa, PyArray_Descr *descr) {
     Py_INCREF(descr);
     PyArray_Descr *old = fa->descr;
     fa->descr = descr;
-    Py_XDECREF(old);  // a numeric descriptor (or the kept one): its release runs no Python code
+    Py_XDECREF(old);  // may run code: a descriptor with metadata releases its dict
 }
 
 #ifndef Py_GIL_DISABLED
@@ -196,12 +196,14 @@ void array_dealloc(PyObject *o) {
     Pool &p = g_pool;
     if (viewing && p.enabled && type == ArrayType && fa->nd <= Pool::kMaxRank && p.count[fa->nd] < Pool::kPerRank &&
         !(fa->flags & NPY_ARRAY_OWNDATA) && !fa->mem_handler && !fa->_buffer_info && !fa->weakreflist) {
-        set_descr(fa, g_kept_descr);
+        set_descr(fa, g_kept_descr);  // may run code (a dtype's metadata), which may fill the pool
         fa->data = nullptr;
         fa->flags = 0;
-        p.slots[fa->nd][p.count[fa->nd]++] = fa;
-        Py_DECREF(type);
-        return;
+        if (p.count[fa->nd] < Pool::kPerRank) {
+            p.slots[fa->nd][p.count[fa->nd]++] = fa;
+            Py_DECREF(type);
+            return;
+        }
     }
 #endif
     g_ndarray_dealloc(o);
