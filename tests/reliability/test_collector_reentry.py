@@ -303,3 +303,199 @@ def test_a_signal_handler_run_by_the_shield_cannot_free_the_shielded_calls_argum
         print("survived")
     """, prelude="")
     assert out.split() == ["survived"]
+
+
+@pytest.mark.parametrize("how", ["one", "all", "thread_exit"])
+def test_workspaces_destroyed_again_while_a_device_chunk_goes_back(how):
+    # A device workspace gives its chunks back through the device source's Python free(); code the
+    # collector runs there may destroy this thread's workspaces again (the table was walked across
+    # it: a node erased twice, a freed node stepped on).
+    out = run_child(f"""
+        import gc, sys, threading
+        import wsarray as wnp
+        from wsarray import memory
+        from wsarray._devices import fake
+
+        fake.enable(1)
+        how = {how!r}
+        armed = [False]
+        inner = []
+
+        def giving_a_chunk_back():
+            f = sys._getframe(1)
+            while f is not None:
+                if f.f_code.co_filename.endswith("_devices/workspace.py"):
+                    return True
+                f = f.f_back
+            return False
+
+        def cb(phase, info):
+            if armed[0] and phase == "start" and giving_a_chunk_back():
+                armed[0] = False
+                try:
+                    if how == "one":
+                        memory.destroy_workspace("DEV0")
+                    else:
+                        memory.destroy_all_workspaces_for_current_thread()
+                    inner.append("ok")
+                except wnp.WorkspaceError as e:
+                    inner.append(str(e))
+
+        def make():
+            for name in ("DEV0", "DEV1", "DEV2"):
+                with wnp.workspace(name, wnp.WorkspaceConfig(device="fake:0", initial_size="64KB")):
+                    assert float((wnp.ones(1000, device="fake:0") + 1).sum()) == 2000.0
+
+        gc.callbacks.append(cb)
+        if how == "thread_exit":
+            def body():
+                make()
+                gc.collect()
+                armed[0] = True
+                gc.set_threshold(1, 1, 1)
+            t = threading.Thread(target=body)
+            t.start()
+            t.join()
+        else:
+            make()
+            armed[0] = True
+            gc.set_threshold(1, 1, 1)
+            if how == "one":
+                memory.destroy_workspace("DEV0")
+            else:
+                memory.destroy_all_workspaces_for_current_thread()
+        gc.set_threshold(700, 10, 10)
+        print(not armed[0], inner, sorted(memory.allocation_statistics()))
+    """, prelude="")
+    ran, rest = out.split(" ", 1)
+    assert ran == "True"
+    if how == "one":  # the inner call finds it gone (the outer one took it out first)
+        assert "no workspace named 'DEV0'" in rest and "['DEV1', 'DEV2']" in rest
+    else:
+        assert rest.strip() == "['ok'] []"
+
+
+def test_cached_handles_dropped_at_exit_while_a_daemon_thread_ends():
+    # At exit wsarray drops every thread's cached workspace handle; a weakref callback run by one
+    # of them let a daemon thread end and its thread state be freed under the walk (a segfault).
+    out = run_child("""
+        import threading, time, weakref
+        import wsarray as wnp
+        go, ready = threading.Event(), threading.Event()
+        refs = []
+
+        def on_dead(ref):
+            go.set()          # the daemon thread finishes...
+            time.sleep(0.5)   # ...and its thread state is freed meanwhile
+
+        def daemon():
+            refs.append(weakref.ref(wnp.workspace("T"), on_dead))  # only the thread's cache holds it
+            ready.set()
+            go.wait()
+
+        threading.Thread(target=daemon, daemon=True).start()
+        ready.wait()
+        print("exiting")
+    """, prelude="")
+    assert out.split() == ["exiting"]
+
+
+@pytest.mark.parametrize("reader", ["memory.snapshot", "escapes"])
+def test_code_run_inside_the_memory_history_may_wait_for_a_pipeline_thread(reader):
+    # The collector runs code inside the history's (or the escape reports') bookkeeping; that code
+    # iterates an AsyncIterator, whose producer records its fills there too. It used to wait for
+    # a lock the interrupted thread held: a deadlock.
+    out = run_child(f"""
+        import gc, os, sys, threading, faulthandler
+        import numpy
+        import wsarray as wnp
+        from wsarray import memory
+        from wsarray.data import AsyncIterator
+        from wsarray.memory.debug import escapes
+
+        def hung():
+            print("HANG", flush=True)
+            faulthandler.dump_traceback(all_threads=True)
+            os._exit(3)
+        watchdog = threading.Timer(60, hung)
+        watchdog.start()
+        memory.record_history(True)
+        memory.set_debug("escapes")
+        data = [(numpy.ones((8, 4)) * i, numpy.arange(8.0)) for i in range(4)]
+        done, busy = [0], [False]
+
+        def inside_bookkeeping():
+            f = sys._getframe(1)
+            while f is not None:
+                name = f.f_code.co_filename
+                if name.endswith(("memory/history.py", "memory/debug.py")):
+                    return True
+                f = f.f_back
+            return False
+
+        def cb(phase, info):
+            if busy[0] or done[0] >= 40 or phase != "start" or not inside_bookkeeping():
+                return
+            busy[0] = True
+            done[0] += 1
+            try:
+                total = 0.0
+                with AsyncIterator(data, queue_size=1) as it:
+                    for x, y in it:
+                        total += float((x * 2).sum())
+                assert total == 384.0
+            finally:
+                busy[0] = False
+
+        gc.callbacks.append(cb)
+        gc.set_threshold(1, 1, 1)
+        for _ in range(300):
+            with wnp.workspace("W"):
+                kept = wnp.ones(10) + 1
+            {reader}()
+            if done[0] >= 40:
+                break
+        gc.set_threshold(700, 10, 10)
+        watchdog.cancel()
+        snap = memory.snapshot()
+        fills = [r for r in snap["history"]["records"] if r["workspace"] != "W"]
+        print(done[0], len(fills) > 0, snap["history"]["dropped"])
+    """, prelude="")
+    assert out.split() == ["40", "True", "0"]
+
+
+def test_escape_scan_reads_only_plain_containers():
+    # The escapes scan looks into the locals of the frames above a cycle's end; a list subclass
+    # whose __getitem__ rejects slices, or a dict key whose repr raises, stopped the whole scan.
+    import warnings
+
+    from wsarray import memory
+
+    class Row(list):
+        def __getitem__(self, k):
+            if isinstance(k, slice):
+                raise KeyError(k)
+            return list.__getitem__(self, k)
+
+    class Key:
+        def __repr__(self):
+            raise ValueError("no repr")
+
+    def loop():
+        odd = Row([1, 2, 3])  # noqa: F841 -- a local the scan meets
+        table = {Key(): 1, "k": None}
+        with wnp.workspace("ESC_SCAN"):
+            table["k"] = wnp.ones(4)
+            kept = wnp.ones(10) + 1
+        return kept
+
+    memory.set_debug("escapes")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            loop()
+    finally:
+        memory.set_debug(None)
+    mine = [e for e in memory.snapshot()["escapes"] if e["workspace"] == "ESC_SCAN" and e["function"] == "loop"]
+    assert sorted(e["variable"] for e in mine) == ["kept", "table['k']"]
+    assert sum("ESC_SCAN" in str(w.message) for w in caught) == 2

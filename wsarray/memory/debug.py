@@ -134,14 +134,22 @@ def _apply_listener():
 
 
 def _arrays_in(name, value, depth=0):
-    if type(value) is _native.Array:
+    # Exact types only: a subclass's __getitem__ or items() is the program's code, which may fail.
+    kind = type(value)
+    if kind is _native.Array:
         yield name, value
-    elif depth < 1 and isinstance(value, (list, tuple)):
+    elif depth < 1 and (kind is list or kind is tuple):
         for i, v in enumerate(value[:64]):
             yield from _arrays_in(f"{name}[{i}]", v, depth + 1)
-    elif depth < 1 and isinstance(value, dict):
+    elif depth < 1 and kind is dict:
         for k, v in list(value.items())[:64]:
-            yield from _arrays_in(f"{name}[{k!r}]", v, depth + 1)
+            yield from _arrays_in(f"{name}[{_key_text(k)}]", v, depth + 1)
+
+
+def _key_text(key):
+    if type(key) in (str, int, float, bool, bytes) or key is None:
+        return repr(key)
+    return f"<{type(key).__name__} key>"  # a key's own __repr__ is the program's code
 
 
 def _first_report(array):
@@ -165,8 +173,11 @@ def _made_at(array):
 def escapes():
     """The latest escape reports (at most ESCAPES_KEPT), oldest first: [{workspace, cycle, variable,
     function, file, line, thread, made_at}]; made_at is "" unless the array's block was recorded."""
-    with _lock:
-        return [dict(e) for e in _escapes]
+    while True:  # no lock: a cycle ending on another thread (or in code run here) appends meanwhile
+        try:
+            return [dict(e) for e in list(_escapes)]
+        except RuntimeError:  # "deque mutated during iteration": read it again
+            continue
 
 
 def _on_cycle(event):
@@ -185,10 +196,11 @@ def _on_cycle(event):
                     continue
                 where = f"{code.co_name} ({code.co_filename}:{frame.f_lineno})"
                 made = _made_at(array)
-                with _lock:
-                    _escapes.append({"workspace": name, "cycle": event.get("cycle"), "variable": path,
-                                     "function": code.co_name, "file": code.co_filename, "line": frame.f_lineno,
-                                     "thread": threading.current_thread().name, "made_at": made})
+                # No lock: appending is one step, and code the collector runs here may wait on a
+                # thread whose cycle ends meanwhile.
+                _escapes.append({"workspace": name, "cycle": event.get("cycle"), "variable": path,
+                                 "function": code.co_name, "file": code.co_filename, "line": frame.f_lineno,
+                                 "thread": threading.current_thread().name, "made_at": made})
                 warnings.warn_explicit(
                     f"wsarray.memory (debug 'escapes'): '{path}' in {where} still holds an Array of workspace "
                     f"'{name}' whose cycle has ended{'; made at ' + made if made else ''}: it is stale, and any "

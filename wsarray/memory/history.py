@@ -10,6 +10,7 @@ every other thread's, as plain data (JSON-ready: names, sizes and counts, never 
 """
 
 import collections
+import itertools
 import json
 import os
 import sys
@@ -28,10 +29,13 @@ __all__ = ["record_history", "history_enabled", "snapshot", "dump_snapshot", "lo
 RECORD_BYTES = 1200
 SNAPSHOT_VERSION = 1
 
-# Reentrant: a cycle can end in a signal handler, a __del__ or a weakref callback run while this
-# thread holds the lock (between two bytecodes of _record or snapshot), and records it too.
+# Taken only to start and stop recording. Recording a cycle and reading the ring take no lock: the
+# collector may run code inside either (a finalizer, a weakref callback) that waits for another
+# thread, which must then never wait here for the interrupted one (deque.append, dict stores and
+# next() on a counter are each one step under the GIL).
 _lock = threading.RLock()
-_state = {"ring": None, "listener": None, "started": None, "last": {}, "threads": {}, "dropped": 0}
+_sequence = itertools.count()  # numbers every record made: what the ring no longer holds was dropped
+_state = {"ring": None, "listener": None, "started": None, "last": {}, "threads": {}}
 
 
 def history_enabled():
@@ -107,27 +111,35 @@ def note_fill(name, stats):
 
 
 def _record(event, stats):
+    ring = _state["ring"]
+    if ring is None:
+        return
     thread = threading.current_thread()
     key = (event["thread"], event["workspace"])
-    with _lock:
-        ring = _state["ring"]
-        if ring is None:
-            return
-        before = _state["last"].get(key)
-        record = {"time": time.time() - _state["started"], "thread": event["thread"], "thread_name": thread.name,
-                  "workspace": event["workspace"], "cycle": event["cycle"],
-                  "peak_cycle_bytes": event["peak_cycle_bytes"], "spilled_cycle_bytes": event["spilled_cycle_bytes"],
-                  "capacity": stats["capacity"], "chunks": stats["chunks"], "learned_size": stats["learned_size"],
-                  "os_maps": stats["os_maps"] - (before or {}).get("os_maps", 0),
-                  "trimmed_bytes": stats["trimmed_bytes"] - (before or {}).get("trimmed_bytes", 0),
-                  "events": _events(before, stats, event)}
-        if event.get("sites"):  # stacks on: what this cycle allocated, by the program's line
-            record["sites"] = cycle_sites(event["sites"])
-        if len(ring) == ring.maxlen:
-            _state["dropped"] += 1
-        ring.append(record)
-        _state["last"][key] = stats  # a fresh dict per call: kept as it is
-        _state["threads"][key] = thread.name  # idents are reused by later threads: named per record
+    before = _state["last"].get(key)
+    record = {"time": time.time() - _state["started"], "thread": event["thread"], "thread_name": thread.name,
+              "workspace": event["workspace"], "cycle": event["cycle"],
+              "peak_cycle_bytes": event["peak_cycle_bytes"], "spilled_cycle_bytes": event["spilled_cycle_bytes"],
+              "capacity": stats["capacity"], "chunks": stats["chunks"], "learned_size": stats["learned_size"],
+              "os_maps": stats["os_maps"] - (before or {}).get("os_maps", 0),
+              "trimmed_bytes": stats["trimmed_bytes"] - (before or {}).get("trimmed_bytes", 0),
+              "events": _events(before, stats, event)}
+    if event.get("sites"):  # stacks on: what this cycle allocated, by the program's line
+        record["sites"] = cycle_sites(event["sites"])
+    record["sequence"] = next(_sequence)
+    ring.append(record)
+    _state["last"][key] = stats  # a fresh dict per call: kept as it is
+    _state["threads"][key] = thread.name  # idents are reused by later threads: named per record
+
+
+def _copied(container, copy):
+    """A copy of a ring or dict that other threads (or code the collector runs here) may change
+    meanwhile: copied again when it changed during the copy."""
+    while True:
+        try:
+            return copy(container)
+        except RuntimeError:  # "mutated during iteration"
+            continue
 
 
 def snapshot():
@@ -140,12 +152,13 @@ def snapshot():
     (pid, Python, time). File names, lines and sizes only: array contents are never included."""
     me = threading.get_ident()
     current = _native._statistics()
-    with _lock:
-        records = list(_state["ring"] or ())
-        last = {k: dict(v) for k, v in _state["last"].items()}
-        names = dict(_state["threads"])
-        bound = _state["ring"].maxlen if _state["ring"] is not None else 0
-        dropped = _state["dropped"]
+    ring = _state["ring"]
+    records = _copied(ring or (), list)
+    last = {k: dict(v) for k, v in _copied(_state["last"], dict).items()}
+    names = _copied(_state["threads"], dict)
+    bound = ring.maxlen if ring is not None else 0
+    # Every record made has a number: those the ring no longer holds were dropped.
+    dropped = max((r["sequence"] for r in records), default=-1) + 1 - len(records) if records else 0
     workspaces = []
     for name, stats in sorted(current.items()):
         workspaces.append({"thread": me, "thread_name": threading.current_thread().name, "name": name,

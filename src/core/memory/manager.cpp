@@ -152,6 +152,9 @@ bool ThreadWorkspaces::owns(const Workspace *ws) const {
     return it != by_name_.end() && it->second.get() == ws;
 }
 
+// Destroying a workspace may run Python (a device source's free() takes its chunks back, and the
+// collector may run code there that destroys workspaces of this thread): the table is changed
+// before any workspace is destroyed, never walked across a destroy.
 void ThreadWorkspaces::destroy(const std::string &name, DestroyReason why) {
     auto it = by_name_.find(name);
     if (it == by_name_.end()) throw WorkspaceMisuse("no workspace named '" + name + "' on this thread");
@@ -159,10 +162,11 @@ void ThreadWorkspaces::destroy(const std::string &name, DestroyReason why) {
         throw WorkspaceMisuse("workspace '" + name +
                               "' is in use (its cycle is open); leave its "
                               "'with' block before destroying it");
-    it->second->destroy(why);
+    std::shared_ptr<Workspace> ws = std::move(it->second);
     by_name_.erase(it);
     ++version_;
     bump_scope_epoch();
+    ws->destroy(why);
 }
 
 void ThreadWorkspaces::destroy_all(DestroyReason why, bool force) {
@@ -175,13 +179,14 @@ void ThreadWorkspaces::destroy_all(DestroyReason why, bool force) {
                                   " are in use (their cycles are open); leave "
                                   "their 'with' blocks before destroying all workspaces");
     }
-    for (auto &kv : by_name_) {
+    std::map<std::string, std::shared_ptr<Workspace>> gone;
+    gone.swap(by_name_);
+    ++version_;
+    bump_scope_epoch();
+    for (auto &kv : gone) {
         if (force) (void) kv.second->end_cycle();
         kv.second->destroy(why);
     }
-    by_name_.clear();
-    ++version_;
-    bump_scope_epoch();
 }
 
 std::vector<std::shared_ptr<Workspace>> ThreadWorkspaces::all() const {

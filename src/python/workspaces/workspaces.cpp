@@ -203,11 +203,15 @@ void remember_workspace(nb::handle name_arg, nb::handle handle, std::uint64_t ve
 /// At exit (atexit, before modules are torn down): drop the cached handles of every thread still
 /// alive, daemon threads included, so that no Workspace outlives the interpreter's last
 /// reference count of it (nanobind reports such instances as leaked).
+/// Dropping a handle may run Python (a weakref callback) and let another thread end and free its
+/// thread state: the dictionaries are gathered first, held, and emptied after the walk.
 void forget_cached_workspaces() {
     PyInterpreterState *interp = PyThreadState_GetInterpreter(PyThreadState_Get());
-    for (PyThreadState *t = PyInterpreterState_ThreadHead(interp); t; t = PyThreadState_Next(t)) {
-        if (t->dict && PyDict_DelItem(t->dict, last_workspace_key()) < 0) PyErr_Clear();
-    }
+    std::vector<nb::object> dicts;
+    for (PyThreadState *t = PyInterpreterState_ThreadHead(interp); t; t = PyThreadState_Next(t))
+        if (t->dict) dicts.push_back(nb::borrow(t->dict));  // no Python runs in this walk
+    for (auto &dict : dicts)
+        if (PyDict_DelItem(dict.ptr(), last_workspace_key()) < 0) PyErr_Clear();
 }
 
 /// Named workspaces live until destroyed: a thread that makes one per request or task keeps them
