@@ -20,8 +20,10 @@ from ._interrupts import shielded
 __all__ = ["transient_workspace"]
 
 _numbers = itertools.count(1)
-_lock = threading.RLock()
-_pending = collections.defaultdict(list)  # owner thread -> labels whose handle died elsewhere
+# No lock: code the collector runs inside this bookkeeping may wait for another thread, which must
+# never wait here in turn. dict.setdefault, deque.append and deque.popleft are each one step under
+# the GIL, and an owner's queue is never removed, so no label is lost between two of them.
+_pending = {}  # owner thread -> deque of labels whose handle died elsewhere
 _watchers = {}  # weakref to a handle -> (its label, the thread that made it), until the handle dies
 
 
@@ -38,18 +40,19 @@ def _retire(watcher):
         if _native._exists(label):
             _native._destroy(label)
     else:
-        with _lock:
-            _pending[owner].append(label)
+        _pending.setdefault(owner, collections.deque()).append(label)
 
 
 def _sweep():
     for watcher in list(_watchers):  # a copy: other threads add and remove meanwhile
         if watcher() is None:
             _retire(watcher)
-    me = threading.get_ident()
-    with _lock:
-        labels = _pending.pop(me, ())
-    for label in labels:
+    labels = _pending.get(threading.get_ident())
+    while labels:
+        try:
+            label = labels.popleft()
+        except IndexError:  # emptied meanwhile (by code run here)
+            break
         if _native._exists(label):
             _native._destroy(label)
 

@@ -499,3 +499,68 @@ def test_escape_scan_reads_only_plain_containers():
     mine = [e for e in memory.snapshot()["escapes"] if e["workspace"] == "ESC_SCAN" and e["function"] == "loop"]
     assert sorted(e["variable"] for e in mine) == ["kept", "table['k']"]
     assert sum("ESC_SCAN" in str(w.message) for w in caught) == 2
+
+
+def test_code_run_inside_a_transient_workspaces_retirement_may_wait_for_its_owner():
+    # A transient workspace's handle dying on another thread queues its name for the owner; code
+    # the collector runs there may wait for the owner thread, which reads that queue meanwhile.
+    # The queue was behind a lock the interrupted thread held: a deadlock.
+    out = run_child("""
+        import gc, os, sys, threading, faulthandler
+        import wsarray as wnp
+        from wsarray._transient import transient_workspace
+
+        def hung():
+            print("HANG", flush=True)
+            faulthandler.dump_traceback(all_threads=True)
+            os._exit(3)
+        watchdog = threading.Timer(60, hung)
+        watchdog.start()
+        handles, made, remaining = [], threading.Event(), ["not swept"]
+        asked, swept, stop = threading.Event(), threading.Event(), threading.Event()
+
+        def owner():
+            handles.extend(transient_workspace() for _ in range(5))
+            made.set()
+            while not stop.is_set():
+                if asked.wait(0.01):
+                    asked.clear()
+                    with transient_workspace():   # sweeps what died elsewhere
+                        wnp.ones(4)
+                    remaining[:] = [n for n in wnp.memory.allocation_statistics() if n.startswith("transient#")]
+                    swept.set()
+
+        def inside_retirement():
+            f = sys._getframe(1)
+            while f is not None:
+                if f.f_code.co_name == "_retire" and f.f_code.co_filename.endswith("_transient.py"):
+                    return True
+                f = f.f_back
+            return False
+
+        waits = [0]
+        def cb(phase, info):
+            if phase == "start" and threading.current_thread() is threading.main_thread() and inside_retirement():
+                waits[0] += 1
+                swept.clear()
+                asked.set()
+                assert swept.wait(30), "the owner never swept"
+
+        t = threading.Thread(target=owner)
+        t.start()
+        made.wait()
+        gc.callbacks.append(cb)
+        gc.set_threshold(1, 1, 1)
+        while handles:
+            handles.pop()        # dies here, on the main thread: queued for the owner
+        gc.set_threshold(700, 10, 10)
+        gc.callbacks.remove(cb)
+        swept.clear()
+        asked.set()
+        swept.wait(30)
+        stop.set()
+        t.join()
+        watchdog.cancel()
+        print(waits[0] > 0, len(remaining) <= 1)  # at most the one that swept, until its `with` ends
+    """, prelude="")
+    assert out.split() == ["True", "True"]

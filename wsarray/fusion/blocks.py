@@ -42,12 +42,17 @@ def _threads():
 
 
 def _executor():
+    # Made outside the lock (making it allocates, where the collector may run code that waits for
+    # another thread, which must not wait here); of two made at once, the second is shut down.
     global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = concurrent.futures.ThreadPoolExecutor(max(1, _threads() - 1),
-                                                          thread_name_prefix="wsarray-fuse")
-        return _pool
+    if _pool is None:
+        made = concurrent.futures.ThreadPoolExecutor(max(1, _threads() - 1), thread_name_prefix="wsarray-fuse")
+        with _pool_lock:
+            if _pool is None:
+                _pool, made = made, None
+        if made is not None:
+            made.shutdown(wait=False)
+    return _pool
 
 
 class _Program:
