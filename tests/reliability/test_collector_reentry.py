@@ -564,3 +564,35 @@ def test_code_run_inside_a_transient_workspaces_retirement_may_wait_for_its_owne
         print(waits[0] > 0, len(remaining) <= 1)  # at most the one that swept, until its `with` ends
     """, prelude="")
     assert out.split() == ["True", "True"]
+
+
+def test_block_records_let_go_of_a_dtype_whose_metadata_runs_wsarray_code():
+    # With stacks recorded, a block's record holds its array's dtype; the record's end releases
+    # it, and a dtype's metadata may run code (here, more blocks made, freed and read) right then.
+    out = run_child("""
+        import numpy, wsarray as wnp
+        from wsarray import memory
+
+        memory.record_history(True, stacks=True)
+        fired = [0]
+
+        class D:
+            def __del__(self):
+                fired[0] += 1
+                with wnp.workspace("INNER"):
+                    arrs = [wnp.ones(7) * i for i in range(60)]
+                    del arrs
+                memory.snapshot()
+
+        ws = wnp.workspace("W")
+        for i in range(100):
+            dt = numpy.dtype(numpy.float64, metadata={"k": D()})
+            with ws:
+                a = wnp.zeros(5, dtype=dt) + 0 if i % 2 else wnp.asarray(numpy.zeros(5, dtype=dt))
+                b = a * 2
+                assert float(b.sum()) == 0.0
+                assert any(blk["workspace"] == "W" for blk in memory.snapshot()["stacks"]["live_blocks"])
+                del dt, a, b
+        print(fired[0], len(memory.snapshot()["stacks"]["live_blocks"]))
+    """, prelude="")
+    assert out.split() == ["100", "0"]

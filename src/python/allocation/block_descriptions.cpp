@@ -51,6 +51,24 @@ struct Record {
     }
 };
 
+/// The Python references records let go of, released once the map is consistent again: a release
+/// may run Python (a dtype's metadata __del__, a code object's weakref callback) that frees blocks
+/// and erases their records, or records new ones.
+struct Released {
+    std::vector<PyObject *> refs;
+    Released() = default;
+    Released(const Released &) = delete;
+    Released &operator=(const Released &) = delete;
+    void take(Record &r) {
+        if (r.dtype.is_valid()) refs.push_back(r.dtype.release().ptr());
+        for (int i = 0; i < r.nframes; ++i) refs.push_back((PyObject *) r.frames[i].code);
+        r.nframes = 0;
+    }
+    ~Released() {
+        for (PyObject *o : refs) Py_XDECREF(o);
+    }
+};
+
 /// Guarded by the GIL (every caller holds it).
 std::unordered_map<const void *, Record> &records() {
     static auto *map = new std::unordered_map<const void *, Record>();  // never destroyed: outlives exit
@@ -115,14 +133,14 @@ void note_new_block(const wsa::Workspace &ws, const void *p, std::size_t bytes) 
     if (!g_block_frames || !PyGILState_Check()) return;
     CollectorPause pause;  // inside NumPy's allocator: the frames made below run no other code
     SavedError saved;      // a record's frames lost are not an error of the allocation
+    Released released;     // declared first: released last, after the record is written
     auto &map = records();
     Record &r = map[p];  // a stale record (a free not seen) is replaced
+    released.take(r);
     r.bytes = bytes;
     r.workspace = ws.name();
     r.cycle = ws.generation();
-    r.dtype = nb::object();
     r.shape.clear();
-    r.clear_frames();
     capture(r, g_block_frames);
     g_recorded_blocks = map.size();
 }
@@ -130,7 +148,12 @@ void note_new_block(const wsa::Workspace &ws, const void *p, std::size_t bytes) 
 void forget_block(const void *p) {
     if (!g_recorded_blocks || !PyGILState_Check()) return;
     auto &map = records();
-    if (map.erase(p)) g_recorded_blocks = map.size();
+    auto it = map.find(p);
+    if (it == map.end()) return;
+    Released released;
+    released.take(it->second);
+    map.erase(it);
+    g_recorded_blocks = map.size();
 }
 
 void describe_block(PyObject *nd) {
@@ -170,11 +193,13 @@ nb::list recorded_blocks() {
     };
     std::vector<Copy> copies;
     {
+        Released released;  // released after the walk
         CollectorPause pause;
         auto &map = records();
         copies.reserve(map.size());
         for (auto it = map.begin(); it != map.end();) {
             if (wsa::Workspace::owned_size(it->first) == wsa::Workspace::kNotOwned) {  // freed unseen
+                released.take(it->second);
                 it = map.erase(it);
                 continue;
             }

@@ -226,8 +226,9 @@ PyObject *record_signal(PyObject *, PyObject *const *args, Py_ssize_t nargs) {
 PyObject *signals_after_fork(PyObject *, PyObject *) {
     if (!g_active) Py_RETURN_NONE;
     ++g_forks;
-    for (Handler &r : g_recorded) Py_DECREF(r.object);
-    g_recorded.clear();
+    std::vector<Handler> dropped;
+    dropped.swap(g_recorded);  // a release may run Python, which may record a signal meanwhile
+    for (Handler &r : dropped) Py_DECREF(r.object);
     FirstError first;
     put_back_and_replay(first);
     first.drop();  // a handler the child inherited pending raised: nothing is waiting for it here

@@ -106,6 +106,7 @@ void export_cycle_end(nb::module_ &m) {
     m.def("_remove_cycle_listener", [](nb::handle f) {
         for (auto it = g_listeners->begin(); it != g_listeners->end(); ++it)
             if (it->is(f)) {
+                nb::object gone = std::move(*it);  // released after the erase: its release may run Python
                 g_listeners->erase(it);
                 return;
             }
