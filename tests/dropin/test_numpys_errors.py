@@ -49,6 +49,21 @@ CALLS = {
     "astype of a str": lambda m: m.astype("abc", "f8"),
     "shuffle of a float": lambda m: m.random.default_rng(0).shuffle(0.5),
     "iteration over a 0-d array": lambda m: list(m.array(1.0)),
+    "resize refcheck not an integer": lambda m: m.arange(6.0).resize(3, refcheck=""),
+    "resize refcheck a float": lambda m: m.arange(6.0).resize(3, refcheck=1.0),
+    "__array_function__ types not classes": lambda m: m.arange(6.0).__array_function__(
+        numpy.sum, [5], (m.arange(6.0),), {}),
+    "to_device of an int": lambda m: m.arange(6.0).to_device(5),
+    "to_device of None": lambda m: m.arange(6.0).to_device(None),
+    "unbound __array__ of an int": lambda m: m.ndarray.__array__(5),
+    "unbound view of an int": lambda m: m.ndarray.view(5),
+    "unbound __reduce__ of a str": lambda m: m.ndarray.__reduce__("x"),
+    "unbound __str__ of a str": lambda m: m.ndarray.__str__("x"),
+    "unbound __float__ of an int": lambda m: m.ndarray.__float__(5),
+    "unbound __iand__ of a str": lambda m: m.ndarray.__iand__("x", 1),
+    "unbound __sizeof__ of a list": lambda m: m.ndarray.__sizeof__([1.0]),
+    "unbound sum with no argument": lambda m: m.ndarray.sum(),
+    "unbound shape of an int": lambda m: m.ndarray.shape.__get__(5, int),
 }
 
 
@@ -133,3 +148,26 @@ def test_floor_division_of_finite_floats_is_numpys_and_infinite_ones_the_standar
         stale // 2.0
     with pytest.raises(wsarray.WorkspaceError, match="__rfloordiv__"):
         2.0 // stale
+
+
+@pytest.mark.parametrize("first", [5, "x", None, 1.5, [1.0, 2.0], object()])
+def test_every_unbound_method_refuses_what_is_not_an_array(first):
+    # wsarray.ndarray.<name>(x) with x not an array read an Array record past the end of x (a
+    # segfault for 31 names). Names NumPy's ndarray has give NumPy's TypeError; wsarray's own
+    # names (detach, leverage, ...) say the same of wsarray.ndarray.
+    for name, value in sorted(vars(wsarray.ndarray).items()):
+        if type(value).__name__ != "ArrayMethod":
+            continue
+        for extra in ((), (1,), (1, 2)):
+            try:
+                value(first, *extra)
+            except TypeError as e:
+                if not hasattr(numpy.ndarray, name):
+                    assert str(e) == (f"descriptor '{name}' for 'wsarray.ndarray' objects doesn't apply to a "
+                                      f"'{type(first).__name__}' object"), name
+            else:
+                raise AssertionError(f"wsarray.ndarray.{name}({first!r}, *{extra}) did not raise")
+        # The function behind the dispatcher, reached directly, refuses too.
+        raw = value.__wsarray__
+        with pytest.raises(TypeError):
+            raw(first)

@@ -325,3 +325,60 @@ def test_attribute_lookup_finds_own_attributes_then_numpys():
     with pytest.raises(wa.WorkspaceError, match="ndarray.strides"):
         b.strides  # a name forwarded to NumPy checks the cycle, as before
     wa.memory.destroy_workspace("FAST_INDEXING_ATTR")
+
+
+@pytest.mark.parametrize("key", [slice(None, None, 2**62), slice(None, None, -2**63), slice(1, None, 2**63 - 1),
+                                 (slice(None, None, 2**62), slice(None, None, -2**62))])
+def test_huge_steps_over_short_axes_match_numpy(key):
+    # stride * step overflowed (undefined behaviour; the sanitizer build aborted).
+    a = numpy.arange(12.0).reshape(3, 4) if isinstance(key, tuple) else numpy.arange(4.0)
+    r = wa.asarray(a)[key]
+    expected = a[key]
+    assert r.shape == expected.shape
+    numpy.testing.assert_array_equal(numpy.asarray(r), expected)
+
+
+@pytest.mark.parametrize("bounds", [(-2**62, 2**62), (-2**62, 1), (0, 2**62), (-2**62, -2**62 + 3)])
+def test_arange_near_the_integer_limits_matches_numpy(bounds):
+    # stop - start overflowed in the lean path (undefined behaviour); NumPy's path answers.
+    try:
+        expected = numpy.arange(*bounds)
+    except Exception as e:  # noqa: BLE001 -- compared below
+        with pytest.raises(type(e)):
+            wa.arange(*bounds)
+        return
+    numpy.testing.assert_array_equal(numpy.asarray(wa.arange(*bounds)), expected)
+
+
+def test_iteration_follows_the_array_as_it_is_now():
+    # NumPy's iterator asks for a[i] until there is none: an array reshaped or resized during the
+    # loop ends where it ends then (the length was fixed when the loop began: IndexError, or items
+    # missing).
+    def shrink(m):
+        a = m.arange(6.0)
+        seen = []
+        for x in a:
+            seen.append(float(x) if m.ndim(x) == 0 else x.tolist())
+            if len(seen) == 2:
+                a.shape = (2, 3)
+        return seen
+
+    def grow(m):
+        a = m.arange(3.0)
+        seen = []
+        for x in a:
+            seen.append(float(x))
+            if len(seen) == 1:
+                a.resize(5, refcheck=False)
+        return seen
+
+    def to_0d(m):
+        a = m.arange(1.0)
+        seen = []
+        for x in a:
+            seen.append(float(x))
+            a.shape = ()
+        return seen
+
+    for case in (shrink, grow, to_0d):
+        assert case(wa) == case(numpy), case.__name__

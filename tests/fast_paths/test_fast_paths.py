@@ -174,6 +174,34 @@ def test_inplace_on_overlapping_views_matches_numpy():
     same(w, b)
 
 
+@pytest.mark.parametrize("op", INPLACE)
+@pytest.mark.parametrize("rows,cols,row_step", [(3, 4, 1), (5, 2, 0), (700, 1000, 3), (2, 6, 5)])
+def test_inplace_on_a_target_whose_rows_overlap_matches_numpy(op, rows, cols, row_step):
+    # as_strided rows that share elements: NumPy copies such a target first, so every element is
+    # changed once; the lean path changed it once per row it is in (and, large, from several threads).
+    base = numpy.arange(float(rows * row_step + cols)) + 1.0
+    w = wa.asarray(base.copy())
+    expected = base.copy()
+    v = numpy.lib.stride_tricks.as_strided(expected, (rows, cols), (8 * row_step, 8))
+    op(v, 2.0)
+    wv = wa.lib.stride_tricks.as_strided(w, (rows, cols), (8 * row_step, 8))
+    op(wv, 2.0)
+    same(w, expected)
+
+
+def test_operators_keep_a_dtype_s_metadata():
+    dt = numpy.dtype("f8", metadata={"unit": "m"})
+    a = numpy.arange(6.0).astype(dt)
+    w = wa.asarray(a)
+    kept = 0
+    for f in (lambda x: x + 1, lambda x: x * 2.0, lambda x: x + x, lambda x: -x, lambda x: 1.0 - x):
+        r, expected = f(w), f(a)
+        assert r.dtype.metadata == expected.dtype.metadata  # NumPy: None for 1.0 - x
+        kept += expected.dtype.metadata == {"unit": "m"}
+        numpy.testing.assert_array_equal(numpy.asarray(r), expected)
+    assert kept == 4
+
+
 def test_inplace_on_read_only_array_raises_like_numpy():
     a = numpy.ones(4)
     a.flags.writeable = False

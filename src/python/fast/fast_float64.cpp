@@ -12,6 +12,7 @@
 #include "workspaces/scopes.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <limits>
@@ -35,9 +36,11 @@ struct Operand {
     std::size_t rows = 0, cols = 0;
 };
 
-/// A float64 ndarray whose rows are contiguous: fill its grid. False for other layouts.
+/// A float64 ndarray whose rows are contiguous: fill its grid. False for other layouts, and for a
+/// dtype with metadata (NumPy's results keep it; the lean path makes plain float64 ones).
 bool grid_of(PyArrayObject *nd, Operand &op) {
     if (PyArray_TYPE(nd) != NPY_DOUBLE || !PyArray_ISNOTSWAPPED(nd) || !PyArray_ISALIGNED(nd)) return false;
+    if (PyDataType_METADATA(PyArray_DESCR(nd))) return false;
     int ndim = PyArray_NDIM(nd);
     npy_intp *shape = PyArray_DIMS(nd), *strides = PyArray_STRIDES(nd);
     op.grid.data = (const double *) PyArray_DATA(nd);
@@ -358,6 +361,9 @@ bool fast_inplace(wsa::BinaryOp op, PyObject *self, PyObject *other, const char 
     bool ok_s = operand_of(self, s, fn), ok_o = operand_of(other, o, fn);
     if (!ok_s || !ok_o || !s.nd || !writeable_quietly(s.nd)) return false;
     if (o.nd && (!same_shape(s.nd, o.nd) || s.rows != o.rows || s.cols != o.cols)) return false;
+    // Rows of the target that overlap one another (as_strided): NumPy copies such an operand
+    // first, so each element is written once from what it held before.
+    if (s.rows > 1 && std::abs(s.grid.row_stride) < (std::ptrdiff_t) s.cols) return false;
     if (!safe_to_write_over(s, o)) return false;
     merge_contiguous_rows(s, o);
     wsa::OutGrid out{(void *) s.grid.data, s.grid.row_stride};

@@ -164,7 +164,8 @@ PyObject *view_of(PyArrayObject *nd, PyObject *const *items, Py_ssize_t n) {
             if (!slice_span(item, dim, start, step, len)) return nullptr;
             data += start * stride;
             shape[out] = len;
-            strides[out] = stride * step;
+            // A huge step over a short axis (a[::2**62]): NumPy's path decides what stride it gets.
+            if (__builtin_mul_overflow(stride, step, &strides[out])) return nullptr;
             ++out;
         } else {
             return nullptr;

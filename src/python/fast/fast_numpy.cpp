@@ -357,7 +357,9 @@ PyObject *fast_arange(PyObject *const *args, Py_ssize_t nargs, PyObject *kwargs)
     long long start = nargs == 2 ? bounds[0] : 0, stop = nargs == 2 ? bounds[1] : bounds[0];
     // Empty ranges and ranges near the integer limits: NumPy's path.
     if (stop <= start || start < -(1LL << 62) || stop > (1LL << 62)) return nullptr;
-    npy_intp n = (npy_intp) (stop - start);
+    long long span;
+    if (__builtin_sub_overflow(stop, start, &span)) return nullptr;  // past 2**63 elements: NumPy's error
+    npy_intp n = (npy_intp) span;
     PyArray_Descr *descr = PyArray_DescrFromType(NPY_INTP);  // NumPy's default integer
     if (!descr) {
         PyErr_Clear();

@@ -247,7 +247,10 @@ void export_array_attributes(nb::module_ &m, ArrayDefs &cls) {
         Array &a = self_of(s, "ndarray.resize");
         nb::object refcheck =
             kwargs.contains("refcheck") ? nb::object(kwargs["refcheck"]) : nb::object(nb::bool_(true));
-        int check = PyObject_IsTrue(refcheck.ptr());
+        // NumPy reads refcheck as an integer ("'str' object cannot be interpreted as an integer").
+        nb::object as_int = nb::steal(PyNumber_Index(refcheck.ptr()));
+        if (!as_int) throw nb::python_error();
+        int check = PyObject_IsTrue(as_int.ptr());
         if (check < 0) raise_pending("ndarray.resize");
         // A weak reference counts as a reference too, as NumPy's check of its weakreflist.
         // NumPy's views of it reference the held ndarray (beyond the Array's two references).

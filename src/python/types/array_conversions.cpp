@@ -64,14 +64,14 @@ void export_array_conversions(ArrayDefs &cls) {
     // debuggers and the repr of containers that hold one keep working); every use of its data,
     // format() included, still raises.
     cls.def("__str__", [](nb::handle s) -> nb::object {
-        if (!token_valid(array_of(s.ptr()).token)) return nb::str(stale_repr(array_of(s.ptr())).c_str());
+        if (!token_valid(array_arg(s, "ndarray.__str__").token)) return nb::str(stale_repr(array_of(s.ptr())).c_str());
         Array &a = self_of(s, "ndarray.__str__");
         nb::object r = nb::steal(PyObject_Str(a.data().ptr()));
         if (!r) raise_pending("ndarray.__str__");
         return r;
     });
     cls.def("__repr__", [](nb::handle s) -> nb::object {
-        if (!token_valid(array_of(s.ptr()).token)) return nb::str(stale_repr(array_of(s.ptr())).c_str());
+        if (!token_valid(array_arg(s, "ndarray.__repr__").token)) return nb::str(stale_repr(array_of(s.ptr())).c_str());
         Array &a = self_of(s, "ndarray.__repr__");
         nb::object r = nb::steal(PyObject_Repr(a.data().ptr()));
         if (!r) throw nb::python_error();

@@ -37,12 +37,11 @@ bool is_basic_index(PyObject *key) {
 /// against the array's cycle.
 struct ArrayIter {
     nb::object array;
-    Py_ssize_t next, n;
+    Py_ssize_t next;
 };
 
 /// The next item (the caller has checked that one is left).
-nb::object array_iter_next(ArrayIter &it) {
-    Array &a = self_of(it.array, "ndarray.__iter__");
+nb::object array_iter_next(ArrayIter &it, Array &a) {
     // A numeric 1-D array's NumPy scalars, an array's rows: made directly (fast_indexing.h).
     if (PyObject *item = fast_iter_item(a, it.array.ptr(), it.next)) {
         ++it.next;
@@ -64,8 +63,15 @@ nb::object array_iter_next(ArrayIter &it) {
 PyObject *array_iternext(PyObject *self) {
     return guarded([&]() -> PyObject * {
         ArrayIter &it = *nb::inst_ptr<ArrayIter>(self);
-        if (it.next >= it.n) return nullptr;  // exhausted: no exception set means StopIteration
-        return array_iter_next(it).release().ptr();
+        Array &a = self_of(it.array, "ndarray.__iter__");
+        // The length as it is now: NumPy's iterator asks for a[i] until there is none, so an array
+        // reshaped or resized during the loop ends where it ends then.
+        PyObject *nd = a.data().ptr();
+        if (ndarray_ndim(nd) == 0) return nullptr;
+        Py_ssize_t n = PyObject_Length(nd);
+        if (n < 0) raise_pending("ndarray.__iter__");
+        if (it.next >= n) return nullptr;  // exhausted: no exception set means StopIteration
+        return array_iter_next(it, a).release().ptr();
     }, (PyObject *) nullptr);
 }
 
@@ -86,9 +92,7 @@ PyObject *array_iter(PyObject *self) {
             PyErr_SetString(PyExc_TypeError, "iteration over a 0-d array" /* NumPy's message */);
             return nullptr;
         }
-        Py_ssize_t n = PyObject_Length(a.data().ptr());
-        if (n < 0) raise_pending("ndarray.__iter__");
-        return nb::cast(ArrayIter{nb::borrow(self), 0, n}).release().ptr();
+        return nb::cast(ArrayIter{nb::borrow(self), 0}).release().ptr();
     } catch (nb::python_error &e) {
         e.restore();
     } catch (const std::bad_alloc &) {

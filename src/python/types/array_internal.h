@@ -54,9 +54,17 @@ struct NumpyOps {
 /// Loaded by export_array_operators().
 extern NumpyOps ops;
 
+/// The Array behind `self`, which must be a wsarray.Array itself (a function of the type called
+/// unbound with anything else raises NumPy's TypeError for a descriptor applied to a wrong object).
+[[noreturn]] void raise_not_an_array(PyObject *self, const char *fn);
+inline Array &array_arg(nb::handle self, const char *fn) {
+    if (!is_array(self.ptr())) raise_not_an_array(self.ptr(), fn);
+    return array_of(self.ptr());
+}
+
 /// The Array behind `self`, checked against its cycle (WorkspaceError naming `fn` when stale).
 inline Array &self_of(nb::handle self, const char *fn) {
-    Array &a = array_of(self.ptr());
+    Array &a = array_arg(self, fn);
     check_valid(a, fn);
     return a;
 }

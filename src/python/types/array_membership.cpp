@@ -45,14 +45,14 @@ void export_array_membership(ArrayDefs &cls) {
         if (a.token.ws == ws) return nb::borrow(s);
         return copy_into(s, ws.get(), "ndarray.leverage_to");
     }, nb::arg("name").none(), "A copy in the named open workspace (the array itself if it is there already).");
-    cls.def("is_attached", [](nb::handle s) { return (bool) array_of(s.ptr()).token.ws; },
+    cls.def("is_attached", [](nb::handle s) { return (bool) array_arg(s, "ndarray.is_attached").token.ws; },
             "True if the array's memory belongs to a workspace.");
     cls.def("is_in_scope", [](nb::handle s) {
-        const Token &t = array_of(s.ptr()).token;
+        const Token &t = array_arg(s, "ndarray.is_in_scope").token;
         return t.ws && token_valid(t) && (t.ws->circular() || t.ws->cycle_open());
     }, "True if the array belongs to a workspace whose cycle is still open (usable now).");
     cls.def_prop_ro("workspace", [](nb::handle s) -> nb::object {
-        const Token &t = array_of(s.ptr()).token;
+        const Token &t = array_arg(s, "ndarray.workspace").token;
         if (!t.ws) return nb::none();
         return nb::str(t.ws->name().c_str());
     }, "Name of the workspace the memory belongs to (None for detached arrays).");

@@ -198,10 +198,12 @@ void export_array_protocols(ArrayDefs &cls) {
         if (!PyTuple_Check(args.ptr())) raise(PyExc_TypeError, "args must be a tuple.");
         if (!PyDict_Check(kwargs.ptr())) raise(PyExc_TypeError, "kwargs must be a dict.");
         // NEP 18: a type that is neither wsarray's nor NumPy's (or a subclass) handles the call.
-        for (nb::handle t : types)
-            if (!PyType_Check(t.ptr()) ||
-                ((PyTypeObject *) t.ptr() != ArrayType && !PyType_IsSubtype((PyTypeObject *) t.ptr(), ndarray_type())))
+        for (nb::handle t : types) {
+            if (!PyType_Check(t.ptr()))  // NumPy's issubclass() check and message
+                raise(PyExc_TypeError, "issubclass() arg 1 must be a class");
+            if ((PyTypeObject *) t.ptr() != ArrayType && !PyType_IsSubtype((PyTypeObject *) t.ptr(), ndarray_type()))
                 return nb::borrow(Py_NotImplemented);
+        }
         std::string name = nb::cast<std::string>(nb::str(nb::getattr(func, "__name__", nb::str("__array_function__"))));
         // NumPy's implementation without its dispatch (as ndarray.__array_function__ calls it):
         // arguments the engine cannot reach (inside a dict, a custom sequence) would otherwise
@@ -234,6 +236,9 @@ void export_array_protocols(ArrayDefs &cls) {
             [](nb::handle s) { return self_of(s, "ndarray.__dlpack_device__").data().attr("__dlpack_device__")(); });
     cls.def("to_device", [](nb::handle s, nb::handle device, nb::handle stream) {
         self_of(s, "ndarray.to_device");
+        if (!PyUnicode_Check(device.ptr()))  // NumPy's check and message
+            raise(PyExc_TypeError, std::string("to_device() argument 1 must be str, not ") +
+                                       (device.is_none() ? "None" : Py_TYPE(device.ptr())->tp_name));
         if (!stream.is_none())  // the CPU has no streams: NumPy's check and message
             raise(PyExc_ValueError, "The stream argument in to_device() is not supported");
         // The device layer parses it (ValueError naming the function for an unknown device; for a
@@ -241,7 +246,10 @@ void export_array_protocols(ArrayDefs &cls) {
         return hook(Hook::HostToDevice)(s, device, "ndarray.to_device");
     }, nb::arg("device").none(), nb::kw_only(), nb::arg("stream") = nb::none());
 
-    cls.def("__copy__", [](nb::handle s) { return call1("ndarray.__copy__", ops.copy, s); });
+    cls.def("__copy__", [](nb::handle s) {
+        array_arg(s, "ndarray.__copy__");
+        return call1("ndarray.__copy__", ops.copy, s);
+    });
     cls.def("__deepcopy__", [](nb::handle s, nb::handle memo) {
         // ndarray.__deepcopy__: the elements of an object array are deep-copied too.
         nb::object f = self_of(s, "ndarray.__deepcopy__").data().attr("__deepcopy__");
@@ -253,7 +261,7 @@ void export_array_protocols(ArrayDefs &cls) {
         // holds it: an array whose cycle ended still pickles (a multiprocessing.Queue pickles on
         // its feeder thread after put() returned, maybe after the cycle: the item must arrive, not
         // vanish on that thread). Once its workspace is destroyed the memory is gone: that raises.
-        Array &a = array_of(s.ptr());
+        Array &a = array_arg(s, "ndarray.__reduce__");
         bool intact = a.token.ws && a.token.ws->alive();
         if (!intact) self_of(s, "ndarray.__reduce__");
         nb::handle ws = hook(Hook::Namespace);

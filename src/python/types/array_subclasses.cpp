@@ -17,6 +17,8 @@
 
 #include <structmember.h>
 
+#include <cstring>
+
 namespace wsa_py {
 
 namespace {
@@ -62,16 +64,21 @@ int dispatcher_set(PyObject *self, PyObject *obj, PyObject *value) {
 }
 
 /// An unbound call (`wsarray.ndarray.sum(x)`, a subclass's slot calling the method): chosen by
-/// the first argument; anything not an ndarray gets wsarray's own error.
+/// the first argument. Anything but a wsarray.Array gets NumPy's method, whose descriptor raises
+/// NumPy's TypeError for what is not an ndarray; a name NumPy lacks raises the same error itself.
 PyObject *dispatcher_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     auto *d = (Dispatcher *) self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    PyObject *attr = d->ours;
-    if (nargs > 0 && !is_own(args[0]) && PyObject_TypeCheck(args[0], ndarray_type())) {
-        attr = d->numpys;
-        if (!attr) return missing(args[0], d->name);
+    if (nargs > 0 && is_own(args[0])) return PyObject_Vectorcall(d->ours, args, nargsf, kwnames);
+    if (d->numpys) return PyObject_Vectorcall(d->numpys, args, nargsf, kwnames);
+    if (nargs == 0) {
+        PyErr_Format(PyExc_TypeError, "unbound method wsarray.ndarray.%U() needs an argument", d->name);
+        return nullptr;
     }
-    return PyObject_Vectorcall(attr, args, nargsf, kwnames);
+    if (PyObject_TypeCheck(args[0], ndarray_type())) return missing(args[0], d->name);
+    PyErr_Format(PyExc_TypeError, "descriptor '%U' for 'wsarray.ndarray' objects doesn't apply to a '%.100s' object",
+                 d->name, Py_TYPE(args[0])->tp_name);
+    return nullptr;
 }
 
 /// __name__, __qualname__, __doc__, __objclass__ ... are wsarray's attribute's; __text_signature__
@@ -175,6 +182,12 @@ bool kept(PyObject *name, PyObject *value) {
 }
 
 } // namespace
+
+void raise_not_an_array(PyObject *self, const char *fn) {
+    const char *name = std::strncmp(fn, "ndarray.", 8) == 0 ? fn + 8 : fn;
+    raise(PyExc_TypeError, std::string("descriptor '") + name + "' for 'wsarray.ndarray' objects doesn't apply to a '" +
+                               Py_TYPE(self)->tp_name + "' object");
+}
 
 void wrap_for_subclasses(PyTypeObject *type) {
     g_method_type = make_type("wsarray._native.ArrayMethod", false);
