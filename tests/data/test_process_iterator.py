@@ -583,3 +583,51 @@ def test_closing_an_iterator_inherited_by_a_fork_child_leaves_the_parents_worker
         assert int(numpy.asarray(next(it)[1])[0]) == 4
     finally:
         it.close()
+
+
+FORK_CHILD_EXITS = textwrap.dedent("""
+    import os, sys, time
+    import numpy
+    from wsarray.data import AsyncIterator
+    from wsarray.parallel import ParallelInference
+
+    class Squares:
+        def __len__(self):
+            return 40
+        def __getitem__(self, i):
+            return numpy.full(3, float(i * i))
+
+    it = AsyncIterator(Squares(), backend="process", workers=2, batch_size=2)
+    pi = ParallelInference(lambda x: x * 2.0, workers=1, backend="process")
+    threads_it = AsyncIterator([numpy.full(2, float(i)) for i in range(50)])
+    next(it), next(threads_it)
+    assert numpy.asarray(pi.output(numpy.ones((1, 3)))).tolist() == [[2.0] * 3]
+    pids = it.stats()["worker_pids"]
+    pid = os.fork()
+    if pid == 0:  # the child closes its copies and ends as a script ends: atexit handlers run
+        start = time.monotonic()
+        ok = it.close() is not False and threads_it.close() is not False
+        took = time.monotonic() - start
+        sys.exit(0 if ok and took < 1.0 else 3)
+    start = time.monotonic()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, os.waitstatus_to_exitcode(status)
+    assert time.monotonic() - start < 1.5  # no wait for a producer thread the child does not have
+    for p in pids:  # the parent's workers were left alone (the child's exit terminated them)
+        with open(f"/proc/{p}/stat") as f:
+            assert f.read().rsplit(")", 1)[1].split()[0] != "Z", p
+    assert [float(numpy.asarray(next(it))[0][0]) for _ in range(3)] == [4.0, 16.0, 36.0]
+    assert it.stats()["worker_restarts"] == 0
+    assert numpy.asarray(pi.output(numpy.ones((1, 3)))).tolist() == [[2.0] * 3]
+    it.close(), threads_it.close(), pi.shutdown()
+    print("ok")
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_fork_child_that_exits_normally_leaves_the_parents_workers_alone():
+    # multiprocessing's list of children comes along with a fork, and at the child's exit its
+    # handler terminated every daemon process on it: the parent's workers and replicas.
+    proc = subprocess.run([sys.executable, "-P", "-c", FORK_CHILD_EXITS], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", (proc.stdout[-2000:], proc.stderr[-4000:])

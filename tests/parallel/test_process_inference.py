@@ -225,3 +225,29 @@ def test_a_result_that_cannot_be_pickled_fails_its_request_and_the_replica_lives
         assert numpy.asarray(pool.submit(numpy.full((1, 2), 3.0)).result(timeout=30)[0]).tolist() == [[3.0, 3.0]]
     finally:
         pool.shutdown()
+
+
+class Stuck:
+    def __call__(self, x):
+        time.sleep(1000)
+        return x
+
+
+def test_a_shutdown_timeout_stops_the_replicas_still_in_a_call():
+    # With threads, a model that never returns keeps its thread; a replica process can be stopped:
+    # after the timeout its request fails with WorkerError and nothing is left running (the
+    # replica and its worker thread stayed until interpreter exit).
+    pi = ParallelInference(Stuck(), workers=1, backend="process")
+    f = pi.submit(numpy.ones((1, 2)))
+    time.sleep(0.3)  # the replica has the request
+    start = time.monotonic()
+    with pytest.raises(TimeoutError, match="replica processes were stopped"):
+        pi.shutdown(timeout=0.5)
+    with pytest.raises(WorkerError, match="killed by SIGKILL during a call"):
+        f.result(timeout=10)
+    assert time.monotonic() - start < 10
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []
+    pi.shutdown()  # the worker thread has gone: this returns

@@ -90,6 +90,39 @@ INFERENCE = PRELUDE + textwrap.dedent("""
     print("ok", counts, closing)
 """)
 
+# evaluate() and the futures' own methods on the caller's thread: Future takes its lock through
+# Python code (Condition.__enter__), where an interrupt left it held and the workers then blocked
+# on it forever (the pool stopped serving; evaluate() and shutdown() hung).
+EVALUATE = PRELUDE + textwrap.dedent("""
+    from wsarray.parallel import ParallelInference
+    from wsarray.evaluation import Evaluation
+    pi = ParallelInference(lambda x: x * 1.0, workers=2)
+    eye = numpy.eye(3)
+    data = [(eye[[0, 1, 2, 0]], eye[[0, 1, 2, 0]]) for _ in range(6)]
+    counts, methods = {"done": 0, "interrupted": 0}, {"done": 0, "interrupted": 0}
+
+    def step():
+        assert pi.evaluate(data, Evaluation(3)).accuracy() == 1.0
+
+    def future_methods():
+        f = pi.submit(numpy.ones((1, 3)))
+        f.add_done_callback(lambda f: None)
+        while not f.done():
+            f.running(), f.cancelled(), repr(f)
+        assert numpy.asarray(f.result()).tolist() == [[1.0] * 3] and f.exception() is None
+        pi.submit(numpy.ones((1, 3))).cancel()
+
+    storm(1.5, step, counts)
+    storm(1.0, future_methods, methods)
+    assert counts["interrupted"] > 10 and methods["interrupted"] > 10, (counts, methods)
+    e = pi.evaluate(data, Evaluation(3))  # still serving: no future's lock was left held
+    assert e.accuracy() == 1.0
+    assert numpy.asarray(pi.output(numpy.ones((1, 1)))).tolist() == [[1.0]]
+    pi.shutdown()
+    no_threads_left()
+    print("ok", counts, methods)
+""")
+
 ITERATOR = PRELUDE + textwrap.dedent("""
     from wsarray.data import AsyncIterator
     N = 200
@@ -268,9 +301,9 @@ TRANSIENT = PRELUDE + textwrap.dedent("""
 
 
 @pytest.mark.parametrize("interval", [0.0003, 0.001])
-@pytest.mark.parametrize("script", [INFERENCE, PROCESS_INFERENCE, ITERATOR, PROCESS_ITERATOR, WRAPPER,
+@pytest.mark.parametrize("script", [INFERENCE, EVALUATE, PROCESS_INFERENCE, ITERATOR, PROCESS_ITERATOR, WRAPPER,
                                     PROCESS_WRAPPER, TRANSIENT],
-                         ids=["inference", "process-inference", "iterator", "process-iterator", "wrapper",
+                         ids=["inference", "evaluate", "process-inference", "iterator", "process-iterator", "wrapper",
                               "process-wrapper", "transient-workspace"])
 def test_interrupt_storms_never_hang_leak_lose_or_reorder(script, interval):
     proc = subprocess.run([sys.executable, "-P", "-c", script, str(interval)], capture_output=True, text=True,

@@ -437,6 +437,9 @@ class Pipeline:
     def close(self, timeout):
         """Stop for good: retire every batch, free the slots once no build runs. A Ctrl-C
         meanwhile stops the wait, never the closing: the producer frees the slots when it ends."""
+        if os.getpid() != self.pid:  # a fork child's copy: its producer thread does not exist here
+            self.closed = self.freed = True  # (a lock may have been held at the fork: not taken)
+            return True
         shielded(self._begin_close)
         if self.on_producer_thread():  # the source closing its own iterator: nothing to wait for
             return False  # (the producer stops when the source's next() returns; it frees then)

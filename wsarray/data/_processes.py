@@ -56,6 +56,23 @@ def _stop_running_pools():
             pool.stop(max(0.0, deadline - time.monotonic()))
 
 
+def _forget_parents_workers():
+    """In a fork child: the parent's workers are not this process's children, but multiprocessing's
+    list of children came along with the fork, and at this process's exit multiprocessing would
+    terminate every daemon process on it (SIGTERM to the parent's workers) and try to join it."""
+    children = getattr(multiprocessing.process, "_children", None)
+    if children is None:
+        return
+    for pool in list(_running_pools):
+        for w in pool.workers:
+            if w is not None:
+                children.discard(w.process)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_parents_workers)
+
+
 class WorkerPool:
     """``count`` processes running ``target(spec, wid, conn, fdsock, close_fds)`` (by default the
     data pipeline's worker; wsarray.parallel's replicas use their own)."""

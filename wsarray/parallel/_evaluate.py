@@ -7,7 +7,7 @@ import collections
 import copy
 import threading
 
-from .._interrupts import shielded
+from .._interrupts import GateEvent, shielded
 from .._native import Array
 from ..evaluation._evaluate import check_metrics, unpack
 
@@ -29,16 +29,17 @@ def evaluate_on_pool(pool, data, metrics, max_in_flight, who):
     per_thread = {}  # thread id -> that thread's metric copies (only that thread updates them)
     failures = []
     # A future's waiters wake before its callbacks run: the caller waits for every callback too.
-    callbacks = threading.Condition()
-    finished = [0]
+    # Counted in a deque (one append per callback, one step under the GIL) and waited for on a
+    # Gate: a Ctrl-C on the caller's thread cannot leave a lock held that a worker then needs.
+    finished = collections.deque()
+    progress = GateEvent()
 
     def on_done(future, labels, mask):
         try:
             update(future, labels, mask)
         finally:
-            with callbacks:
-                finished[0] += 1
-                callbacks.notify_all()
+            finished.append(None)
+            progress.set()
 
     def update(future, labels, mask):
         if future.cancelled() or future.exception() is not None:
@@ -68,9 +69,9 @@ def evaluate_on_pool(pool, data, metrics, max_in_flight, who):
                 raise failures[0]
         while pending:
             pending.popleft().result()
-        with callbacks:
-            while finished[0] < submitted:
-                callbacks.wait(0.05)
+        while len(finished) < submitted:
+            progress.wait(0.05)
+            progress.clear()  # a set missed here is seen by the count, or within 0.05 s
         if failures:
             raise failures[0]
     except BaseException:

@@ -126,6 +126,8 @@ class Replica:
 
     def _receive(self):
         worker = self.worker
+        if worker is None:  # stopped under the call (at interpreter exit, running pools are stopped)
+            raise WorkerError(f"{self.who}: {self.describe()} was stopped during a call")
         while True:
             try:
                 if worker.conn.poll(WAIT_S):  # one descriptor: cheaper than wait() on two
@@ -182,6 +184,13 @@ class RemoteModel:
     def close(self, timeout=2.0):
         """Stop the replica's process (from the worker thread, as it exits)."""
         return self.replica.stop(timeout)
+
+    def abandon(self):
+        """Kill the replica's process now (its call outlived ``shutdown(timeout=...)``): the worker
+        thread waiting for it gets WorkerError for that call, and exits (closing the replica)."""
+        worker = self.replica.worker
+        if worker is not None:
+            worker.process.kill()  # a signal only: the waiting thread reaps it
 
 
 def remote_models(model, entry, workers, *, who, start_method, blas_threads):

@@ -17,7 +17,7 @@ from concurrent.futures import Future, _base
 import numpy
 
 from .._native import Array, _open_gates as open_gates
-from .._interrupts import Gate
+from .._interrupts import Gate, shielded
 
 
 class RequestShed(queue.Full):
@@ -30,7 +30,13 @@ class RequestFuture(Future):
     """A ``concurrent.futures.Future`` whose waits (``result``, ``exception``) are a Gate's: a
     Ctrl-C on the waiting thread ends the wait and cannot break the future's lock, which the
     worker completing it needs (wsarray/_interrupts.py). A successful ``cancel()`` calls
-    ``on_cancel`` (the pool takes the request out of its queue). Everything else is Future's."""
+    ``on_cancel`` (the pool takes the request out of its queue). Everything else is Future's.
+
+    Future's methods take its lock in a ``with`` block entered through Python code
+    (threading.Condition.__enter__): a signal handler that raises right after the lock is taken
+    leaves it held for good, and the worker that runs or completes the request waits for it
+    forever. The methods a caller's thread uses (the main thread: where handlers run) therefore
+    run shielded: a Ctrl-C lands after them."""
 
     def __init__(self):
         super().__init__()
@@ -54,10 +60,25 @@ class RequestFuture(Future):
 
     def cancel(self):
         hook = self.on_cancel
-        cancelled = super().cancel()
+        cancelled = shielded(Future.cancel, self)
         if cancelled and hook is not None:
             hook()
         return cancelled
+
+    def cancelled(self):
+        return shielded(Future.cancelled, self)
+
+    def running(self):
+        return shielded(Future.running, self)
+
+    def done(self):
+        return shielded(Future.done, self)
+
+    def add_done_callback(self, fn):
+        shielded(Future.add_done_callback, self, fn)
+
+    def __repr__(self):
+        return shielded(Future.__repr__, self)
 
     def set_running_or_notify_cancel(self):
         running = super().set_running_or_notify_cancel()
@@ -76,12 +97,12 @@ class RequestFuture(Future):
     def result(self, timeout=None):
         if not self._wait(timeout):
             raise TimeoutError()
-        return super().result(0)
+        return shielded(Future.result, self, 0)
 
     def exception(self, timeout=None):
         if not self._wait(timeout):
             raise TimeoutError()
-        return super().exception(0)
+        return shielded(Future.exception, self, 0)
 
 
 _DONE = (_base.FINISHED, _base.CANCELLED_AND_NOTIFIED)

@@ -79,7 +79,19 @@ class InferenceService:
             raise
         if stopped:
             self.release_blas()
+        elif wait:
+            self.abandon_busy()
         return stopped
+
+    def abandon_busy(self):
+        """After a shutdown's timeout: the workers still in a call whose model can be abandoned
+        (a process backend's replica) have it killed, so that they fail that call and exit; a
+        thread running the model itself cannot be stopped and keeps running."""
+        for worker in self.workers:
+            if not worker.stopped.is_set():
+                abandon = getattr(self._models[worker.index], "abandon", None)
+                if abandon is not None:
+                    abandon()
 
     def _close(self, drop_waiting, reason):
         """Close the queue and fail the requests it dropped, in one step no Ctrl-C can split."""

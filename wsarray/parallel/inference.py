@@ -282,8 +282,10 @@ class ParallelInference:
         _blas.settle()  # BLAS thread counts another thread could not restore (see _blas)
         if not stopped:
             busy = [w.thread_name for w in self._service.workers if not w.stopped.is_set()]
+            killed = " (their replica processes were stopped: those batches fail with WorkerError)" \
+                if self.backend == "process" else ""
             raise TimeoutError(f"{who}: {len(busy)} worker(s) still running a batch after "
-                               f"{timeout} s: {', '.join(busy)}")
+                               f"{timeout} s: {', '.join(busy)}{killed}")
 
     def __enter__(self) -> "ParallelInference":
         return self
