@@ -47,10 +47,12 @@ def fit(wrapper, data, epochs, who, start_method):
     blas = blas_per_worker(wrapper.blas_threads, workers)
     with scope_out():
         layout = _sharing.Layout(wrapper.model.params)
-    replicas = [Replica(who, wrapper.model, k, start_method=start_method, blas_threads=blas,
-                        copy_out=_numpy_copy) for k in range(workers)]
-    run = _Run(wrapper, replicas, layout, data)
+    replicas = []
     try:
+        for k in range(workers):  # in the try: an interrupt after one is made still stops it
+            replicas.append(Replica(who, wrapper.model, k, start_method=start_method, blas_threads=blas,
+                                    copy_out=_numpy_copy))
+        run = _Run(wrapper, replicas, layout, data)
         for replica in replicas:
             replica.start()
         for epoch in range(epochs):

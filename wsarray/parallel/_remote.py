@@ -208,22 +208,27 @@ def remote_models(model, entry, workers, *, who, start_method, blas_threads):
 
 
 def stop_all(replicas, timeout=2.0):
-    """Stop every replica's process on a thread of its own and wait for it (see the banner)."""
+    """Stop every replica's process on a thread of its own and wait for it (see the banner). The
+    thread is made and started in one shielded step: an interrupt landing before it started left
+    the processes unstopped, and unreaped once they exited (zombies)."""
     done, result = Gate(), []
+    thread = shielded(_start_stopper, replicas, timeout, done, result)
+    done.wait()
+    thread.join(1.0)  # it set `done` last: gone a moment later, and once this returns
+    return bool(result and result[0])
 
+
+def _start_stopper(replicas, timeout, done, result):
     def work():
         try:
             result.append(all([r.stop(timeout) for r in replicas]))
         finally:
             done.set()
 
-    # Started on the shield: Thread.start() interrupted before the thread exists would leave it
-    # registered forever (and the caller waiting for a stop that never runs).
+    # Thread.start() interrupted before the thread exists would leave it registered forever.
     thread = threading.Thread(target=work, name="wsarray-parallel-stop", daemon=True)
-    shielded(start_thread, thread)
-    done.wait()
-    thread.join(1.0)  # it set `done` last: gone a moment later, and once this returns
-    return bool(result and result[0])
+    start_thread(thread)
+    return thread
 
 
 def _bury(pool, worker):
