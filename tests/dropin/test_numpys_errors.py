@@ -64,6 +64,11 @@ CALLS = {
     "unbound __sizeof__ of a list": lambda m: m.ndarray.__sizeof__([1.0]),
     "unbound sum with no argument": lambda m: m.ndarray.sum(),
     "unbound shape of an int": lambda m: m.ndarray.shape.__get__(5, int),
+    "floor_divide.at without an operand": lambda m: m.floor_divide.at(m.ones(3), [0]),
+    "floor_divide.at of None": lambda m: m.floor_divide.at(m.ones(3), [0], None),
+    "floor_divide.at of a str": lambda m: m.floor_divide.at(m.ones(3), [0], "a"),
+    "floor_divide.at with a keyword": lambda m: m.floor_divide.at(m.ones(3), [0], 2.0, out=None),
+    "result_type of nothing": lambda m: m.result_type(),
 }
 
 
@@ -148,6 +153,13 @@ def test_floor_division_of_finite_floats_is_numpys_and_infinite_ones_the_standar
         stale // 2.0
     with pytest.raises(wsarray.WorkspaceError, match="__rfloordiv__"):
         2.0 // stale
+
+
+def test_floor_divide_at_of_a_python_int_past_int64_is_numpys():
+    x, w = numpy.ones(3), wsarray.ones(3)
+    numpy.floor_divide.at(x, [0], 2**70)
+    wsarray.floor_divide.at(w, [0], 2**70)
+    assert numpy.asarray(w).tolist() == x.tolist() == [0.0, 1.0, 1.0]
 
 
 @pytest.mark.parametrize("first", [5, "x", None, 1.5, [1.0, 2.0], object()])

@@ -190,7 +190,7 @@ def can_cast(from_, to, casting="safe"):
 
 def result_type(*arrays_and_dtypes):
     if not arrays_and_dtypes:
-        raise ValueError("wsarray.result_type(): at least one array or dtype is required")
+        raise ValueError("at least one array or dtype is required")  # NumPy's message
     return _np.result_type(*arrays_and_dtypes)
 
 

@@ -91,14 +91,23 @@ def floor_divide(x1, x2, /, out=None, **kwargs):
     return _as_numpy_returns(fixed, out, a, b)
 
 
-def _floor_divide_at(a, indices, b=None, /):
+_NOT_GIVEN = object()
+
+
+def _floor_divide_at(a, indices, b=_NOT_GIVEN, /, **kwargs):
     """``floor_divide.at``: NumPy's unbuffered ``a[indices] //= b``, with ``floor_divide``'s special
     cases (above) where an operand is infinite at some step, applied element by element in index
     order (repeated indices accumulate, as in NumPy's loop). (``reduce``, ``outer``, ``accumulate``
     are NumPy's.)"""
-    if b is None or not isinstance(a, _np.ndarray) or a.dtype.kind != "f":
-        return _np.floor_divide.at(a, indices, b)  # NumPy's result, or its error
-    values = _np.asarray(b)
+    if kwargs:
+        raise TypeError("ufunc.at() takes no keyword arguments")  # NumPy's message
+    if b is _NOT_GIVEN:
+        return _np.floor_divide.at(a, indices)  # NumPy's "second operand needed"
+    values = None if b is None else _np.asarray(b)
+    # Anything but real numbers into a float array: NumPy's result (a Python int past int64), or
+    # its error (None, a str, a complex), naming floor_divide.
+    if values is None or values.dtype.kind not in "biuf" or not isinstance(a, _np.ndarray) or a.dtype.kind != "f":
+        return _np.floor_divide.at(a, indices, b)
     saved = a[indices].copy()
     if _np.isfinite(values).all() and _np.isfinite(saved).all():
         # NumPy's loop first: an infinite operand at any step (x // 0, overflow) leaves a non-finite

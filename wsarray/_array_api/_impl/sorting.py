@@ -35,6 +35,8 @@ def _stability_moot(a):
         return True
     if a.dtype.kind != "f":
         return False
+    if _np.count_nonzero(_np.isnan(a)) > 1:  # NaNs of another sign or payload: a stable sort keeps their order
+        return False
     zeros = a == 0
     if not zeros.any():
         return True
@@ -68,7 +70,9 @@ def _argsort_values(a, axis, kind, order):
         return _numpys_verdict(lambda k: _np.argsort(a, axis=axis, kind=k, order=order), a, "stable")
     idx = _np.argsort(a, axis=axis)
     s = _np.moveaxis(_np.take_along_axis(a, idx, axis=axis), axis, -1)
-    if (s[..., 1:] == s[..., :-1]).any():  # ties: their order must be the original one
+    # Ties (NaNs among them: each sorts as equal to the others, but never compares equal) must
+    # keep their original order.
+    if (s[..., 1:] == s[..., :-1]).any() or (_np.isnan(s[..., 1:]) & _np.isnan(s[..., :-1])).any():
         return _np.argsort(a, axis=axis, kind="stable")
     return idx
 
