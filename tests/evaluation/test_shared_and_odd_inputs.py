@@ -142,6 +142,8 @@ def test_boolean_predictions_are_zero_one_probabilities():
     (ROCMultiClass, np.zeros(2, int), np.zeros((2, 0)), r"0 column\(s\)"),
     (ROCBinary, np.zeros((2, 0)), np.zeros((2, 0)), r"0 column\(s\); a multi-label metric"),
     (ROC, [0, 1], np.array([2**60, 2**60 + 1]), "beyond 2\\*\\*53"),
+    (Evaluation, [0.0, 1e300], [[0.2, 0.8], [0.6, 0.4]], r"class ids must be in \[0, 2\), found 0\.\.1e\+300"),
+    (Evaluation, [[0, 0], [1, 0]], [[0.2, 0.8], [0.6, 0.4]], r"1 row\(s\) of one-hot labels have no class"),
 ])
 def test_inputs_no_metric_can_take_are_refused_and_leave_the_state_as_it_was(make, labels, predictions, message):
     metric = make()
@@ -193,3 +195,35 @@ def test_a_subclass_overriding_merge_keeps_the_one_lock_order():
     ta.join(60)
     tb.join(60)
     assert not ta.is_alive() and not tb.is_alive() and Counted.merges == 600
+
+
+@pytest.mark.parametrize("make", [EvaluationBinary, ROCBinary])
+def test_multi_label_metrics_take_the_sequences_time_mask(make):
+    # A (batch, time) mask of (batch, outputs, time) outputs was taken for an (n, outputs) mask of
+    # single entries and refused: masked sequence evaluation was impossible for these metrics.
+    rng = np.random.default_rng(3)
+    p = rng.random((4, 3, 5))
+    y = rng.integers(0, 2, (4, 3, 5))
+    mask = np.ones((4, 5))
+    mask[:, 3:] = 0  # padding steps
+    got = make().update(y, p, mask)
+    rows = np.moveaxis(p, 2, 1)[mask != 0], np.moveaxis(y, 2, 1)[mask != 0]  # (kept steps, outputs)
+    ref = make().update(rows[1], rows[0])
+    if make is EvaluationBinary:
+        assert [got.counts(i) for i in range(3)] == [ref.counts(i) for i in range(3)]
+    else:  # the same rows in another order: equal up to rounding
+        expected = [skm.roc_auc_score(rows[1][:, i], rows[0][:, i]) for i in range(3)]
+        assert [got.auc(i) for i in range(3)] == pytest.approx(expected, rel=1e-12)
+        assert [ref.auc(i) for i in range(3)] == pytest.approx(expected, rel=1e-12)
+
+
+def test_all_zero_label_rows_dropped_by_the_mask_are_not_refused():
+    labels = np.array([[0, 1], [0, 0], [1, 0]])
+    scores = np.array([[0.3, 0.7], [0.5, 0.5], [0.9, 0.1]])
+    e = Evaluation().update(labels, scores, np.array([1, 0, 1]))
+    assert e.accuracy() == 1.0
+
+
+def test_max_bytes_is_an_integer_not_a_bool():
+    with pytest.raises(ValueError, match="max_bytes must be a positive integer"):
+        ROC(max_bytes=True)

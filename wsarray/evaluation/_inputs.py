@@ -135,6 +135,7 @@ def classification_batch(labels, predictions, mask, classes, where, multilabel=F
         raise EvaluationError(f"{where}: labels have {y.shape[0]} rows, predictions {n}")
     if numpy.isnan(p).any():
         raise EvaluationError(f"{where}: predictions hold NaN")
+    keep = _mask(m, n, where)
     if multilabel:
         if y.ndim == 1 and k == 1:
             y = y[:, None]
@@ -149,11 +150,18 @@ def classification_batch(labels, predictions, mask, classes, where, multilabel=F
         if y.dtype.kind not in "biuf" or not numpy.isfinite(y).all():
             raise EvaluationError(f"{where}: one-hot or probability rows of labels must be finite numbers"
                                   + ("" if y.dtype.kind in "biuf" else f", not {y.dtype}"))
+        kept = y if keep is None else y[keep]
+        empty = int(numpy.count_nonzero(~(kept != 0).any(axis=1)))
+        if empty:  # argmax would count them as class 0
+            raise EvaluationError(f"{where}: {empty} row(s) of one-hot labels have no class (all zeros); "
+                                  "drop them with the mask")
         y = numpy.argmax(y, axis=1)
     elif y.ndim == 1:
         if y.dtype.kind == "f":
             if not numpy.all(numpy.isfinite(y)) or numpy.any(y != numpy.floor(y)):
                 raise EvaluationError(f"{where}: class ids must be whole numbers")
+            if n and (y.min() < 0 or y.max() >= k):  # before the cast: ids past int64 would wrap
+                raise EvaluationError(f"{where}: class ids must be in [0, {k}), found {y.min():g}..{y.max():g}")
             y = y.astype(numpy.int64)
         elif y.dtype.kind == "b":
             y = y.astype(numpy.int64)
@@ -164,7 +172,6 @@ def classification_batch(labels, predictions, mask, classes, where, multilabel=F
         y = y.astype(numpy.int64, copy=False)  # cell indices (y * k + ...) must not wrap in int8 or uint8
     else:
         raise EvaluationError(f"{where}: labels must be (n,) class ids or (n, classes) rows, not shape {y.shape}")
-    keep = _mask(m, n, where)
     if keep is not None:
         y, p = y[keep], p[keep]
     return Batch(y, p), k
@@ -177,7 +184,9 @@ def multilabel_batch(labels, predictions, mask, outputs, where):
     entry_mask = None
     if mask is not None:
         m = host(mask, "mask", where)
-        if m.ndim == 2:
+        # (n, outputs) drops single entries; for (batch, outputs, time) predictions a 2-D mask is
+        # the sequences' (batch, time) mask, as for the other metrics.
+        if m.ndim == 2 and host(predictions, "predictions", where).ndim != 3:
             entry_mask, mask = m, None
     batch, k = classification_batch(labels, predictions, mask, outputs, where, multilabel=True)
     if entry_mask is None:

@@ -136,7 +136,8 @@ class _ROCBase(Metric):
         name = type(self).__name__
         if not isinstance(thresholds, (int, numpy.integer)) or thresholds < 0 or thresholds == 1:
             raise ValueError(f"{name}: thresholds must be 0 (exact) or a number of bins >= 2, not {thresholds!r}")
-        if max_bytes is not None and (not isinstance(max_bytes, (int, numpy.integer)) or max_bytes <= 0):
+        if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, numpy.integer))
+                                      or max_bytes <= 0):
             raise ValueError(f"{name}: max_bytes must be a positive integer (or None), not {max_bytes!r}")
         if not isinstance(fallback_thresholds, (int, numpy.integer)) or fallback_thresholds < 2:
             raise ValueError(f"{name}: fallback_thresholds must be an integer >= 2, not {fallback_thresholds!r}")

@@ -133,7 +133,7 @@ struct Slot {
 };
 
 /// Lives in the thread state's dict: CPython clears it (GIL held) when the thread finishes, before
-/// join() returns, so the thread's workspaces end then, and their stale Arrays let go of memory.
+/// join() returns, so the thread's workspaces end then, and their memory goes back to the OS.
 struct ThreadCleanup {
     std::thread::id thread = std::this_thread::get_id();
     bool armed = false;  // only the instance in the thread's dict (not temporaries) cleans up

@@ -12,8 +12,8 @@ namespace wsa_py {
 /// A workspace's statistics as the dict Workspace.stats() returns.
 nb::dict stats_dict(const wsa::Workspace &ws);
 
-/// Destroy the workspace `name` of this thread and make its stale Arrays let go of their memory;
-/// errors name `fn`.
+/// Destroy the workspace `name` of this thread (its chunks go back to the OS, but for the pages of
+/// blocks Arrays still hold, until those Arrays die); errors name `fn`.
 void destroy_named(const std::string &name, const char *fn);
 
 /// A workspace name argument (str, valid Unicode) for `fn`.
