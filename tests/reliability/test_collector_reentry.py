@@ -50,6 +50,20 @@ def stop_collecting_into_cycles():
 """
 
 
+# A child that may deadlock: it prints HANG with every thread's stack and exits 3 after 60 s.
+WATCHDOG = """
+import faulthandler, os, threading
+
+def hung():
+    print("HANG", flush=True)
+    faulthandler.dump_traceback(all_threads=True)
+    os._exit(3)
+
+watchdog = threading.Timer(60, hung)
+watchdog.start()
+"""
+
+
 def run_child(body, timeout=240, prelude=PRELUDE):
     code = prelude + textwrap.dedent(body)
     proc = subprocess.run([sys.executable, "-P", "-X", "faulthandler", "-c", code], capture_output=True, text=True,
@@ -413,12 +427,6 @@ def test_code_run_inside_the_memory_history_may_wait_for_a_pipeline_thread(reade
         from wsarray.data import AsyncIterator
         from wsarray.memory.debug import escapes
 
-        def hung():
-            print("HANG", flush=True)
-            faulthandler.dump_traceback(all_threads=True)
-            os._exit(3)
-        watchdog = threading.Timer(60, hung)
-        watchdog.start()
         memory.record_history(True)
         memory.set_debug("escapes")
         data = [(numpy.ones((8, 4)) * i, numpy.arange(8.0)) for i in range(4)]
@@ -460,7 +468,7 @@ def test_code_run_inside_the_memory_history_may_wait_for_a_pipeline_thread(reade
         snap = memory.snapshot()
         fills = [r for r in snap["history"]["records"] if r["workspace"] != "W"]
         print(done[0], len(fills) > 0, snap["history"]["dropped"])
-    """, prelude="")
+    """, prelude=WATCHDOG)
     assert out.split() == ["40", "True", "0"]
 
 
@@ -510,12 +518,6 @@ def test_code_run_inside_a_transient_workspaces_retirement_may_wait_for_its_owne
         import wsarray as wnp
         from wsarray._transient import transient_workspace
 
-        def hung():
-            print("HANG", flush=True)
-            faulthandler.dump_traceback(all_threads=True)
-            os._exit(3)
-        watchdog = threading.Timer(60, hung)
-        watchdog.start()
         handles, made, remaining = [], threading.Event(), ["not swept"]
         asked, swept, stop = threading.Event(), threading.Event(), threading.Event()
 
@@ -562,7 +564,7 @@ def test_code_run_inside_a_transient_workspaces_retirement_may_wait_for_its_owne
         t.join()
         watchdog.cancel()
         print(waits[0] > 0, len(remaining) <= 1)  # at most the one that swept, until its `with` ends
-    """, prelude="")
+    """, prelude=WATCHDOG)
     assert out.split() == ["True", "True"]
 
 
