@@ -183,7 +183,8 @@ def test_small_inputs_call_the_function_itself(monkeypatch):
     calls.clear()
     fused(wnp.arange(65.0), wnp.ones(65), 2.0)  # above the limit: traced (proxies, not Arrays)
     fused(x.reshape(64, 1), wnp.ones(64), 2.0)  # small inputs that broadcast to 4,096 elements
-    assert wnp.Array not in calls and len(calls) == 2
+    # (each signature with a scalar argument is traced twice: see test_traced_once_per_signature)
+    assert wnp.Array not in calls and len(calls) == 4
 
 
 def test_traced_once_per_signature():
@@ -197,10 +198,13 @@ def test_traced_once_per_signature():
     x = wnp.ones(10)
     for _ in range(3):
         fused(x, 2.0)
-    assert len(calls) == 1
+    # Traced twice: again with another value of the scalar, which shows that the constant it
+    # multiplies by is the argument itself (bound at every call, never traced again for it).
+    assert len(calls) == 2
+    assert float(fused(x, 5.0)[0]) == 5.0 and len(calls) == 2
     fused(x, 2)  # an int scalar: another signature
     fused(wnp.ones(10, dtype=np.float32), 2.0)
-    assert len(calls) == 3
+    assert len(calls) == 6
 
 
 def test_floor_division_follows_the_standard_as_wsarray_does():
@@ -349,3 +353,88 @@ def test_raise_mixed_with_reported_errors_keeps_numpys_order():
                     call()
             outcomes.append(([str(w.message) for w in caught], calls, str(raised.value)))
         assert outcomes[0] == outcomes[1]
+
+
+LARGE = 200_000  # above the threads' threshold (16 blocks)
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: np.sum(x > 0.5), lambda x: np.mean(x > 0.5), lambda x: np.sum((x * 100).astype(np.int8) + 1),
+    lambda x: np.prod((x * 3).astype(np.int8) | 1), lambda x: np.sum((x * 100).astype(np.uint16)),
+    lambda x: np.mean((x * 2**62).astype(np.int64)), lambda x: np.sum((x * 2**62).astype(np.int64)),
+    lambda x: np.max((x * 100).astype(np.int8)),
+])
+def test_whole_reductions_of_small_integers_and_masks_are_numpys(make):
+    # NumPy sums and multiplies bools and small integers in the default integer, and takes the
+    # mean of integers in float64: the blocks reduced in the elementwise dtype (a count of a
+    # mask came out as 25 where NumPy says 99,652).
+    x = np.random.default_rng(1).random(LARGE)
+    with np.errstate(all="ignore"):
+        same(wnp.fuse(make)(wnp.asarray(x)), make(x))
+
+
+def test_scalar_arguments_are_the_call_s_and_values_computed_from_them_too():
+    x = wnp.ones(LARGE)
+    times = wnp.fuse(lambda a, s: a * s)
+    derived = wnp.fuse(lambda a, s: a * (s * 2))
+    branch = wnp.fuse(lambda a, s: a + 1 if s > 0 else a - 1)
+    root = wnp.fuse(lambda a, s: a * np.sqrt(s))
+    for s in (3.0, 5.0, -2.0, 3.0, 16.0):
+        assert float(times(x, s)[7]) == s  # the scalar was baked in at the first trace
+        assert float(derived(x, s)[7]) == s * 2
+        assert float(branch(x, s)[7]) == (2.0 if s > 0 else 0.0)
+        with np.errstate(invalid="ignore"):
+            same(root(x, s), np.ones(LARGE) * np.sqrt(s))
+    scale = 2.0
+    closure = wnp.fuse(lambda a: a * scale)
+    assert float(closure(x)[0]) == 2.0
+    scale = 7.0
+    assert float(closure(x)[0]) == 7.0  # closure values are part of the plan's key
+
+
+def test_a_loop_that_raises_raises_numpys_error_wherever_it_runs():
+    # NumPy's integer power reports a negative exponent through Python from inside its loop: on
+    # the calling thread that became a SystemError; on a pool thread the error was lost and the
+    # rest of the block never written.
+    x = np.full(LARGE, 2, dtype=np.int64)
+    for where in (5, LARGE - 5):
+        y = np.ones(LARGE, dtype=np.int64)
+        y[where] = -1
+        with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed"):
+            wnp.fuse(lambda a, b: a ** b)(wnp.asarray(x), wnp.asarray(y))
+        with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed"):
+            wnp.fuse(lambda a, b: np.sum(a ** b))(wnp.asarray(x), wnp.asarray(y))
+
+
+def test_axis_reductions_keep_one_program_per_plan():
+    # The elementwise part of a plan was made anew at every call, and each thread kept a
+    # compiled program (with its block buffers) for every one of them: memory grew per call.
+    f = wnp.fuse(lambda a: np.sum(np.where(a > 0.5, a, 0.0) * 2.0, axis=0))
+    x = wnp.asarray(np.random.default_rng(2).random((400, 500)))
+    for _ in range(50):
+        f(x)
+    assert len(blocks._local.programs) <= 2
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("exponent", [2, 2.0, 0.5, -1, 1, 3])
+def test_a_python_scalar_exponent_is_numpys_operator(dtype, exponent):
+    # ndarray.__pow__ runs square, sqrt, reciprocal or positive for these exponents, which differ
+    # from power for complex numbers.
+    rng = np.random.default_rng(3)
+    a = (rng.random(LARGE) + 0.5).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        a = a + (1j * rng.random(LARGE)).astype(dtype)
+    with np.errstate(all="ignore"):
+        same(wnp.fuse(lambda v: v ** exponent)(wnp.asarray(a)), a ** exponent)
+
+
+def test_reductions_follow_numpys_memory_order_and_mean_division():
+    rng = np.random.default_rng(4)
+    x = np.asfortranarray(rng.random((300, 700)).astype(np.float32))
+    y = np.asfortranarray(rng.random((300, 700)).astype(np.float32))
+    same(wnp.fuse(lambda a, b: np.sum(a * b, axis=-1))(wnp.asarray(x), wnp.asarray(y)), np.sum(x * y, axis=-1))
+    z = (rng.random(LARGE) + 1j * rng.random(LARGE)).astype(np.complex64)
+    same(wnp.fuse(lambda a: np.mean(a * 2))(wnp.asarray(z)), np.mean(z * 2))
+    w = rng.random(LARGE).astype(np.float32)
+    same(wnp.fuse(lambda a: np.mean(a * 3))(wnp.asarray(w)), np.mean(w * 3))

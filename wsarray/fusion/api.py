@@ -10,6 +10,7 @@ bit. A body fuse cannot trace (data-dependent Python control flow, an unsupporte
 normally instead, with a ``FuseWarning`` the first time: never a wrong result.
 """
 
+import collections
 import functools
 import math
 import warnings
@@ -31,6 +32,63 @@ class FuseWarning(UserWarning):
 
 _SCALARS = (bool, int, float, complex, np.generic)
 _EAGER_UP_TO = 16384  # elements: below this the function's own calls are faster than blocks
+_PLANS_KEPT = 128  # plans per fused function (the least recently used go first)
+
+
+def _value_key(v):
+    """A scalar's value, exactly (the sign of a zero, a NaN's bits), as a dictionary key."""
+    if isinstance(v, np.generic):
+        return (v.dtype.str, v.tobytes())
+    if type(v) is float:
+        return (float, v.hex())
+    if type(v) is complex:
+        return (complex, v.real.hex(), v.imag.hex())
+    return (type(v), v)
+
+
+def _values_key(scalars):
+    return tuple((k, _value_key(v)) for k, v in sorted(scalars.items()))
+
+
+def _cell_key(cell):
+    try:
+        v = cell.cell_contents
+    except ValueError:  # not bound yet
+        return None
+    return _value_key(v) if isinstance(v, _SCALARS) else id(v)
+
+
+def _other_value(v):
+    """A scalar of the same type and another value, for a second trace."""
+    if isinstance(v, (bool, np.bool_)):
+        return type(v)(not v)
+    if isinstance(v, (int, np.integer)):
+        return type(v)(v - 1 if v > 0 else v + 1)
+    if isinstance(v, (float, np.floating)):
+        return type(v)(v * 0.5 + 0.375 if np.isfinite(v) and v != 0.375 else 0.625)
+    return type(v)(v * 0.5 + (0.375 + 0.25j))  # complex
+
+
+def _depends_on_values(fused, arrays, scalars, nodes):
+    """Trace again with other scalar values: does the graph differ (a value computed from them by
+    NumPy, ``numpy.sqrt(s)``, baked in as a constant; another branch taken)? The tracer itself
+    sees what Python code does with them (trace.py, _Scalar)."""
+    others = {k: _other_value(v) for k, v in scalars.items()}
+    try:
+        other_nodes, _, dependent = trace(fused._func, fused._trace_args(arrays, others))
+    except Exception:  # noqa: BLE001 - another value fails or takes another path: value-dependent
+        return True
+    if dependent or len(other_nodes) != len(nodes):
+        return True
+    for a, b in zip(nodes, other_nodes):
+        if (a.kind, a.fn, [x.index for x in a.args], repr(a.kwargs)) != \
+                (b.kind, b.fn, [x.index for x in b.args], repr(b.kwargs)):
+            return True
+        if a.kind == "const" and a.position is None and _value_key(a.value) != _value_key(b.value):
+            return True
+    # `x ** s`: NumPy picks the loop by the exponent's value (plan.py, _as_numpys_scalar_power).
+    return any(n.fn is np.power and len(n.args) == 2 and n.args[1].kind == "const"
+               and n.args[1].position is not None for n in nodes)
 
 
 class Fused:
@@ -41,7 +99,8 @@ class Fused:
             raise TypeError(f"wsarray.fuse(): expected a function, not {type(func).__name__}")
         self._func = func
         self._name = kernel_name or getattr(func, "__name__", "fused")
-        self._plans = {}  # signature -> Plan, or the TraceError that stopped tracing
+        self._plans = collections.OrderedDict()  # signature -> Plan, or the TraceError that stopped tracing
+        self._by_value = {}  # signature -> whether its plans hold for their scalar values only
         self._warned = False
         self._device_kernels = {}  # device -> the engine's fused function (cupy.fuse)
         functools.update_wrapper(self, func)
@@ -50,20 +109,35 @@ class Fused:
         return f"<wsarray.fuse of {self._name}>"
 
     def _signature(self, arrays, scalars):
+        # Closure variables are read when the function is traced: their values are in the key.
+        cells = getattr(self._func, "__closure__", None) or ()
         return (tuple((k, a.dtype.str, a.ndim) for k, a in sorted(arrays.items())),
-                tuple((k, type(v)) for k, v in sorted(scalars.items())))
+                tuple((k, type(v)) for k, v in sorted(scalars.items())),
+                tuple(_cell_key(c) for c in cells))
 
     def _plan(self, arrays, scalars):
-        key = self._signature(arrays, scalars)
+        base = self._signature(arrays, scalars)
+        # A plan rebinds the scalar arguments it uses as they are; one that computed something
+        # from their values while tracing (s * 2, math.sqrt(s), an `if s > 0`) holds for those
+        # values only, and is keyed by them.
+        key = (base, _values_key(scalars)) if self._by_value.get(base) else base
         plan = self._plans.get(key)
-        if plan is None:
-            try:
-                nodes, output = trace(self._func, self._trace_args(arrays, scalars))
-                inputs = {k: (a.dtype, a.ndim) for k, a in arrays.items()}
-                plan = Plan(nodes, output, inputs, scalars)
-            except TraceError as e:
-                plan = e
-            self._plans[key] = plan
+        if plan is not None:
+            self._plans.move_to_end(key)
+            return plan
+        try:
+            nodes, output, dependent = trace(self._func, self._trace_args(arrays, scalars))
+            if scalars and base not in self._by_value:
+                self._by_value[base] = dependent or _depends_on_values(self, arrays, scalars, nodes)
+                if self._by_value[base]:
+                    key = (base, _values_key(scalars))
+            inputs = {k: (a.dtype, a.ndim) for k, a in arrays.items()}
+            plan = Plan(nodes, output, inputs, scalars)
+        except TraceError as e:
+            plan = e
+        self._plans[key] = plan
+        if len(self._plans) > _PLANS_KEPT:
+            self._plans.popitem(last=False)
         return plan
 
     def _trace_args(self, arrays, scalars):
@@ -141,13 +215,22 @@ class Fused:
             return out
         kind = plan.dtypes[plan.elementwise_out.index]
         whole = red.kwargs["axis"] is None and not red.kwargs["keepdims"]
-        exact_in_blocks = red.fn not in ("sum", "mean", "prod") or kind.kind in "iub" or \
-            (kind.kind in "fc" and kind.itemsize >= 4 and (red.fn != "mean" or kind.kind in "fc"))
+        if red.fn in ("sum", "prod"):
+            # NumPy sums and multiplies bools and small integers in the default integer (a sum
+            # of a mask counts it): in blocks only where it keeps the elementwise dtype.
+            exact_in_blocks = (kind.kind in "fc" and kind.itemsize >= 4) or \
+                (kind.kind in "iu" and _reduced_dtype(red.fn, kind) == kind)
+        elif red.fn == "mean":  # NumPy's mean of integers accumulates in float64
+            exact_in_blocks = kind.kind in "fc" and kind.itemsize >= 4
+        else:
+            exact_in_blocks = True
         if whole and contiguous and exact_in_blocks and len(shape) >= 1:
             result = blocks.run(plan, arrays, scalars, shape, None)
             return wnp.asarray(np.asarray(result, dtype=plan.out_dtype))[()]
-        # The elementwise part in blocks, into one temporary; NumPy's reduction of it.
-        temp = wnp.empty(shape, dtype=kind)
+        # The elementwise part in blocks, into one temporary (in the inputs' memory order, as
+        # NumPy's elementwise result: the reduction then adds in NumPy's order); NumPy's reduction.
+        order = "F" if _fortran_inputs(arrays, shape) else "C"
+        temp = wnp.empty(shape, dtype=kind, order=order)
         blocks.run(_elementwise_part(plan), arrays, scalars, shape, np.asarray(temp))
         fn = getattr(wnp, red.fn)
         return fn(temp, axis=red.kwargs["axis"], keepdims=red.kwargs["keepdims"])
@@ -166,13 +249,29 @@ class Fused:
 
 
 def _elementwise_part(plan):
-    """The plan without its final reduction (same nodes, the reduction's operand as output)."""
-    part = object.__new__(Plan)
-    part.__dict__.update(plan.__dict__)
-    part.reduction = None
-    part.output = plan.elementwise_out
-    part.out_dtype = plan.dtypes[plan.elementwise_out.index]
+    """The plan without its final reduction (same nodes, the reduction's operand as output); made
+    once per plan (the blocks keep a compiled program per plan)."""
+    part = plan.__dict__.get("_elementwise_part")
+    if part is None:
+        part = object.__new__(Plan)
+        part.__dict__.update(plan.__dict__)
+        part.reduction = None
+        part.output = plan.elementwise_out
+        part.out_dtype = plan.dtypes[plan.elementwise_out.index]
+        plan._elementwise_part = part
     return part
+
+
+@functools.lru_cache(maxsize=None)
+def _reduced_dtype(name, dtype):
+    """The dtype NumPy's ``name`` (sum, prod) of a ``dtype`` array has."""
+    return getattr(np, name)(np.ones(1, dtype)).dtype
+
+
+def _fortran_inputs(arrays, shape):
+    """Do the full-shape array inputs lie in Fortran order (and not C order)?"""
+    full = [a for a in arrays.values() if a.shape == tuple(shape)]
+    return len(shape) > 1 and bool(full) and all(a.flags.f_contiguous and not a.flags.c_contiguous for a in full)
 
 
 @overload

@@ -19,6 +19,7 @@ import concurrent.futures
 import contextlib
 import os
 import threading
+import weakref
 
 import numpy as np
 
@@ -76,14 +77,15 @@ class _Program:
 
 
 def _program(plan):
-    """This thread's compiled copy of ``plan`` (block buffers are per thread)."""
+    """This thread's compiled copy of ``plan`` (block buffers are per thread), kept while the plan
+    lives (a fused function keeps a bounded number of plans)."""
     progs = getattr(_local, "programs", None)
     if progs is None:
-        progs = _local.programs = {}
-    prog = progs.get(id(plan))
-    if prog is None or prog[0] is not plan:
-        prog = progs[id(plan)] = (plan, _Program(plan))
-    return prog[1]
+        progs = _local.programs = weakref.WeakKeyDictionary()
+    prog = progs.get(plan)
+    if prog is None:
+        prog = progs[plan] = _Program(plan)
+    return prog
 
 
 def _values(prog, scalars):
@@ -237,13 +239,19 @@ def _reduce_blocks(plan, arrays, scalars, n, name, kind):
         total = _combine(tree, partials)
         zero = np.zeros((), dtype=np.asarray(total).dtype)[()]
         result = zero + total  # NumPy's add.reduce starts from its identity, 0
-        return result / n if name == "mean" else result
+        return _mean(result, n) if name == "mean" else result
     ranges = [(lo, min(BLOCK, n - lo)) for lo in range(0, n, BLOCK)]
     if name == "prod" and kind in "fc":  # sequential, as NumPy multiplies
         return partials_of(ranges, identity=1, carry=True)[-1]
     partials = partials_of(ranges)
     result = reduce_fn(np.asarray(partials))
-    return result / n if name == "mean" else result
+    return _mean(result, n) if name == "mean" else result
+
+
+def _mean(total, n):
+    """NumPy's mean from its sum: divided by the count as an intp (complex64 and float32 divide
+    in double precision, then cast back), in the sum's type."""
+    return total.dtype.type(total / np.intp(n))
 
 
 def _run_ranges(ranges, partial, parallel):

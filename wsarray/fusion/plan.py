@@ -41,6 +41,23 @@ def step(node, values, out=None):
     raise AssertionError(node.kind)
 
 
+# ndarray.__pow__ runs these ufuncs for float and complex arrays with these exact Python scalar
+# exponents (NumPy's fast_scalar_power: int 2 and -1, float 0.5), which differ from power for
+# complex numbers (and sqrt for longdouble).
+_SCALAR_POWERS = {(int, 2): np.square, (int, -1): np.reciprocal, (float, 0.5): np.sqrt}
+
+
+def _as_numpys_scalar_power(node, dtypes):
+    if node.kind != "ufunc" or node.fn is not np.power or len(node.args) != 2:
+        return
+    base, exponent = node.args
+    if exponent.kind != "const" or exponent.position is not None or type(exponent.value) not in (int, float):
+        return
+    fn = _SCALAR_POWERS.get((type(exponent.value), exponent.value))
+    if fn is not None and base.kind != "const" and dtypes[base.index].kind in "fc":
+        node.fn, node.args = fn, (base,)
+
+
 class Plan:
     """The graph for one signature: node dtypes, the output dtype, the reduction (if any)."""
 
@@ -65,6 +82,7 @@ class Plan:
                     values[node.index] = fn(values[node.args[0].index], axis=node.kwargs["axis"],
                                             keepdims=node.kwargs["keepdims"])
                 else:
+                    _as_numpys_scalar_power(node, self.dtypes)
                     try:
                         values[node.index] = step(node, values)
                     except TypeError as e:  # NumPy refuses the types: the eager call will say so

@@ -68,6 +68,7 @@ class Tracer:
     def __init__(self):
         self.nodes = []
         self.reduced = False
+        self.value_dependent = False  # the function read a scalar argument's value (see _Scalar)
 
     def add(self, node):
         if self.reduced:
@@ -82,6 +83,10 @@ class Tracer:
             if x._tracer is not self:
                 raise TraceError("a value of another fused call was used")
             return x._node
+        if isinstance(x, _Scalar):
+            if x._tracer is self:
+                return x._node  # the argument itself: its Const, bound at every call
+            x = type(x).__mro__[2](x)  # another trace's: its value
         if x is None or isinstance(x, (bool, int, float, complex, np.generic)):
             return self._const(x)
         raise TraceError(f"an operand of type {type(x).__name__} (only arrays given as arguments "
@@ -252,9 +257,52 @@ def _reduce(tracer, name, x, axis=None, dtype=None, out=None, keepdims=False, **
     return node
 
 
+class _Scalar:
+    """What a fused function gets for a Python int, float or complex argument while it is traced:
+    the value itself (a subclass of its type, so the function computes with it in Python's
+    semantics) that notes how it is used. Handed to an array operation as it is, it becomes the
+    argument's constant, bound at every call; anything else that reads its value (a comparison,
+    an ``if``, a conversion, arithmetic whose result the function uses) makes the plan hold for
+    this value only (``Tracer.value_dependent``)."""
+
+    def _read(self):
+        self._tracer.value_dependent = True
+
+
+def _scalar_type(base):
+    def derived(op):
+        def method(self, *args):
+            if args and isinstance(args[0], Proxy):
+                return NotImplemented  # `s * x`: the array's reflected operator records it
+            self._read()
+            return getattr(base, op)(base(self), *args)
+        method.__name__ = op
+        return method
+
+    names = ["__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__bool__", "__hash__", "__int__",
+             "__float__", "__complex__", "__index__", "__round__", "__floor__", "__ceil__", "__trunc__",
+             "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+             "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__divmod__", "__rdivmod__", "__pow__",
+             "__rpow__", "__neg__", "__pos__", "__abs__", "__and__", "__rand__", "__or__", "__ror__", "__xor__",
+             "__rxor__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__", "__invert__", "conjugate",
+             "is_integer", "as_integer_ratio", "bit_length", "hex"]
+    attrs = {n: derived(n) for n in names if hasattr(base, n)}
+    return type(f"traced_{base.__name__}", (_Scalar, base), attrs)
+
+
+_SCALAR_TYPES = {t: _scalar_type(t) for t in (int, float, complex)}
+
+
+def _traced_scalar(value, tracer, node):
+    s = _SCALAR_TYPES[type(value)](value)
+    s._tracer, s._node = tracer, node
+    return s
+
+
 def trace(func, args):
     """Run ``func`` on proxies for its array arguments (and the scalars as constants); return the
-    node list and the output node. Raises TraceError when it cannot be fused."""
+    node list, the output node and whether the graph holds only for these scalar values. Raises
+    TraceError when it cannot be fused."""
     tracer = Tracer()
     call_args = []
     for position, a in enumerate(args):
@@ -262,7 +310,11 @@ def trace(func, args):
             node = Const(a, position)
             node.index = len(tracer.nodes)
             tracer.nodes.append(node)
-            call_args.append(a)  # the function computes with the value itself (Python semantics)
+            if type(a) in _SCALAR_TYPES:
+                call_args.append(_traced_scalar(a, tracer, node))  # its uses are noted (_Scalar)
+            else:  # a bool or a NumPy scalar: what the function does with it cannot be seen
+                tracer.value_dependent = True
+                call_args.append(a)
         else:
             node = Input(position)
             node.index = len(tracer.nodes)
@@ -270,7 +322,7 @@ def trace(func, args):
             call_args.append(Proxy(tracer, node))
     out = func(*call_args)
     if isinstance(out, Proxy):
-        return tracer.nodes, out._node
+        return tracer.nodes, out._node, tracer.value_dependent
     if isinstance(out, (bool, int, float, complex, np.generic)):
         raise TraceError("the function returns a scalar that does not depend on its array arguments")
     raise TraceError(f"the function returns {type(out).__name__}, not an array expression")

@@ -211,6 +211,9 @@ template <class Finish> bool run_ranges(const Plan &p, const std::vector<std::pa
         if (parts <= 1) work(0);
         else wsa::parallel_for(parts, work);
     }
+    // A loop that reports an error through Python (npy_gil_error) leaves it set on the thread
+    // that ran it: raised here when that was this thread (native.py keeps such loops out).
+    if (PyErr_Occurred()) throw nb::python_error();
     return clean;
 }
 
