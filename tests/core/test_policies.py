@@ -210,3 +210,26 @@ def test_strict_workspace_stops_spilling_after_fragmented_cycles():
         spilled.append(ws.stats()["spilled_cycle_bytes"])
     assert spilled[-10:] == [0] * 10, spilled
     assert _demo.mlp_check(state) == _demo.mlp_check(ref)
+
+
+def test_a_learned_size_max_size_cannot_hold_says_what_holds_the_room():
+    # Each spill of a shared workspace maps a whole page, which counts against max_size: two kept
+    # 64-byte arrays took it all, and the warning said "request of 0 bytes" with "in use 128".
+    import warnings
+    ws = wnp.workspace("POLICY_LEARN_ROOM", wnp.WorkspaceConfig(max_size=8192, location="shared",
+                                                                learning="first_loop"))
+    kept = None
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with ws:
+                kept = [wnp.ones(8), wnp.ones(8)]
+        messages = [str(w.message) for w in caught if "could not map the memory it learned" in str(w.message)]
+        assert len(messages) == 1, [str(w.message) for w in caught]
+        assert "request of 0 bytes" not in messages[0]
+        assert f"request of {ws.stats()['learned_size']} bytes" in messages[0]
+        assert "spills mapped 8192 bytes, max_size 8192 bytes" in messages[0]
+        assert len(kept) == 2  # kept until here: they hold the room
+    finally:
+        kept = None
+        wnp.memory.destroy_workspace("POLICY_LEARN_ROOM")

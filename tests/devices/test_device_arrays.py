@@ -316,3 +316,25 @@ def test_stale_arrays_never_reach_numpy_through_the_namespace_hooks(devs):
         a.leverage()
     with pytest.raises(wnp.WorkspaceError, match=r"wsarray.ndarray.__repr__\(\)"):
         repr(a)
+
+
+def test_a_host_array_is_leveraged_past_device_workspaces(devs):
+    # Host arrays go to the innermost host workspace, whatever device workspaces nest around it:
+    # leverage() picked the device workspace and failed on an unrelated message (its memory
+    # "cannot be cleared"); leverage_to() a device workspace says what to do instead.
+    device_ws = wnp.workspace("DEV_LEVERAGE", cfg())
+    host_ws = wnp.workspace("HOST_LEVERAGE")
+    outer = wnp.workspace("HOST_OUTER")
+    with outer:
+        with device_ws:
+            a = wnp.ones(10)
+            with pytest.raises(wnp.WorkspaceError, match="holds memory of device fake:0, and this array is in "
+                                                         "host memory: move it with .to_device"):
+                a.leverage_to("DEV_LEVERAGE")
+            with host_ws:
+                h = wnp.arange(10.0)
+                up = h.leverage()
+                assert up.workspace == "HOST_OUTER" and float(up.sum()) == 45.0
+    with device_ws, host_ws:
+        h = wnp.arange(4.0)
+        assert h.leverage().workspace is None and float(h.leverage()[3]) == 3.0  # nothing host outside

@@ -79,7 +79,7 @@ Chunk *Workspace::map_chunk_locked(std::size_t size, bool spill, std::size_t at_
     if (rounded > room) rounded = room / grain * grain;
     if (rounded < std::max<std::size_t>(at_least, align_))
         throw WorkspaceOutOfMemory("workspace '" + name_ +
-                                   "' would exceed its max_size: " + describe_sizes_locked(at_least));
+                                   "' would exceed its max_size: " + describe_sizes_locked(std::max(size, at_least)));
     auto c = new Chunk();
     c->align = align_;
     // Pages are not touched up front: the allocator hands out low addresses first, so a cycle
@@ -146,8 +146,10 @@ void Workspace::release_chunk_locked(Chunk *c) {
 }
 
 std::string Workspace::describe_sizes_locked(std::size_t request) const {
+    // Spills count against max_size as mapped (a shared workspace maps a whole page for each).
     return "request of " + std::to_string(request) + " bytes; capacity " + std::to_string(stats_.capacity) +
            " bytes, in use " + std::to_string(used_locked()) + " bytes" +
+           (live_spill_bytes_ ? ", spills mapped " + std::to_string(live_spill_bytes_) + " bytes" : std::string()) +
            (config_.max_size ? ", max_size " + std::to_string(config_.max_size) + " bytes" : std::string());
 }
 
@@ -449,6 +451,9 @@ void Workspace::learn_locked(std::size_t needed) {
         for (Chunk *c : chunks_) release_chunk_locked(c);
         chunks_.clear();
         stats_.capacity = 0;
+        if (room_locked() < page_size())  // live spills hold max_size's room: say what was learned
+            throw WorkspaceOutOfMemory("workspace '" + name_ +
+                                       "' would exceed its max_size: " + describe_sizes_locked(target));
         map_chunk_locked(std::min(target, room_locked()), false);
     } else {
         std::size_t more = std::min(target - stats_.capacity, room_locked() / page_size() * page_size());

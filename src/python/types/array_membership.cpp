@@ -28,7 +28,10 @@ void export_array_membership(ArrayDefs &cls) {
     cls.def("leverage", [](nb::handle s) {
         Array &a = self_of(s, "ndarray.leverage");
         if (!a.token.ws) return nb::borrow(s);
-        auto parent = wsa::parent_of(current_stack(), a.token.ws.get());
+        wsa::Stack stack = current_stack();
+        auto parent = wsa::parent_of(stack, a.token.ws.get());
+        // A host array goes to the innermost host workspace around it, past device ones.
+        while (parent && parent->config().device) parent = wsa::parent_of(stack, parent.get());
         return copy_into(s, parent.get(), "ndarray.leverage");
     }, "A copy in the workspace open just outside this array's workspace (detached if none).");
     cls.def("leverage_to", [](nb::handle s, nb::handle name_arg) {
@@ -43,6 +46,11 @@ void export_array_membership(ArrayDefs &cls) {
                                       "' has no open cycle on this thread; leverage_to() copies into a workspace "
                                       "whose 'with' block encloses the current code");
         if (a.token.ws == ws) return nb::borrow(s);
+        if (ws->config().device)
+            raise(WorkspaceError, "wsarray.ndarray.leverage_to(): workspace '" + name + "' holds memory of device " +
+                                      ws->config().device->name +
+                                      ", and this array is in host memory: move it with .to_device() inside "
+                                      "that workspace's 'with' block");
         return copy_into(s, ws.get(), "ndarray.leverage_to");
     }, nb::arg("name").none(), "A copy in the named open workspace (the array itself if it is there already).");
     cls.def("is_attached", [](nb::handle s) { return (bool) array_arg(s, "ndarray.is_attached").token.ws; },
