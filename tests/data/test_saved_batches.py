@@ -182,6 +182,22 @@ def test_a_damaged_header(tmp_path):
         bd[0]
 
 
+def test_a_header_whose_dict_is_damaged(tmp_path):
+    # One byte of the header's dict changed: NumPy's parser fell back to its tokenizer, whose
+    # TokenError came out as it was (and on_error="skip" did not skip it).
+    bd = three_batches(tmp_path)
+    spec = json.loads((tmp_path / "index.json").read_text())["batches"][0]["arrays"][1]
+    with open(bd.files[0], "r+b") as f:
+        f.seek(spec["header_offset"])
+        head = f.read(256)
+        f.seek(spec["header_offset"] + head.index(b"}"))
+        f.write(b" ")  # the dict is never closed
+    with pytest.raises(BatchFileError, match="header of array 'arr_1' is damaged"):
+        bd[0]
+    with pytest.warns(RuntimeWarning, match="batch 0"):
+        assert len(list(BatchDirectory(tmp_path, on_error="skip"))) == 2
+
+
 @pytest.mark.parametrize("on_error, expected", [("skip", [0, 2, 3]), ("stop", [0])])
 def test_skip_or_stop_on_a_bad_file(tmp_path, on_error, expected):
     save_batches([numpy.full(3, i) for i in range(4)], tmp_path)

@@ -59,6 +59,25 @@ def test_a_batch_is_filled_from_the_highest_priority_down():
     assert results == [2.0, 4.0, 6.0, 8.0, 10.0, 12.0]
 
 
+def test_a_batch_still_filling_is_not_overtaken_by_a_full_one_of_lower_priority():
+    # With max_wait_ms a batch that could grow waits for more requests; a full batch of a lower
+    # level ran first meanwhile, against "the oldest request of the highest level first".
+    model = Gated()
+    with ParallelInference(model, workers=1, batch_limit=4, max_wait_ms=300) as pi:
+        pi.submit(row(-1))
+        model.wait_entered()
+        high = pi.submit(numpy.full((1, 2), 9.0), priority=5)  # another shape: a batch of its own
+        low = [pi.submit(row(k)) for k in range(4)]  # a full batch at once
+        start = time.monotonic()
+        model.gate.set()
+        high.result(timeout=10)
+        waited = time.monotonic() - start
+        for f in low:
+            f.result(timeout=10)
+    assert firsts(model) == [[-1], [9.0], [0, 1, 2, 3]]
+    assert waited < 0.25  # not held for max_wait_ms while the worker had work
+
+
 def test_a_higher_priority_request_sheds_the_newest_of_the_lowest_level_when_the_queue_is_full():
     model = Gated()
     with ParallelInference(model, workers=1, mode="sequential", queue_limit=3) as pi:
@@ -476,3 +495,14 @@ def test_ctrl_c_in_output_takes_a_prioritized_request_with_a_deadline_out_of_the
         model.gate.set()
         assert numpy.asarray(pi.output(row(2))).tolist() == [[4.0]]
     assert firsts(model) == [[-1], [2]]
+
+
+@pytest.mark.parametrize("value, dtype", [(-1, numpy.uint8), (float("nan"), numpy.int64), (0.5, numpy.int32),
+                                          (300, numpy.int8)])
+def test_a_pad_value_the_request_s_dtype_cannot_hold_is_refused_at_submit(value, dtype):
+    # It failed the request later with a bare OverflowError, or padded with another number.
+    with ParallelInference(lambda x, mask: x, workers=1, pad_buckets=[4], pad_value=value) as pi:
+        with pytest.raises(ValueError, match=rf"{WHO}\.submit\(\): pad_value=.* cannot be stored exactly "
+                                             rf"in the request's dtype {numpy.dtype(dtype)}"):
+            pi.submit(numpy.ones((1, 2), dtype))
+        assert numpy.asarray(pi.output(numpy.ones((1, 2)))).shape[0] == 1  # floats take it

@@ -61,12 +61,15 @@ def parse_header(raw):
     """(dtype, shape, fortran_order, header length) of the .npy header at the start of ``raw``."""
     f = io.BytesIO(raw)
     version = npformat.read_magic(f)
-    if version == (1, 0):
-        shape, fortran, dtype = npformat.read_array_header_1_0(f)
-    elif version == (2, 0):
-        shape, fortran, dtype = npformat.read_array_header_2_0(f)
-    else:
+    if version not in ((1, 0), (2, 0)):
         raise ValueError(f"unsupported .npy format version {version[0]}.{version[1]}")
+    read = npformat.read_array_header_1_0 if version == (1, 0) else npformat.read_array_header_2_0
+    try:
+        shape, fortran, dtype = read(f)
+    except ValueError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a damaged header dict fails in NumPy's tokenizer fallback
+        raise ValueError(f"the header cannot be read ({type(e).__name__}: {e})") from None
     return dtype, shape, fortran, f.tell()
 
 

@@ -28,6 +28,7 @@ class PadBuckets:
         self.axis = axis
         self.value = value
         self.trim = trim
+        self._fits = set()  # request dtypes pad_value was checked to fit
 
     def place(self, request, who):
         """Give ``request`` its bucket: its key becomes the padded shape, its length is kept."""
@@ -40,10 +41,28 @@ class PadBuckets:
         if bucket is None:
             raise ValueError(f"{who}: the request has length {length} along pad_axis {self.axis}, "
                              f"more than the largest of pad_buckets {list(self.buckets)}")
+        self._check_value(data.dtype, who)
         padded = list(data.shape[1:])
         padded[self.axis - 1] = bucket
         request.key = (tuple(padded), data.dtype)
         request.length = length
+
+    def _check_value(self, dtype, who):
+        """pad_value must be stored exactly in a request's dtype (-1 in uint8, NaN or 0.5 in ints
+        failed the request later, or padded with another number)."""
+        if dtype in self._fits:
+            return
+        try:
+            with numpy.errstate(all="raise"):
+                stored = numpy.array(self.value).astype(dtype)
+            same = stored.item() == self.value or (stored.dtype.kind in "fc" and numpy.isnan(stored) and
+                                                    numpy.isnan(self.value))
+        except (OverflowError, ValueError, TypeError, FloatingPointError):
+            same = False
+        if not same:
+            raise ValueError(f"{who}: pad_value={self.value!r} cannot be stored exactly in the request's "
+                             f"dtype {dtype}; pass a pad_value that fits it")
+        self._fits.add(dtype)
 
     def assemble(self, requests):
         """The padded batch and its mask (arrays of the current workspace)."""

@@ -115,14 +115,18 @@ class RequestStore:
                     return self._take(best[1], chosen), 0
                 ranked.remove(best)
             return None, None
-        soonest = None
+        soonest, first = None, None
         for _, key in sorted(ranked, reverse=True):
             chosen, full = self._candidate(key, now, batched, batch_limit, expired)
             if not chosen:
                 continue
             due = 0 if full else min(r.enqueued for r in chosen) + hold_s - now
             if due <= 0:
-                return self._take(key, chosen), 0
+                # A batch of a higher rank that could still grow goes first: holding it only pays
+                # while the worker would otherwise wait; it must not let a lower one overtake it.
+                return (self._take(*first) if first is not None else self._take(key, chosen)), 0
+            if first is None:
+                first = (key, chosen)
             soonest = due if soonest is None else min(soonest, due)
         return None, soonest
 

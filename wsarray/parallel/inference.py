@@ -250,7 +250,10 @@ class ParallelInference:
         rejected, expired, shed, batches, retried_batches, mean_batch_requests, mean_batch_rows,
         queue_wait_ms and latency_ms ({mean, p50, p99, max}), waiting (queued now), batch_limit and
         max_wait_ms (as configured now), and per worker (cumulative since start): batches,
-        requests, rows, busy_s and its workspace's ``stats()`` as of its last batch."""
+        requests, rows, busy_s and its workspace's ``stats()`` as of its last batch. Batches, pool
+        and worker figures alike, are the model's calls: a batch whose model call failed and whose
+        requests were then retried one by one counts that call and each retry (retried_batches
+        says how many batches were retried)."""
         snap = self._service.stats.snapshot()
         snap["mode"] = self._mode
         snap["waiting"] = self._service.queue.waiting
