@@ -173,10 +173,16 @@ def _made_at(array):
 def escapes():
     """The latest escape reports (at most ESCAPES_KEPT), oldest first: [{workspace, cycle, variable,
     function, file, line, thread, made_at}]; made_at is "" unless the array's block was recorded."""
-    while True:  # no lock: a cycle ending on another thread (or in code run here) appends meanwhile
+    return [dict(e) for e in copied(_escapes, list)]
+
+
+def copied(container, copy):
+    """``copy(container)`` of a ring or dict that other threads, or code the collector runs here,
+    change without a lock (one step at a time): copied again when it changed during the copy."""
+    while True:
         try:
-            return [dict(e) for e in list(_escapes)]
-        except RuntimeError:  # "deque mutated during iteration": read it again
+            return copy(container)
+        except RuntimeError:  # "deque mutated during iteration", "dictionary changed size ..."
             continue
 
 

@@ -19,7 +19,7 @@ import time
 import tracemalloc
 
 from .. import _native
-from .debug import escapes
+from .debug import copied, escapes
 from .sites import (TRACEMALLOC_CHUNK_DOMAIN, TRACEMALLOC_DOMAIN, cycle_sites, live_blocks, read_records, top_sites,
                     traced_chunk_bytes)
 
@@ -132,16 +132,6 @@ def _record(event, stats):
     _state["threads"][key] = thread.name  # idents are reused by later threads: named per record
 
 
-def _copied(container, copy):
-    """A copy of a ring or dict that other threads (or code the collector runs here) may change
-    meanwhile: copied again when it changed during the copy."""
-    while True:
-        try:
-            return copy(container)
-        except RuntimeError:  # "mutated during iteration"
-            continue
-
-
 def snapshot():
     """Everything known about wsarray's memory now, as plain data (dicts, lists, numbers, strings):
     ``workspaces`` (the calling thread's, with current statistics, and every other thread's as of
@@ -153,9 +143,9 @@ def snapshot():
     me = threading.get_ident()
     current = _native._statistics()
     ring = _state["ring"]
-    records = _copied(ring or (), list)
-    last = {k: dict(v) for k, v in _copied(_state["last"], dict).items()}
-    names = _copied(_state["threads"], dict)
+    records = copied(ring or (), list)
+    last = {k: dict(v) for k, v in copied(_state["last"], dict).items()}
+    names = copied(_state["threads"], dict)
     bound = ring.maxlen if ring is not None else 0
     # Every record made has a number: those the ring no longer holds were dropped.
     dropped = max((r["sequence"] for r in records), default=-1) + 1 - len(records) if records else 0

@@ -18,6 +18,7 @@
 #include <structmember.h>
 
 #include <cstring>
+#include <string>
 
 namespace wsa_py {
 
@@ -37,6 +38,12 @@ bool is_own(PyObject *obj) { return Py_TYPE(obj) == ArrayType; }
 PyObject *missing(PyObject *obj, PyObject *name) {
     PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%U'", Py_TYPE(obj)->tp_name, name);
     return nullptr;
+}
+
+/// NumPy's words for a method of the type applied to something else (wsarray's own names).
+std::string not_an_array_message(const char *name, PyObject *obj) {
+    return std::string("descriptor '") + (name ? name : "?") + "' for 'wsarray.ndarray' objects doesn't apply to a '" +
+           Py_TYPE(obj)->tp_name + "' object";
 }
 
 /// The attribute for `obj`: wsarray's for an Array, NumPy's for anything else (null: none).
@@ -76,8 +83,7 @@ PyObject *dispatcher_vectorcall(PyObject *self, PyObject *const *args, size_t na
         return nullptr;
     }
     if (PyObject_TypeCheck(args[0], ndarray_type())) return missing(args[0], d->name);
-    PyErr_Format(PyExc_TypeError, "descriptor '%U' for 'wsarray.ndarray' objects doesn't apply to a '%.100s' object",
-                 d->name, Py_TYPE(args[0])->tp_name);
+    PyErr_SetString(PyExc_TypeError, not_an_array_message(PyUnicode_AsUTF8(d->name), args[0]).c_str());
     return nullptr;
 }
 
@@ -184,9 +190,7 @@ bool kept(PyObject *name, PyObject *value) {
 } // namespace
 
 void raise_not_an_array(PyObject *self, const char *fn) {
-    const char *name = std::strncmp(fn, "ndarray.", 8) == 0 ? fn + 8 : fn;
-    raise(PyExc_TypeError, std::string("descriptor '") + name + "' for 'wsarray.ndarray' objects doesn't apply to a '" +
-                               Py_TYPE(self)->tp_name + "' object");
+    raise(PyExc_TypeError, not_an_array_message(std::strncmp(fn, "ndarray.", 8) == 0 ? fn + 8 : fn, self));
 }
 
 void wrap_for_subclasses(PyTypeObject *type) {
