@@ -631,3 +631,21 @@ def test_a_fork_child_that_exits_normally_leaves_the_parents_workers_alone():
     proc = subprocess.run([sys.executable, "-P", "-c", FORK_CHILD_EXITS], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", (proc.stdout[-2000:], proc.stderr[-4000:])
+
+
+def _sleeper(spec, wid, conn, fdsock, close_fds):
+    time.sleep(60)
+
+
+def test_burying_a_worker_whose_process_still_runs_kills_and_reaps_it():
+    # A worker whose channel failed first was forgotten while its process still ran: it exited
+    # later and nobody reaped it (zombies after Ctrl-C storms over process training).
+    from wsarray.data._processes import WorkerPool
+    pool = WorkerPool("test", None, 1, "fork", target=_sleeper, name="wsarray-test-sleeper")
+    worker = pool.start(0)
+    assert worker.process.is_alive()
+    pool.bury(worker)
+    assert worker.process.exitcode is not None and pool.workers[0] is None
+    assert worker.process not in multiprocessing.active_children()
+    with pytest.raises(ProcessLookupError):
+        os.kill(worker.pid, 0)  # reaped: no zombie left behind

@@ -156,8 +156,13 @@ class WorkerPool:
         return out
 
     def bury(self, worker):
-        """Forget a dead worker (its process has exited): its channels are closed."""
+        """Forget a dead worker (its process has exited): its channels are closed. One whose
+        process has not exited yet (its channel failed first) is killed and reaped: forgotten
+        alive, it would exit later unreaped (a zombie)."""
         worker.process.join(0)
+        if worker.process.exitcode is None and os.getpid() == self.pid:
+            worker.process.kill()
+            worker.process.join(2.0)
         self._forget(worker)
 
     def _forget(self, worker):
