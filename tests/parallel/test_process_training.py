@@ -114,3 +114,24 @@ def test_bad_backend_arguments():
         ParallelWrapper(SoftmaxMLP(), backend="mpi")
     with pytest.raises(ValueError, match="start_method must be"):
         ParallelWrapper(SoftmaxMLP(), backend="process", start_method="forkserver")
+
+
+def test_stopping_the_replicas_goes_on_past_one_that_fails():
+    # One replica whose stop raised (its channel closed by an interrupted call) left the rest
+    # unstopped: their processes exited later, unreaped (zombies after Ctrl-C storms).
+    from wsarray.parallel._remote import stop_all
+
+    class Replica:
+        def __init__(self, fails):
+            self.fails, self.stopped = fails, False
+
+        def stop(self, timeout):
+            if self.fails:
+                raise ValueError("handle is closed")
+            self.stopped = True
+            return True
+
+    replicas = [Replica(False), Replica(True), Replica(False)]
+    assert stop_all(replicas) is False
+    assert [r.stopped for r in replicas] == [True, False, True]
+    assert stop_all([Replica(False)]) is True

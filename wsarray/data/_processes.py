@@ -185,7 +185,7 @@ class WorkerPool:
         for w in workers:
             try:
                 w.conn.send(("stop", 0))
-            except OSError:
+            except (OSError, ValueError):  # gone, or its channel closed: terminated below
                 pass
         deadline = time.monotonic() + max(timeout, 0.0)
         for w in workers:

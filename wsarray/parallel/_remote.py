@@ -220,8 +220,14 @@ def stop_all(replicas, timeout=2.0):
 
 def _start_stopper(replicas, timeout, done, result):
     def work():
+        stopped = True
         try:
-            result.append(all([r.stop(timeout) for r in replicas]))
+            for r in replicas:  # each one, even when stopping another failed
+                try:
+                    stopped = r.stop(timeout) and stopped
+                except Exception:  # noqa: BLE001 - its processes are killed by the pool's exit handler
+                    stopped = False
+            result.append(stopped)
         finally:
             done.set()
 
