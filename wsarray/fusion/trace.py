@@ -86,7 +86,7 @@ class Tracer:
         if isinstance(x, _Scalar):
             if x._tracer is self:
                 return x._node  # the argument itself: its Const, bound at every call
-            x = type(x).__mro__[2](x)  # another trace's: its value
+            x = x._base(x)  # another trace's: its value
         if x is None or isinstance(x, (bool, int, float, complex, np.generic)):
             return self._const(x)
         raise TraceError(f"an operand of type {type(x).__name__} (only arrays given as arguments "
@@ -287,6 +287,7 @@ def _scalar_type(base):
              "__rxor__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__", "__invert__", "conjugate",
              "is_integer", "as_integer_ratio", "bit_length", "hex"]
     attrs = {n: derived(n) for n in names if hasattr(base, n)}
+    attrs["_base"] = base  # the plain type of the value
     return type(f"traced_{base.__name__}", (_Scalar, base), attrs)
 
 
